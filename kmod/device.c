@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Device lifetime: creation by "rdma link add", removal by "rdma link
+ * delete", by the netdev going away, or by module unload; port events that
+ * follow the netdev's link state.
+ */
+#include <linux/ctype.h>
+#include <linux/etherdevice.h>
+#include <linux/if_arp.h>
+#include <linux/mutex.h>
+#include <linux/unaligned.h>
+#include <net/addrconf.h>
+#include <rdma/ib_verbs.h>
+
+#include "device.h"
+#include "verbs.h"
+
+/*
+ * Every registered xiw device, so that netdev events and module unload can
+ * find them (the RDMA core cannot tell xiw's devices from other drivers'
+ * without an rdma_driver_id of xiw's own). xiw_devices_lock is a leaf lock:
+ * taken inside RTNL by the netdev notifier, never held across a call into
+ * the RDMA core that may sleep on device unregistration.
+ */
+static LIST_HEAD(xiw_devices);
+static DEFINE_MUTEX(xiw_devices_lock);
+
+static void xiw_dealloc_driver(struct ib_device *ibdev);
+
+/**
+ * DOC: xiw_device_ops
+ *
+ * The RDMA core's entry points into an xiw device. Only queries are implemented so far: without the data-path verbs the
+ * core marks the device as not a kernel-verbs provider, so ULPs leave it
+ * alone until they exist.
+ */
+static const struct ib_device_ops xiw_device_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMA_DRIVER_UNKNOWN,
+	.uverbs_abi_ver = 1,
+
+	.dealloc_driver = xiw_dealloc_driver,
+	.get_dev_fw_str = xiw_get_dev_fw_str,
+	.get_port_immutable = xiw_get_port_immutable,
+	.query_device = xiw_query_device,
+	.query_gid = xiw_query_gid,
+	.query_pkey = xiw_query_pkey,
+	.query_port = xiw_query_port,
+};
+
+/* Called by the RDMA core when the last unregistration step is done. */
+static void xiw_dealloc_driver(struct ib_device *ibdev)
+{
+	struct xiw_device *xdev = to_xiw_dev(ibdev);
+
+	mutex_lock(&xiw_devices_lock);
+	if (!list_empty(&xdev->list))
+		list_del_init(&xdev->list);
+	mutex_unlock(&xiw_devices_lock);
+
+	netdev_put(xdev->netdev, &xdev->netdev_tracker);
+}
+
+static bool xiw_name_ok(const char *name)
+{
+	size_t len = strnlen(name, IB_DEVICE_NAME_MAX);
+	size_t i;
+
+	if (len == 0 || len >= IB_DEVICE_NAME_MAX)
+		return false;
+	if (!strcmp(name, ".") || !strcmp(name, ".."))
+		return false;
+	for (i = 0; i < len; i++)
+		if (!isalnum(name[i]) && !strchr("_.-", name[i]))
+			return false;
+	return true;
+}
+
+/* Caller holds xiw_devices_lock. */
+static struct xiw_device *xiw_find_by_netdev(struct net_device *netdev)
+{
+	struct xiw_device *xdev;
+
+	list_for_each_entry(xdev, &xiw_devices, list)
+		if (xdev->netdev == netdev)
+			return xdev;
+	return NULL;
+}
+
+static void xiw_set_node_guid(struct xiw_device *xdev)
+{
+	struct net_device *netdev = xdev->netdev;
+	u8 *guid = (u8 *)&xdev->ibdev.node_guid;
+
+	if (netdev->addr_len == ETH_ALEN &&
+	    !is_zero_ether_addr(netdev->dev_addr)) {
+		addrconf_addr_eui48(guid, netdev->dev_addr);
+		return;
+	}
+	/*
+	 * Loopback has no address: build a locally administered EUI-64
+	 * from the interface index, unique within the namespace.
+	 */
+	memset(guid, 0, sizeof(xdev->ibdev.node_guid));
+	guid[0] = 0x02;
+	put_unaligned_be32(netdev->ifindex, guid + 4);
+}
+
+static struct xiw_device *xiw_device_alloc(struct net_device *netdev)
+{
+	struct xiw_device *xdev;
+	struct ib_device *ibdev;
+	int err;
+
+	xdev = ib_alloc_device(xiw_device, ibdev);
+	if (!xdev)
+		return ERR_PTR(-ENOMEM);
+
+	ibdev = &xdev->ibdev;
+	INIT_LIST_HEAD(&xdev->list);
+	xdev->netdev = netdev;
+	netdev_hold(netdev, &xdev->netdev_tracker, GFP_KERNEL);
+
+	ibdev->node_type = RDMA_NODE_RNIC;
+	ibdev->phys_port_cnt = 1;
+	ibdev->num_comp_vectors = 1;
+	ibdev->local_dma_lkey = 0;
+	strscpy(ibdev->node_desc, "xiw software iWARP RNIC",
+		sizeof(ibdev->node_desc));
+	strscpy(ibdev->iw_ifname, netdev->name, sizeof(ibdev->iw_ifname));
+	xiw_set_node_guid(xdev);
+	ib_set_device_ops(ibdev, &xiw_device_ops);
+
+	err = ib_device_set_netdev(ibdev, netdev, XIW_PORT);
+	if (err) {
+		ib_dealloc_device(ibdev);	/* calls xiw_dealloc_driver */
+		return ERR_PTR(err);
+	}
+	return xdev;
+}
+
+/**
+ * xiw_newlink() - create an xiw device on a netdev ("rdma link add")
+ * @name: RDMA device name requested by the administrator
+ * @netdev: the netdev, held by the caller for the duration of the call
+ *
+ * The RDMA core passes no extack here, so each refusal also says why in
+ * the kernel log.
+ *
+ * Return: 0; -EINVAL for a malformed name; -EEXIST if the name is taken or
+ * the netdev already has an xiw device; -EPROTONOSUPPORT for a netdev that
+ * is neither Ethernet nor loopback; -ENODEV if the netdev went away
+ * meanwhile; or an allocation/registration error.
+ */
+int xiw_newlink(const char *name, struct net_device *netdev)
+{
+	struct xiw_device *xdev;
+	struct ib_device *other;
+	bool gone;
+	int err;
+
+	if (!xiw_name_ok(name)) {
+		pr_warn("xiw: device name \"%s\" is not 1-%d characters of [A-Za-z0-9_.-]\n",
+			name, IB_DEVICE_NAME_MAX - 1);
+		return -EINVAL;
+	}
+	if (netdev->type != ARPHRD_ETHER && netdev->type != ARPHRD_LOOPBACK) {
+		pr_warn("xiw: %s: netdev %s is not Ethernet or loopback (link type %u)\n",
+			name, netdev->name, netdev->type);
+		return -EPROTONOSUPPORT;
+	}
+
+	other = ib_device_get_by_name(name, RDMA_DRIVER_UNKNOWN);
+	if (other) {
+		ib_device_put(other);
+		pr_warn("xiw: an RDMA device named %s already exists\n", name);
+		return -EEXIST;
+	}
+	mutex_lock(&xiw_devices_lock);
+	xdev = xiw_find_by_netdev(netdev);
+	mutex_unlock(&xiw_devices_lock);
+	if (xdev) {
+		pr_warn("xiw: %s: netdev %s already has xiw device %s\n",
+			name, netdev->name, dev_name(&xdev->ibdev.dev));
+		return -EEXIST;
+	}
+
+	xdev = xiw_device_alloc(netdev);
+	if (IS_ERR(xdev))
+		return PTR_ERR(xdev);
+
+	err = ib_register_device(&xdev->ibdev, name, NULL);
+	if (err) {
+		pr_warn("xiw: %s: registration failed: %d\n", name, err);
+		ib_dealloc_device(&xdev->ibdev);
+		return err;
+	}
+
+	/*
+	 * A NETDEV_UNREGISTER that ran before the device joined the list
+	 * missed it; the netdev is already marked unregistering by then, so
+	 * checking under the lock the notifier takes closes that window.
+	 */
+	mutex_lock(&xiw_devices_lock);
+	gone = READ_ONCE(netdev->reg_state) != NETREG_REGISTERED;
+	if (!gone)
+		list_add_tail(&xdev->list, &xiw_devices);
+	mutex_unlock(&xiw_devices_lock);
+	if (gone) {
+		ib_unregister_device(&xdev->ibdev);
+		return -ENODEV;
+	}
+
+	ibdev_info(&xdev->ibdev, "created on netdev %s\n", netdev->name);
+	return 0;
+}
+
+static void xiw_port_event(struct xiw_device *xdev, enum ib_event_type type)
+{
+	struct ib_event event = {
+		.device = &xdev->ibdev,
+		.element.port_num = XIW_PORT,
+		.event = type,
+	};
+
+	ib_dispatch_event(&event);
+}
+
+/**
+ * xiw_netdev_event() - follow the netdevs xiw devices are bound to
+ * @nb: the module's notifier block
+ * @event: NETDEV_* event
+ * @arg: notifier info carrying the netdev
+ *
+ * Runs under RTNL.
+ *
+ * Return: NOTIFY_OK.
+ */
+int xiw_netdev_event(struct notifier_block *nb, unsigned long event,
+		     void *arg)
+{
+	struct net_device *netdev = netdev_notifier_info_to_dev(arg);
+	struct xiw_device *xdev;
+
+	mutex_lock(&xiw_devices_lock);
+	xdev = xiw_find_by_netdev(netdev);
+	if (!xdev || !ib_device_try_get(&xdev->ibdev)) {
+		mutex_unlock(&xiw_devices_lock);
+		return NOTIFY_DONE;
+	}
+
+	switch (event) {
+	case NETDEV_UP:
+	case NETDEV_DOWN:
+	case NETDEV_CHANGE:
+		xiw_port_event(xdev, netif_running(netdev) &&
+				     netif_carrier_ok(netdev) ?
+				     IB_EVENT_PORT_ACTIVE : IB_EVENT_PORT_ERR);
+		break;
+	case NETDEV_CHANGEADDR:
+		xiw_set_node_guid(xdev);
+		xiw_port_event(xdev, IB_EVENT_GID_CHANGE);
+		break;
+	case NETDEV_CHANGENAME:
+		strscpy(xdev->ibdev.iw_ifname, netdev->name,
+			sizeof(xdev->ibdev.iw_ifname));
+		break;
+	case NETDEV_UNREGISTER:
+		ibdev_info(&xdev->ibdev, "netdev %s going away, removing\n",
+			   netdev->name);
+		ib_unregister_device_queued(&xdev->ibdev);
+		break;
+	}
+
+	ib_device_put(&xdev->ibdev);
+	mutex_unlock(&xiw_devices_lock);
+	return NOTIFY_OK;
+}
+
+/**
+ * xiw_remove_all() - unregister every xiw device, waiting for each
+ *
+ * Called at module unload after "rdma link add" can no longer create
+ * devices. Also fences unregistrations queued by netdev removal.
+ */
+void xiw_remove_all(void)
+{
+	struct xiw_device *xdev;
+
+	for (;;) {
+		mutex_lock(&xiw_devices_lock);
+		xdev = list_first_entry_or_null(&xiw_devices,
+						struct xiw_device, list);
+		if (xdev) {
+			/* Removed here so that it is visited once. */
+			list_del_init(&xdev->list);
+			get_device(&xdev->ibdev.dev);
+		}
+		mutex_unlock(&xiw_devices_lock);
+		if (!xdev)
+			break;
+
+		/* Waits for a queued unregistration already under way. */
+		ib_unregister_device(&xdev->ibdev);
+		put_device(&xdev->ibdev.dev);
+	}
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * An xiw device: one RDMA device bound to one netdev.
+ */
+#ifndef XIW_DEVICE_H
+#define XIW_DEVICE_H
+
+#include <linux/list.h>
+#include <linux/netdevice.h>
+#include <rdma/ib_verbs.h>
+
+#define XIW_VENDOR_ID		0		/* no IEEE OUI: a software RNIC */
+#define XIW_VENDOR_PART_ID	0x7869		/* "xi" */
+#define XIW_FW_VERSION		"0.1.0"
+#define XIW_PORT		1
+
+/*
+ * Limits reported by query_device. Queue and object counts are what the
+ * verbs layer enforces; message sizes are what the wire allows.
+ */
+#define XIW_MAX_QP		(16 * 1024)
+#define XIW_MAX_QP_WR		(16 * 1024)
+#define XIW_MAX_SGE		6
+#define XIW_MAX_SGE_RD		1
+#define XIW_MAX_CQ		(16 * 1024)
+#define XIW_MAX_CQE		(64 * 1024)
+#define XIW_MAX_PD		(64 * 1024)
+#define XIW_MAX_MR		(64 * 1024)
+#define XIW_MAX_MR_SIZE		U32_MAX	/* 32-bit RDMAP message length */
+#define XIW_MAX_ORD		128
+#define XIW_MAX_IRD		128
+#define XIW_MAX_SRQ		(16 * 1024)
+#define XIW_MAX_SRQ_WR		(16 * 1024)
+#define XIW_MAX_FR_PAGES	4096
+#define XIW_MAX_MSG_SIZE	0x80000000U
+#define XIW_MAX_INLINE		256
+
+/**
+ * struct xiw_device - one xiw RDMA device
+ * @ibdev: the RDMA core's view; must stay the first member
+ * @netdev: the netdev this device speaks through, held for its lifetime
+ * @netdev_tracker: tracks the reference on @netdev
+ * @list: entry in the module's device list, protected by xiw_devices_lock
+ */
+struct xiw_device {
+	struct ib_device ibdev;
+	struct net_device *netdev;
+	netdevice_tracker netdev_tracker;
+	struct list_head list;
+};
+
+static inline struct xiw_device *to_xiw_dev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct xiw_device, ibdev);
+}
+
+int xiw_newlink(const char *name, struct net_device *netdev);
+int xiw_netdev_event(struct notifier_block *nb, unsigned long event,
+		     void *arg);
+void xiw_remove_all(void);
+
+#endif /* XIW_DEVICE_H */

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xiw: a software iWARP RNIC. Module entry points.
+ */
+#include <linux/module.h>
+#include <linux/netdevice.h>
+#include <rdma/rdma_netlink.h>
+
+#include "device.h"
+
+static struct rdma_link_ops xiw_link_ops = {
+	.type = "xiw",
+	.newlink = xiw_newlink,
+};
+
+static struct notifier_block xiw_netdev_nb = {
+	.notifier_call = xiw_netdev_event,
+};
+
+static int __init xiw_init(void)
+{
+	int err;
+
+	err = register_netdevice_notifier(&xiw_netdev_nb);
+	if (err)
+		return err;
+	rdma_link_register(&xiw_link_ops);
+	pr_info("xiw: software iWARP RNIC loaded\n");
+	return 0;
+}
+
+static void __exit xiw_exit(void)
+{
+	rdma_link_unregister(&xiw_link_ops);
+	xiw_remove_all();
+	unregister_netdevice_notifier(&xiw_netdev_nb);
+	pr_info("xiw: unloaded\n");
+}
+
+module_init(xiw_init);
+module_exit(xiw_exit);
+
+MODULE_DESCRIPTION("xiw: software iWARP RNIC with RDMAP extensions");
+MODULE_LICENSE("GPL");
+MODULE_VERSION(XIW_FW_VERSION);
+MODULE_ALIAS_RDMA_LINK("xiw");

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MPA framing arithmetic and setup-frame encoding (RFC 5044, RFC 6581).
+ */
+#include <linux/crc32c.h>
+#include <linux/errno.h>
+#include <linux/math.h>
+#include <linux/string.h>
+#include <linux/unaligned.h>
+
+#include "mpa.h"
+
+static const char xiw_mpa_key_req[XIW_MPA_KEY_LEN] __nonstring = "MPA ID Req Frame";
+static const char xiw_mpa_key_rep[XIW_MPA_KEY_LEN] __nonstring = "MPA ID Rep Frame";
+
+static const char *xiw_mpa_key(enum xiw_mpa_frame_kind kind)
+{
+	return kind == XIW_MPA_REQUEST ? xiw_mpa_key_req : xiw_mpa_key_rep;
+}
+
+/**
+ * xiw_mpa_hdr_parse() - validate and decode an MPA Request/Reply header
+ * @buf: received octets, starting at the key
+ * @len: octets available in @buf
+ * @expect: the frame kind this end is waiting for
+ * @hdr: decoded header, written only on success
+ *
+ * Checks the key, the reserved flag bits, the revision and the private
+ * data length. The R bit is legal only in a reply.
+ *
+ * Return: 0, -EAGAIN if fewer than %XIW_MPA_HDR_LEN octets are present,
+ * -EBADMSG for a wrong key or reserved bits, -EPROTO for an unsupported
+ * revision or a request carrying R, -EMSGSIZE if PD_Length exceeds 512.
+ */
+int xiw_mpa_hdr_parse(const void *buf, size_t len,
+		      enum xiw_mpa_frame_kind expect, struct xiw_mpa_hdr *hdr)
+{
+	const u8 *p = buf;
+	u8 flags, rev;
+	u16 pd_len;
+
+	if (len < XIW_MPA_HDR_LEN)
+		return -EAGAIN;
+	if (memcmp(p, xiw_mpa_key(expect), XIW_MPA_KEY_LEN))
+		return -EBADMSG;
+
+	flags = p[XIW_MPA_KEY_LEN];
+	rev = p[XIW_MPA_KEY_LEN + 1];
+	pd_len = get_unaligned_be16(p + XIW_MPA_KEY_LEN + 2);
+
+	if (flags & XIW_MPA_FLAG_RESERVED)
+		return -EBADMSG;
+	if (rev < XIW_MPA_REV_MIN || rev > XIW_MPA_REV_MAX)
+		return -EPROTO;
+	if (expect == XIW_MPA_REQUEST && (flags & XIW_MPA_FLAG_REJECT))
+		return -EPROTO;
+	if (pd_len > XIW_MPA_PD_MAX)
+		return -EMSGSIZE;
+
+	hdr->kind = expect;
+	hdr->markers = flags & XIW_MPA_FLAG_MARKERS;
+	hdr->crc = flags & XIW_MPA_FLAG_CRC;
+	hdr->reject = flags & XIW_MPA_FLAG_REJECT;
+	hdr->rev = rev;
+	hdr->pd_len = pd_len;
+	return 0;
+}
+
+/**
+ * xiw_mpa_hdr_build() - encode an MPA Request/Reply header
+ * @hdr: header to encode; the caller keeps pd_len within 512
+ * @buf: %XIW_MPA_HDR_LEN octets of output
+ */
+void xiw_mpa_hdr_build(const struct xiw_mpa_hdr *hdr, void *buf)
+{
+	u8 *p = buf;
+	u8 flags = 0;
+
+	if (hdr->markers)
+		flags |= XIW_MPA_FLAG_MARKERS;
+	if (hdr->crc)
+		flags |= XIW_MPA_FLAG_CRC;
+	if (hdr->reject && hdr->kind == XIW_MPA_REPLY)
+		flags |= XIW_MPA_FLAG_REJECT;
+
+	memcpy(p, xiw_mpa_key(hdr->kind), XIW_MPA_KEY_LEN);
+	p[XIW_MPA_KEY_LEN] = flags;
+	p[XIW_MPA_KEY_LEN + 1] = hdr->rev;
+	put_unaligned_be16(hdr->pd_len, p + XIW_MPA_KEY_LEN + 2);
+}
+
+/**
+ * xiw_mpa_mulpdu() - largest ULPDU whose FPDU fits one segment
+ * @emss: effective maximum segment size of the TCP connection
+ * @markers: whether markers were negotiated for this direction
+ *
+ * RFC 5044: EMSS - (6 + EMSS mod 4) without markers, and
+ * additionally 4 * ceil(EMSS / 512) octets of markers with them.
+ *
+ * Return: MULPDU in octets, 0 if @emss is too small to carry any ULPDU.
+ */
+unsigned int xiw_mpa_mulpdu(unsigned int emss, bool markers)
+{
+	unsigned int overhead = XIW_MPA_LEN_SIZE + XIW_MPA_CRC_SIZE + emss % 4;
+
+	if (markers)
+		overhead += XIW_MPA_MARKER_SIZE *
+			    DIV_ROUND_UP(emss, XIW_MPA_MARKER_PERIOD);
+	return emss > overhead ? emss - overhead : 0;
+}
+
+/**
+ * xiw_mpa_crc_update() - feed FPDU octets to a running CRC32c
+ * @state: value from xiw_mpa_crc_init() or a previous update
+ * @data: next octets of the FPDU
+ * @len: number of octets
+ *
+ * Return: the new running state.
+ */
+u32 xiw_mpa_crc_update(u32 state, const void *data, size_t len)
+{
+	return crc32c(state, data, len);
+}
+
+/**
+ * xiw_mpa_crc_final() - the CRC field value for a running CRC32c
+ * @state: running state after the last octet of pad
+ *
+ * MPA reuses the iSCSI CRC32c: the complemented remainder, least
+ * significant octet first on the wire.
+ *
+ * Return: the four CRC octets as they go on the wire.
+ */
+__le32 xiw_mpa_crc_final(u32 state)
+{
+	return cpu_to_le32(~state);
+}

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Device and port queries.
+ */
+#include <linux/etherdevice.h>
+#include <linux/string.h>
+#include <rdma/ib_mad.h>
+#include <rdma/ib_verbs.h>
+
+#include "device.h"
+#include "verbs.h"
+
+/**
+ * xiw_query_device() - report device capabilities and limits
+ * @ibdev: the device
+ * @attr: filled with the attributes
+ * @udata: must carry no vendor data
+ *
+ * Return: 0, or -EINVAL if @udata carries data xiw does not understand.
+ */
+int xiw_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
+		     struct ib_udata *udata)
+{
+	if (udata && (udata->inlen || udata->outlen))
+		return -EINVAL;
+
+	memset(attr, 0, sizeof(*attr));
+	attr->fw_ver = 0;
+	attr->sys_image_guid = ibdev->node_guid;
+	attr->max_mr_size = XIW_MAX_MR_SIZE;
+	attr->page_size_cap = PAGE_SIZE;
+	attr->vendor_id = XIW_VENDOR_ID;
+	attr->vendor_part_id = XIW_VENDOR_PART_ID;
+	attr->hw_ver = 0;
+	attr->max_qp = XIW_MAX_QP;
+	attr->max_qp_wr = XIW_MAX_QP_WR;
+	attr->max_send_sge = XIW_MAX_SGE;
+	attr->max_recv_sge = XIW_MAX_SGE;
+	attr->max_sge_rd = XIW_MAX_SGE_RD;
+	attr->max_cq = XIW_MAX_CQ;
+	attr->max_cqe = XIW_MAX_CQE;
+	attr->max_mr = XIW_MAX_MR;
+	attr->max_pd = XIW_MAX_PD;
+	attr->max_qp_rd_atom = XIW_MAX_IRD;
+	attr->max_qp_init_rd_atom = XIW_MAX_ORD;
+	attr->max_res_rd_atom = XIW_MAX_QP * XIW_MAX_IRD;
+	attr->max_srq = XIW_MAX_SRQ;
+	attr->max_srq_wr = XIW_MAX_SRQ_WR;
+	attr->max_srq_sge = XIW_MAX_SGE;
+	attr->max_fast_reg_page_list_len = XIW_MAX_FR_PAGES;
+	attr->max_pkeys = 0;
+	/*
+	 * Nothing beyond the mandatory iWARP behaviour is claimed until the
+	 * data path that backs a capability exists: atomics stay
+	 * IB_ATOMIC_NONE until RFC 7306 support lands.
+	 */
+	attr->atomic_cap = IB_ATOMIC_NONE;
+	attr->masked_atomic_cap = IB_ATOMIC_NONE;
+	return 0;
+}
+
+/**
+ * xiw_query_port() - report port attributes
+ * @ibdev: the device
+ * @port: port number, always 1
+ * @attr: the RDMA core already filled state, phys_state and active_mtu
+ *	  from the netdev (iWARP ports); the rest is set here
+ *
+ * Return: 0.
+ */
+int xiw_query_port(struct ib_device *ibdev, u32 port,
+		   struct ib_port_attr *attr)
+{
+	attr->gid_tbl_len = 1;
+	attr->port_cap_flags = IB_PORT_CM_SUP | IB_PORT_DEVICE_MGMT_SUP;
+	attr->max_msg_sz = XIW_MAX_MSG_SIZE;
+	attr->pkey_tbl_len = 1;
+	attr->max_mtu = IB_MTU_4096;
+	return ib_get_eth_speed(ibdev, port, &attr->active_speed,
+				&attr->active_width);
+}
+
+/**
+ * xiw_query_gid() - the port's only GID: the netdev's MAC, zero padded
+ * @ibdev: the device
+ * @port: port number, always 1
+ * @index: GID table index, always 0
+ * @gid: filled with the GID
+ *
+ * Return: 0, or -EINVAL for an index other than 0.
+ */
+int xiw_query_gid(struct ib_device *ibdev, u32 port, int index,
+		  union ib_gid *gid)
+{
+	struct xiw_device *xdev = to_xiw_dev(ibdev);
+
+	if (index != 0)
+		return -EINVAL;
+
+	memset(gid, 0, sizeof(*gid));
+	netif_addr_lock_bh(xdev->netdev);
+	memcpy(gid->raw, xdev->netdev->dev_addr,
+	       min_t(unsigned int, xdev->netdev->addr_len, ETH_ALEN));
+	netif_addr_unlock_bh(xdev->netdev);
+	return 0;
+}
+
+/**
+ * xiw_get_port_immutable() - attributes that never change for the port
+ * @ibdev: the device
+ * @port: port number, always 1
+ * @immutable: filled with the attributes
+ *
+ * Return: 0.
+ */
+int xiw_get_port_immutable(struct ib_device *ibdev, u32 port,
+			   struct ib_port_immutable *immutable)
+{
+	immutable->gid_tbl_len = 1;
+	immutable->pkey_tbl_len = 1;
+	immutable->core_cap_flags = RDMA_CORE_PORT_IWARP;
+	return 0;
+}
+
+/**
+ * xiw_get_dev_fw_str() - firmware version string shown by "rdma dev"
+ * @ibdev: the device
+ * @str: IB_FW_VERSION_NAME_MAX bytes of output
+ */
+void xiw_get_dev_fw_str(struct ib_device *ibdev, char *str)
+{
+	strscpy(str, XIW_FW_VERSION, IB_FW_VERSION_NAME_MAX);
+}
+
+/**
+ * xiw_query_pkey() - the single default partition key
+ * @ibdev: the device
+ * @port: port number, always 1
+ * @index: table index, always 0
+ * @pkey: set to the full-membership default key
+ *
+ * iWARP has no partitions; the RDMA core and rdma_cm still look up index 0.
+ *
+ * Return: 0, or -EINVAL for an index other than 0.
+ */
+int xiw_query_pkey(struct ib_device *ibdev, u32 port, u16 index, u16 *pkey)
+{
+	if (index != 0)
+		return -EINVAL;
+	*pkey = 0xffff;
+	return 0;
+}

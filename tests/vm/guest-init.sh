@@ -1,0 +1,40 @@
+#!/bin/sh
+# Second stage of the xiw test VM, run by switch_root on the host's root.
+# Kernel command line: xiwinit=<this file> xiwmodroot=<depmod -b tree>
+# xiwmode=agent|shell xiwsrc=<repo top>. Sets up writable state, installs xiw.ko so that
+# modprobe and "rdma link add" autoload find it, then starts the agent or
+# an interactive shell.
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root LANG=C.UTF-8
+kver=$(uname -r)
+
+mkdir -p /run/xiw/out /run/xiw/mod/upper /run/xiw/mod/work /run/netns
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 xiwout /run/xiw/out
+mount -t tmpfs tmpfs /root 2>/dev/null
+mount -t tmpfs tmpfs /var/tmp 2>/dev/null
+mount -t tmpfs tmpfs /var/lib 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+mount -t configfs configfs /sys/kernel/config 2>/dev/null
+
+modprobe overlay
+mount -t overlay overlay \
+	-o lowerdir=/lib/modules/$kver,upperdir=/run/xiw/mod/upper,workdir=/run/xiw/mod/work \
+	/lib/modules/$kver || echo "guest-init: modules overlay failed"
+# The host ran depmod over a tree holding the test modules (depmod over
+# 9p takes most of a minute under TCG): take its index files and modules.
+if [ -n "$xiwmodroot" ]; then
+	cp "$xiwmodroot"/lib/modules/$kver/modules.* /lib/modules/$kver/
+	cp -r "$xiwmodroot"/lib/modules/$kver/updates /lib/modules/$kver/
+fi
+
+hostname xiwvm
+ip link set lo up
+echo "guest-init: ready ($kver)"
+
+if [ "$xiwmode" = shell ]; then
+	cd "$xiwsrc" 2>/dev/null || cd /
+	echo "xiw VM shell: xiw.ko installed, 'modprobe xiw' loads it; 'poweroff -f' leaves."
+	setsid -c /bin/bash -i </dev/ttyS0 >/dev/ttyS0 2>&1
+	poweroff -f
+fi
+exec /usr/bin/python3 "$xiwsrc/tests/vm/guest_agent.py"

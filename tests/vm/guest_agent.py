@@ -1,0 +1,81 @@
+#!/usr/bin/python3
+"""Command agent inside the xiw test VM.
+
+Reads one JSON request per line from the virtio-serial port named
+"xiw.agent" and answers each with one JSON line:
+  request  {"id": N, "cmd": "shell text", "timeout": seconds}
+  answer   {"id": N, "rc": exit status, "out": stdout, "err": stderr}
+rc is -1 with err "timeout" when the command outlived its timeout (its
+process group is killed). The first line sent is {"ready": true}.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+
+def find_port(name):
+    base = "/sys/class/virtio-ports"
+    for port in os.listdir(base):
+        try:
+            with open(os.path.join(base, port, "name")) as f:
+                if f.read().strip() == name:
+                    return "/dev/" + port
+        except OSError:
+            continue
+    raise SystemExit("guest_agent: no virtio port named " + name)
+
+
+def run(req):
+    timeout = req.get("timeout", 60)
+    proc = subprocess.Popen(["/bin/sh", "-c", req["cmd"]],
+                            stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+        rc = proc.returncode
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        rc = -1
+        err = err + b"\ntimeout"
+    return {"id": req.get("id"), "rc": rc,
+            "out": out.decode(errors="replace"),
+            "err": err.decode(errors="replace")}
+
+
+def main():
+    path = find_port("xiw.agent")
+    fd = os.open(path, os.O_RDWR)
+    rx = os.fdopen(fd, "rb", buffering=0)
+    tx = os.fdopen(os.dup(fd), "wb", buffering=0)
+
+    def send(obj):
+        tx.write(json.dumps(obj).encode() + b"\n")
+
+    send({"ready": True})
+    buf = b""
+    while True:
+        chunk = rx.read(65536)
+        if not chunk:
+            # Host side not connected (yet, or any more): poll gently.
+            time.sleep(0.05)
+            continue
+        buf += chunk
+        while b"\n" in buf:
+            line, buf = buf.split(b"\n", 1)
+            if not line.strip():
+                continue
+            try:
+                req = json.loads(line)
+            except ValueError as e:
+                send({"id": None, "rc": -2, "out": "", "err": str(e)})
+                continue
+            send(run(req))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

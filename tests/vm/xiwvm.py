@@ -1,0 +1,274 @@
+"""Boot the Debian 6.12 kernel in QEMU and run commands inside it.
+
+The guest sees the host's root file system read-only over virtio-9p (so
+every host tool and /lib/modules are there), a writable share for results,
+and xiw.ko installed where modprobe finds it. Commands go to a small agent
+in the guest over virtio-serial (see guest_agent.py).
+"""
+import glob
+import json
+import os
+import re
+import shlex
+import socket
+import subprocess
+import time
+from dataclasses import dataclass
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+
+# dmesg lines that fail any test: the kernel noticed a bug.
+BAD_DMESG = re.compile(
+    r"WARNING:|BUG:|BUG kmalloc|Oops|KASAN|UBSAN|refcount_t|"
+    r"list_del corruption|list_add corruption|general protection fault|"
+    r"kernel panic|Call Trace:|unregister_netdevice: waiting")
+
+
+def target_kver():
+    """The newest installed 6.12 kernel, or $XIW_KVER."""
+    if os.environ.get("XIW_KVER"):
+        return os.environ["XIW_KVER"]
+    found = sorted(os.path.basename(p)[len("vmlinuz-"):]
+                   for p in glob.glob("/boot/vmlinuz-6.12*"))
+    if not found:
+        raise RuntimeError("no 6.12 kernel in /boot: run 'make setup'")
+    return found[-1]
+
+
+@dataclass
+class Result:
+    rc: int
+    out: str
+    err: str
+
+    def __str__(self):
+        return f"rc={self.rc}\n--- stdout\n{self.out}--- stderr\n{self.err}"
+
+
+class CommandFailed(AssertionError):
+    pass
+
+
+class VM:
+    """One QEMU guest. Use as a context manager, or start()/stop()."""
+
+    def __init__(self, workdir, modules=None, mem_mb=2048, smp=2,
+                 mode="agent", extra_append=""):
+        self.kver = target_kver()
+        self.workdir = os.path.abspath(workdir)
+        self.outdir = os.path.join(self.workdir, "out")
+        self.modules = modules if modules is not None else \
+            [os.path.join(TOP, "kmod", "xiw.ko")]
+        self.mem_mb = mem_mb
+        self.smp = smp
+        self.mode = mode
+        self.extra_append = extra_append
+        self.console_log = os.path.join(self.workdir, "console.log")
+        self.sock_path = os.path.join(self.workdir, "agent.sock")
+        self.proc = None
+        self.sock = None
+        self.rbuf = b""
+        self.next_id = 1
+
+    # -- boot ---------------------------------------------------------
+    def initramfs(self):
+        cache = os.path.join(TOP, "build", "vm")
+        os.makedirs(cache, exist_ok=True)
+        path = os.path.join(cache, f"initramfs-{self.kver}.cpio.gz")
+        deps = [os.path.join(HERE, "initramfs-init"),
+                os.path.join(HERE, "mkinitramfs.sh")]
+        if not os.path.exists(path) or any(
+                os.path.getmtime(d) > os.path.getmtime(path) for d in deps):
+            subprocess.run([os.path.join(HERE, "mkinitramfs.sh"),
+                            self.kver, path], check=True)
+        return path
+
+    def modroot(self):
+        """A depmod -b tree: the kernel's modules plus self.modules.
+
+        Rebuilt only when a test module is newer than the index.
+        """
+        root = os.path.join(TOP, "build", "vm", "modroot")
+        kdir = os.path.join(root, "lib", "modules", self.kver)
+        stamp = os.path.join(kdir, "modules.dep.bin")
+        upd = os.path.join(kdir, "updates", "xiw")
+        wanted = sorted(os.path.basename(m) for m in self.modules)
+        have = sorted(os.listdir(upd)) if os.path.isdir(upd) else []
+        if os.path.exists(stamp) and have == wanted and all(
+                os.path.getmtime(m) <= os.path.getmtime(stamp)
+                for m in self.modules):
+            return root
+        subprocess.run(["rm", "-rf", root], check=True)
+        os.makedirs(upd)
+        sysdir = f"/lib/modules/{self.kver}"
+        os.symlink(os.path.join(sysdir, "kernel"),
+                   os.path.join(kdir, "kernel"))
+        for f in glob.glob(os.path.join(sysdir, "modules.builtin*")) + \
+                [os.path.join(sysdir, "modules.order")]:
+            subprocess.run(["cp", f, kdir], check=True)
+        for m in self.modules:
+            subprocess.run(["cp", m, upd], check=True)
+        subprocess.run(["depmod", "-b", root, self.kver], check=True)
+        return root
+
+    def accel(self):
+        # Nested KVM is broken on the machines this was written on; TCG is
+        # the default and XIW_VM_ACCEL=kvm opts in where KVM works.
+        return os.environ.get("XIW_VM_ACCEL", "tcg")
+
+    def qemu_argv(self):
+        accel = self.accel()
+        append = " ".join([
+            "console=ttyS0", "panic=-1", "loglevel=4",
+            f"xiwinit={HERE}/guest-init.sh",
+            f"xiwsrc={TOP}",
+            f"xiwmode={self.mode}",
+            f"xiwmodroot={self.modroot()}",
+            self.extra_append,
+        ])
+        argv = [
+            "qemu-system-x86_64", "-nodefaults", "-no-reboot",
+            "-display", "none",
+            "-m", str(self.mem_mb), "-smp", str(self.smp),
+            "-kernel", f"/boot/vmlinuz-{self.kver}",
+            "-initrd", self.initramfs(),
+            "-append", append,
+            "-virtfs", "local,path=/,mount_tag=hostroot,readonly=on,"
+                       "multidevs=remap,security_model=none",
+            "-virtfs", f"local,path={self.outdir},mount_tag=xiwout,"
+                       "multidevs=remap,security_model=none",
+            "-device", "virtio-serial-pci",
+            "-chardev", f"socket,id=agent,path={self.sock_path},"
+                        "server=on,wait=off",
+            "-device", "virtserialport,chardev=agent,name=xiw.agent",
+        ]
+        if accel == "kvm":
+            argv += ["-accel", "kvm", "-cpu", "host"]
+        else:
+            argv += ["-accel", "tcg,thread=multi", "-cpu", "max"]
+        if self.mode == "shell":
+            argv += ["-serial", "mon:stdio"]
+        else:
+            argv += ["-serial", f"file:{self.console_log}"]
+        return argv
+
+    def start(self, timeout=240):
+        os.makedirs(self.outdir, exist_ok=True)
+        for p in (self.sock_path, self.console_log):
+            if os.path.exists(p):
+                os.unlink(p)
+        self.proc = subprocess.Popen(self.qemu_argv(),
+                                     stdin=subprocess.DEVNULL,
+                                     stdout=open(os.path.join(
+                                         self.workdir, "qemu.log"), "wb"),
+                                     stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + timeout
+        while True:
+            if self.proc.poll() is not None:
+                raise RuntimeError("QEMU exited during boot:\n" +
+                                   self.console())
+            try:
+                self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                self.sock.connect(self.sock_path)
+                break
+            except OSError:
+                self.sock.close()
+                self.sock = None
+                if time.monotonic() > deadline:
+                    raise RuntimeError("QEMU agent socket never appeared")
+                time.sleep(0.1)
+        msg = self._recv(deadline)
+        if not msg.get("ready"):
+            raise RuntimeError(f"unexpected first agent message {msg}")
+        return self
+
+    def _recv(self, deadline):
+        while b"\n" not in self.rbuf:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("no answer from the VM agent:\n" +
+                                   self.console()[-4000:])
+            self.sock.settimeout(min(left, 1.0))
+            try:
+                chunk = self.sock.recv(1 << 20)
+            except socket.timeout:
+                if self.proc.poll() is not None:
+                    raise RuntimeError("QEMU died:\n" +
+                                       self.console()[-4000:])
+                continue
+            if not chunk:
+                raise RuntimeError("VM agent closed the connection:\n" +
+                                   self.console()[-4000:])
+            self.rbuf += chunk
+        line, self.rbuf = self.rbuf.split(b"\n", 1)
+        return json.loads(line)
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def stop(self):
+        if self.proc is None:
+            return
+        if self.alive():
+            try:
+                self.run("sync; poweroff -f", timeout=5, check=False)
+            except Exception:
+                pass
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if self.sock:
+            self.sock.close()
+            self.sock = None
+        self.proc = None
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    def console(self):
+        try:
+            with open(self.console_log, errors="replace") as f:
+                return f.read()
+        except OSError:
+            return ""
+
+    # -- commands -----------------------------------------------------
+    def run(self, cmd, timeout=120, check=True):
+        """Run shell text in the guest; return a Result.
+
+        With check, a non-zero exit raises CommandFailed carrying the output.
+        """
+        req_id = self.next_id
+        self.next_id += 1
+        req = {"id": req_id, "cmd": cmd, "timeout": timeout}
+        self.sock.sendall(json.dumps(req).encode() + b"\n")
+        ans = self._recv(time.monotonic() + timeout + 30)
+        if ans.get("id") != req_id:
+            raise RuntimeError(f"agent answered {ans} to request {req_id}")
+        res = Result(ans["rc"], ans["out"], ans["err"])
+        if check and res.rc != 0:
+            raise CommandFailed(f"guest command failed: {cmd}\n{res}")
+        return res
+
+    def ns(self, netns, cmd, **kw):
+        """Run shell text inside network namespace netns."""
+        return self.run(f"ip netns exec {netns} sh -c {shlex.quote(cmd)}",
+                        **kw)
+
+    # -- kernel log -----------------------------------------------------
+    def dmesg(self):
+        return self.run("dmesg", timeout=30).out
+
+    def new_dmesg(self):
+        """Kernel log lines printed since the previous call (read and clear)."""
+        return self.run("dmesg -c", timeout=30).out.splitlines()
+
+    @staticmethod
+    def bad_lines(lines):
+        return [ln for ln in lines if BAD_DMESG.search(ln)]
