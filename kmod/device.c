@@ -30,9 +30,9 @@ static void xiw_dealloc_driver(struct ib_device *ibdev);
 /**
  * DOC: xiw_device_ops
  *
- * The RDMA core's entry points into an xiw device. Only queries are implemented so far: without the data-path verbs the
- * core marks the device as not a kernel-verbs provider, so ULPs leave it
- * alone until they exist.
+ * The RDMA core's entry points into an xiw device. Only queries are
+ * implemented so far: without the data-path verbs the core marks the device
+ * as not a kernel-verbs provider, so ULPs leave it alone until they exist.
  */
 static const struct ib_device_ops xiw_device_ops = {
 	.owner = THIS_MODULE,
@@ -61,12 +61,19 @@ static void xiw_dealloc_driver(struct ib_device *ibdev)
 	netdev_put(xdev->netdev, &xdev->netdev_tracker);
 }
 
+/*
+ * The RDMA core accepts a netlink name of IB_DEVICE_NAME_MAX characters and
+ * silently cuts it to IB_DEVICE_NAME_MAX - 1: a name of that length may be
+ * such a cut, so the longest name xiw accepts is one shorter.
+ */
+#define XIW_NAME_MAX	(IB_DEVICE_NAME_MAX - 2)
+
 static bool xiw_name_ok(const char *name)
 {
 	size_t len = strnlen(name, IB_DEVICE_NAME_MAX);
 	size_t i;
 
-	if (len == 0 || len >= IB_DEVICE_NAME_MAX)
+	if (len == 0 || len > XIW_NAME_MAX)
 		return false;
 	if (!strcmp(name, ".") || !strcmp(name, ".."))
 		return false;
@@ -161,7 +168,7 @@ int xiw_newlink(const char *name, struct net_device *netdev)
 
 	if (!xiw_name_ok(name)) {
 		pr_warn("xiw: device name \"%s\" is not 1-%d characters of [A-Za-z0-9_.-]\n",
-			name, IB_DEVICE_NAME_MAX - 1);
+			name, XIW_NAME_MAX);
 		return -EINVAL;
 	}
 	if (netdev->type != ARPHRD_ETHER && netdev->type != ARPHRD_LOOPBACK) {
@@ -241,6 +248,7 @@ int xiw_netdev_event(struct notifier_block *nb, unsigned long event,
 {
 	struct net_device *netdev = netdev_notifier_info_to_dev(arg);
 	struct xiw_device *xdev;
+	bool up;
 
 	mutex_lock(&xiw_devices_lock);
 	xdev = xiw_find_by_netdev(netdev);
@@ -253,9 +261,9 @@ int xiw_netdev_event(struct notifier_block *nb, unsigned long event,
 	case NETDEV_UP:
 	case NETDEV_DOWN:
 	case NETDEV_CHANGE:
-		xiw_port_event(xdev, netif_running(netdev) &&
-				     netif_carrier_ok(netdev) ?
-				     IB_EVENT_PORT_ACTIVE : IB_EVENT_PORT_ERR);
+		up = netif_running(netdev) && netif_carrier_ok(netdev);
+		xiw_port_event(xdev, up ? IB_EVENT_PORT_ACTIVE :
+					  IB_EVENT_PORT_ERR);
 		break;
 	case NETDEV_CHANGEADDR:
 		xiw_set_node_guid(xdev);

@@ -49,6 +49,8 @@ int xiw_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_srq_sge = XIW_MAX_SGE;
 	attr->max_fast_reg_page_list_len = XIW_MAX_FR_PAGES;
 	attr->max_pkeys = 0;
+	/* "rdma link delete" is how an administrator removes the device. */
+	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	/*
 	 * Nothing beyond the mandatory iWARP behaviour is claimed until the
 	 * data path that backs a capability exists: atomics stay

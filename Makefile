@@ -1,0 +1,76 @@
+# xiw: software iWARP RNIC. See README.md.
+#
+#   make setup        install what the project needs (Debian bookworm, root)
+#   make              build kmod/xiw.ko and the C++ parts
+#   make check        setup, build, lint, KUnit (UML), GoogleTest, VM tests
+#   make demo         boot the VM and show xiw devices at work
+#   make vm-shell     a shell in the VM with xiw installed
+#   make lint         checkpatch --strict and sparse on kmod/
+
+KVER ?= $(shell ls -d /usr/src/linux-headers-6.12*-amd64 2>/dev/null | sed 's|.*/linux-headers-||' | sort -V | tail -n1)
+KDIR ?= /usr/src/linux-headers-$(KVER)
+BUILD ?= $(CURDIR)/build
+CMAKE_BUILD := $(BUILD)/cmake
+PYTHON ?= /usr/bin/python3
+PYTEST_ARGS ?=
+
+.PHONY: all kmod userspace setup check lint sparse checkpatch kunit unit \
+	integration demo vm-shell clean
+
+all: kmod userspace
+
+# W=1 must be warning-free: compiler and kernel-doc warnings fail the build.
+kmod:
+	@test -d "$(KDIR)" || { echo "no kernel headers at '$(KDIR)': run 'make setup'"; exit 1; }
+	@$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod W=1 modules 2>&1 | tee $(BUILD).kmod.log; \
+		test $${PIPESTATUS[0]} -eq 0 || exit 1; \
+		if grep -E 'warning:|error:' $(BUILD).kmod.log; then echo "kmod: warnings above"; exit 1; fi
+	@rm -f $(BUILD).kmod.log
+
+userspace:
+	@cmake -S . -B $(CMAKE_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build $(CMAKE_BUILD) -j $$(nproc)
+
+setup:
+	@scripts/setup.sh
+
+lint: checkpatch sparse
+
+checkpatch:
+	@src=$$(scripts/linux-src.sh) && \
+		$$src/scripts/checkpatch.pl --strict --no-tree --quiet --show-types \
+		-f $$(git ls-files 'kmod/*.c' 'kmod/*.h' 2>/dev/null || ls kmod/*.[ch]) && \
+		echo "checkpatch --strict: clean"
+
+sparse:
+	@$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod C=2 W=1 modules 2>&1 | tee $(BUILD).sparse.log | grep -v '^make\|^  ' ; \
+		test $${PIPESTATUS[0]} -eq 0 || exit 1; \
+		if grep -E 'warning:|error:' $(BUILD).sparse.log >/dev/null; then echo "sparse: warnings above"; exit 1; fi; \
+		rm -f $(BUILD).sparse.log; echo "sparse: clean"
+
+kunit:
+	@scripts/kunit.sh
+
+unit: userspace
+	@cd $(CMAKE_BUILD) && ctest --output-on-failure
+
+integration: all
+	@$(PYTHON) -m pytest $(PYTEST_ARGS) tests/integration
+
+# Setup first, in its own make, so that KVER/KDIR see the installed kernel.
+check:
+	@$(MAKE) --no-print-directory setup
+	@$(MAKE) --no-print-directory all
+	@scripts/check.sh
+
+demo:
+	@$(MAKE) --no-print-directory setup
+	@$(MAKE) --no-print-directory all
+	@$(PYTHON) scripts/demo.py
+
+vm-shell: all
+	@$(PYTHON) scripts/vm-shell.py
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod clean
+	rm -rf $(BUILD)

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Run every suite of "make check" even when one fails, then print one
+# summary line per suite and a closing "N passed, N failed" total.
+# Exit status: non-zero if any suite failed or ran no test.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+mkdir -p build
+summary=()
+total_pass=0
+total_fail=0
+status=0
+
+# run NAME COUNT-EXTRACTOR COMMAND...: the extractor prints "passed failed"
+# from the suite's log.
+suite() {
+	local name=$1 extract=$2
+	shift 2
+	local log=build/check-$name.log
+	echo "==== $name: $*"
+	"$@" 2>&1 | tee "$log"
+	local rc=${PIPESTATUS[0]}
+	local counts pass fail
+	counts=$($extract "$log")
+	pass=${counts% *}
+	fail=${counts#* }
+	pass=${pass:-0}
+	fail=${fail:-0}
+	if [ "$rc" -ne 0 ] && [ "$fail" -eq 0 ]; then
+		fail=1	# a suite that broke before counting still counts as failed
+	fi
+	if [ "$pass" -eq 0 ] && [ "$fail" -eq 0 ]; then
+		fail=1	# ran no test: never green
+		echo "$name: ran no test"
+	fi
+	[ "$fail" -eq 0 ] || status=1
+	summary+=("$name: $pass passed, $fail failed")
+	total_pass=$((total_pass + pass))
+	total_fail=$((total_fail + fail))
+}
+
+count_lint() {
+	local n
+	n=$(grep -c -E '^(checkpatch --strict|sparse): clean$' "$1")
+	echo "$n $((2 - n))"
+}
+count_kunit() {
+	sed -nE 's/^kunit: ([0-9]+) passed, ([0-9]+) failed$/\1 \2/p' "$1" | tail -n1
+}
+count_ctest() {
+	local line
+	line=$(grep -E 'tests passed, [0-9]+ tests failed out of [0-9]+' "$1" | tail -n1)
+	local failed total
+	failed=$(echo "$line" | sed -nE 's/.*tests passed, ([0-9]+) tests failed out of ([0-9]+).*/\1/p')
+	total=$(echo "$line" | sed -nE 's/.* out of ([0-9]+).*/\1/p')
+	echo "$(( ${total:-0} - ${failed:-0} )) ${failed:-0}"
+}
+count_pytest() {
+	local line pass fail err
+	line=$(grep -E '^=+ .*(passed|failed|error|no tests ran).* in [0-9.]+s' "$1" | tail -n1)
+	pass=$(echo "$line" | sed -nE 's/.* ([0-9]+) passed.*/\1/p')
+	fail=$(echo "$line" | sed -nE 's/.* ([0-9]+) failed.*/\1/p')
+	err=$(echo "$line" | sed -nE 's/.* ([0-9]+) errors?.*/\1/p')
+	echo "${pass:-0} $(( ${fail:-0} + ${err:-0} ))"
+}
+
+suite lint count_lint make --no-print-directory lint
+suite kunit count_kunit scripts/kunit.sh
+suite unit count_ctest make --no-print-directory unit
+suite integration count_pytest make --no-print-directory integration PYTEST_ARGS="-v -rfE"
+
+echo
+echo "==== summary"
+for s in "${summary[@]}"; do
+	echo "$s"
+done
+echo "total: $total_pass passed, $total_fail failed"
+exit $status

@@ -1,0 +1,105 @@
+"""Fixtures for the VM scenarios: one guest per test session, a clean
+kernel log check around every test, and the two-host topology."""
+import json
+import os
+import sys
+import time
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "vm"))
+import xiwvm  # noqa: E402
+
+TOP = xiwvm.TOP
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "vm: needs the QEMU guest")
+
+
+class Guest:
+    """The running VM plus helpers the scenarios share."""
+
+    def __init__(self):
+        self.workdir = os.path.join(TOP, "build", "vm", f"pytest-{os.getpid()}")
+        os.makedirs(self.workdir, exist_ok=True)
+        self.vm = None
+
+    def ensure(self):
+        if self.vm is None or not self.vm.alive():
+            if self.vm is not None:
+                self.vm.stop()
+            self.vm = xiwvm.VM(self.workdir).start()
+            self.vm.new_dmesg()
+        return self.vm
+
+    def stop(self):
+        if self.vm is not None:
+            self.vm.stop()
+
+
+@pytest.fixture(scope="session")
+def guest():
+    g = Guest()
+    yield g
+    g.stop()
+
+
+@pytest.fixture
+def vm(guest, request):
+    """The VM, with every kernel line the test caused checked for bugs.
+
+    After the test all xiw devices are deleted and the module unloaded;
+    that teardown is itself checked.
+    """
+    vm = guest.ensure()
+    vm.new_dmesg()
+    yield vm
+    if not vm.alive():
+        pytest.fail("VM died during the test:\n" + vm.console()[-6000:])
+    vm.run("for d in $(rdma -j link show | python3 -c 'import json,sys;"
+           "[print(l[\"ifname\"].split(\"/\")[0]) for l in json.load(sys.stdin)]'); do "
+           "rdma link delete $d 2>/dev/null; done; "
+           "for n in $(ip netns list | cut -d' ' -f1); do ip netns del $n; done; "
+           "ip link del v0 2>/dev/null; modprobe -r xiw; true", timeout=60,
+           check=False)
+    log = vm.new_dmesg()
+    bad = xiwvm.VM.bad_lines(log)
+    if bad:
+        pytest.fail("kernel reported problems:\n" + "\n".join(log))
+
+
+def wait_until(vm, cmd, what, tries=100):
+    """Run cmd in the guest until it exits 0; each try is a guest command
+    round trip, the whole bounded by tries (no wall-clock assertion)."""
+    for _ in range(tries):
+        if vm.run(cmd, check=False).rc == 0:
+            return
+        vm.run("sleep 0.1", check=False)
+    raise AssertionError(f"never happened: {what}")
+
+
+def rdma_links(vm, ns=None):
+    """rdma link show as a list; netdev names are only reported to
+    callers in the netdev's namespace, hence ns."""
+    cmd = "rdma -j link show"
+    res = vm.ns(ns, cmd) if ns else vm.run(cmd)
+    return json.loads(res.out or "[]")
+
+
+def rdma_devs(vm):
+    return json.loads(vm.run("rdma -j dev show").out or "[]")
+
+
+@pytest.fixture
+def hosts(vm):
+    """Two hosts: netns 'a' (v0, 192.0.2.1/24) and 'b' (v1, 192.0.2.2/24)
+    joined by a veth pair."""
+    vm.run("""
+        ip netns add a && ip netns add b &&
+        ip link add v0 netns a type veth peer v1 netns b &&
+        ip -n a addr add 192.0.2.1/24 dev v0 && ip -n b addr add 192.0.2.2/24 dev v1 &&
+        ip -n a link set v0 up && ip -n b link set v1 up &&
+        ip -n a link set lo up && ip -n b link set lo up
+    """)
+    return vm

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// xiwctl's command-line grammar, iproute2 style: OBJECT [COMMAND] [ARGS],
+// keywords may be abbreviated to any unambiguous prefix.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "xiw/result.hpp"
+
+namespace xiwctl {
+
+struct Options {
+    bool json = false;
+    bool pretty = false;
+};
+
+struct Help {
+    std::string topic;  ///< "" for the overview
+};
+struct DevShow {
+    std::optional<std::string> name;
+};
+struct LinkAdd {
+    std::string name;
+    std::string netdev;
+};
+struct LinkDelete {
+    std::string name;
+};
+
+using Command = std::variant<Help, DevShow, LinkAdd, LinkDelete>;
+
+struct Invocation {
+    Options options;
+    Command command;
+};
+
+/// Parse argv[1..]: a usage error comes back as an Error with code EINVAL
+/// and a message naming the offending word.
+xiw::Result<Invocation> parse(std::span<const std::string_view> args);
+
+/// True if @p word is a non-empty prefix of @p keyword.
+bool matches(std::string_view word, std::string_view keyword);
+
+/// Usage text for @p topic ("", "dev", "link").
+std::string usage(std::string_view topic);
+
+}  // namespace xiwctl

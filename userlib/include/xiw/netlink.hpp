@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// RAII over libnl-3: sockets, messages, and one request/reply exchange.
+#pragma once
+
+#include <functional>
+#include <memory>
+
+#include <netlink/msg.h>
+#include <netlink/netlink.h>
+
+#include "xiw/result.hpp"
+
+namespace xiw::nl {
+
+struct SocketDeleter {
+    void operator()(nl_sock* s) const { nl_socket_free(s); }
+};
+struct MessageDeleter {
+    void operator()(nl_msg* m) const { nlmsg_free(m); }
+};
+struct CallbackDeleter {
+    void operator()(nl_cb* cb) const { nl_cb_put(cb); }
+};
+
+/// An owned netlink message.
+using Message = std::unique_ptr<nl_msg, MessageDeleter>;
+
+/// A new, empty message of type @p type with @p flags (NLM_F_*).
+Result<Message> new_message(int type, int flags);
+
+/// Called once per reply message; a returned Error ends the exchange.
+using ReplyHandler = std::function<Status(nlmsghdr*)>;
+
+/// One connected netlink socket of a given protocol.
+class Socket {
+public:
+    /// Open and connect a socket of @p protocol (NETLINK_RDMA, NETLINK_GENERIC...),
+    /// asking the kernel for extended-ack messages on errors.
+    static Result<Socket> connect(int protocol);
+
+    /// Send @p msg and receive until the kernel acknowledges it, ends the
+    /// dump, or reports an error (returned with its extack text).
+    Status transact(Message msg, const ReplyHandler& on_reply = {});
+
+    [[nodiscard]] nl_sock* get() const { return sk_.get(); }
+
+private:
+    explicit Socket(nl_sock* sk) : sk_(sk) {}
+    std::unique_ptr<nl_sock, SocketDeleter> sk_;
+};
+
+/// The extended-ack text carried by an NLMSG_ERROR message, or "".
+std::string extack_message(nlmsgerr* err);
+
+}  // namespace xiw::nl

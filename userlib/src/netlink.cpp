@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include "xiw/netlink.hpp"
+
+#include <linux/netlink.h>
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <optional>
+
+#include <netlink/attr.h>
+#include <netlink/handlers.h>
+#include <netlink/socket.h>
+
+namespace xiw::nl {
+
+namespace {
+
+// libnl reports NLE_* codes; libxiw reports errno values.
+int errno_of_nle(int nle)
+{
+    switch (nle < 0 ? -nle : nle) {
+    case NLE_NOMEM: return ENOMEM;
+    case NLE_PERM: return EPERM;
+    case NLE_NOACCESS: return EACCES;
+    case NLE_EXIST: return EEXIST;
+    case NLE_OBJ_NOTFOUND: return ENOENT;
+    case NLE_NODEV: return ENODEV;
+    case NLE_INVAL: return EINVAL;
+    case NLE_OPNOTSUPP: return EOPNOTSUPP;
+    case NLE_AGAIN: return EAGAIN;
+    case NLE_BUSY: return EBUSY;
+    case NLE_RANGE: return ERANGE;
+    case NLE_MSGSIZE: return EMSGSIZE;
+    default: return EIO;
+    }
+}
+
+struct Exchange {
+    const ReplyHandler* on_reply;
+    std::optional<Error> error;
+    bool done = false;
+};
+
+int on_valid(nl_msg* msg, void* arg)
+{
+    auto* ex = static_cast<Exchange*>(arg);
+    if (ex->error || !ex->on_reply || !*ex->on_reply)
+        return NL_OK;
+    Status st = (*ex->on_reply)(nlmsg_hdr(msg));
+    if (!st)
+        ex->error = st.error();
+    return NL_OK;
+}
+
+int on_finish(nl_msg*, void* arg)
+{
+    static_cast<Exchange*>(arg)->done = true;
+    return NL_STOP;
+}
+
+int on_error(sockaddr_nl*, nlmsgerr* err, void* arg)
+{
+    auto* ex = static_cast<Exchange*>(arg);
+    ex->done = true;
+    if (err->error != 0 && !ex->error)
+        ex->error = make_error(-err->error, "", extack_message(err));
+    return NL_STOP;
+}
+
+}  // namespace
+
+std::string extack_message(nlmsgerr* err)
+{
+    // The error sits in an NLMSG_ERROR message; its attributes follow the
+    // nlmsgerr and, unless the kernel capped it, the echoed request.
+    auto* hdr = reinterpret_cast<nlmsghdr*>(reinterpret_cast<char*>(err) -
+                                            NLMSG_HDRLEN);
+    if (!(hdr->nlmsg_flags & NLM_F_ACK_TLVS))
+        return {};
+    int payload = sizeof(*err);
+    if (!(hdr->nlmsg_flags & NLM_F_CAPPED))
+        payload += err->msg.nlmsg_len - NLMSG_HDRLEN;
+    nlattr* tb[NLMSGERR_ATTR_MAX + 1] = {};
+    if (nlmsg_parse(hdr, payload, tb, NLMSGERR_ATTR_MAX, nullptr) < 0 ||
+        !tb[NLMSGERR_ATTR_MSG])
+        return {};
+    return nla_get_string(tb[NLMSGERR_ATTR_MSG]);
+}
+
+Result<Message> new_message(int type, int flags)
+{
+    Message msg(nlmsg_alloc_simple(type, flags));
+    if (!msg)
+        return make_error(ENOMEM, "allocating a netlink message");
+    return msg;
+}
+
+Result<Socket> Socket::connect(int protocol)
+{
+    nl_sock* raw = nl_socket_alloc();
+    if (!raw)
+        return make_error(ENOMEM, "allocating a netlink socket");
+    Socket sock(raw);
+    if (int r = nl_connect(raw, protocol); r < 0)
+        return make_error(errno_of_nle(r), "connecting a netlink socket");
+    int one = 1;
+    // Best effort: older kernels lack them and still work without text.
+    setsockopt(nl_socket_get_fd(raw), SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+    setsockopt(nl_socket_get_fd(raw), SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
+    return sock;
+}
+
+Status Socket::transact(Message msg, const ReplyHandler& on_reply)
+{
+    std::unique_ptr<nl_cb, CallbackDeleter> cb(nl_cb_alloc(NL_CB_DEFAULT));
+    if (!cb)
+        return make_error(ENOMEM, "allocating netlink callbacks");
+
+    Exchange ex{&on_reply, std::nullopt, false};
+    nl_cb_set(cb.get(), NL_CB_VALID, NL_CB_CUSTOM, on_valid, &ex);
+    nl_cb_set(cb.get(), NL_CB_FINISH, NL_CB_CUSTOM, on_finish, &ex);
+    nl_cb_set(cb.get(), NL_CB_ACK, NL_CB_CUSTOM, on_finish, &ex);
+    nl_cb_err(cb.get(), NL_CB_CUSTOM, on_error, &ex);
+
+    nlmsg_hdr(msg.get())->nlmsg_flags |= NLM_F_ACK;
+    if (int r = nl_send_auto(sk_.get(), msg.get()); r < 0)
+        return make_error(errno_of_nle(r), "sending a netlink request");
+
+    while (!ex.done) {
+        int r = nl_recvmsgs(sk_.get(), cb.get());
+        if (ex.error)
+            break;
+        if (r < 0)
+            return make_error(errno_of_nle(r), "receiving a netlink reply");
+    }
+    if (ex.error)
+        return *ex.error;
+    return Ok{};
+}
+
+}  // namespace xiw::nl
