@@ -7,6 +7,8 @@
 #   make vm-shell     a shell in the VM with xiw installed
 #   make lint         checkpatch --strict and sparse on kmod/
 
+SHELL := /bin/bash
+
 KVER ?= $(shell ls -d /usr/src/linux-headers-6.12*-amd64 2>/dev/null | sed 's|.*/linux-headers-||' | sort -V | tail -n1)
 KDIR ?= /usr/src/linux-headers-$(KVER)
 BUILD ?= $(CURDIR)/build
@@ -21,11 +23,12 @@ all: kmod userspace
 
 # W=1 must be warning-free: compiler and kernel-doc warnings fail the build.
 kmod:
+	@mkdir -p $(BUILD)
 	@test -d "$(KDIR)" || { echo "no kernel headers at '$(KDIR)': run 'make setup'"; exit 1; }
-	@$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod W=1 modules 2>&1 | tee $(BUILD).kmod.log; \
+	@$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod W=1 modules 2>&1 | tee $(BUILD)/kmod.log; \
 		test $${PIPESTATUS[0]} -eq 0 || exit 1; \
-		if grep -E 'warning:|error:' $(BUILD).kmod.log; then echo "kmod: warnings above"; exit 1; fi
-	@rm -f $(BUILD).kmod.log
+		if grep -E 'warning:|error:' $(BUILD)/kmod.log; then echo "kmod: warnings above"; exit 1; fi
+	@rm -f $(BUILD)/kmod.log
 
 userspace:
 	@cmake -S . -B $(CMAKE_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -43,10 +46,11 @@ checkpatch:
 		echo "checkpatch --strict: clean"
 
 sparse:
-	@$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod C=2 W=1 modules 2>&1 | tee $(BUILD).sparse.log | grep -v '^make\|^  ' ; \
+	@mkdir -p $(BUILD)
+	@$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod C=2 W=1 modules 2>&1 | tee $(BUILD)/sparse.log | grep -v '^make\|^  ' ; \
 		test $${PIPESTATUS[0]} -eq 0 || exit 1; \
-		if grep -E 'warning:|error:' $(BUILD).sparse.log >/dev/null; then echo "sparse: warnings above"; exit 1; fi; \
-		rm -f $(BUILD).sparse.log; echo "sparse: clean"
+		if grep -E 'warning:|error:' $(BUILD)/sparse.log >/dev/null; then echo "sparse: warnings above"; exit 1; fi; \
+		rm -f $(BUILD)/sparse.log; echo "sparse: clean"
 
 kunit:
 	@scripts/kunit.sh
