@@ -10,9 +10,6 @@ kver=$(uname -r)
 
 mkdir -p /run/xiw/out /run/xiw/mod/upper /run/xiw/mod/work /run/netns
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 xiwout /run/xiw/out
-mount -t tmpfs tmpfs /root 2>/dev/null
-mount -t tmpfs tmpfs /var/tmp 2>/dev/null
-mount -t tmpfs tmpfs /var/lib 2>/dev/null
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t configfs configfs /sys/kernel/config 2>/dev/null
 
