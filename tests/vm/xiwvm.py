@@ -36,6 +36,44 @@ def target_kver():
     return found[-1]
 
 
+def probe_accel():
+    """Use KVM only where a probe boot with it succeeds.
+
+    /dev/kvm exists on the development machines but nested KVM fails with
+    emulation errors, so the probe boots the real test VM with KVM once and
+    keeps the verdict in $XIW_CACHE (per machine, per kernel) for later runs.
+    """
+    if not os.access("/dev/kvm", os.R_OK | os.W_OK):
+        return "tcg"
+    cache = os.environ.get("XIW_CACHE", "/var/tmp/xiw-cache")
+    verdict = os.path.join(cache, f"accel-{target_kver()}")
+    try:
+        with open(verdict) as f:
+            return f.read().strip()
+    except OSError:
+        pass
+    workdir = os.path.join(TOP, "build", "vm", "kvm-probe")
+    os.makedirs(workdir, exist_ok=True)
+    result = "tcg"
+    os.environ["XIW_VM_ACCEL"] = "kvm"
+    try:
+        vm = VM(workdir, modules=[])
+        try:
+            vm.start(timeout=45)
+            if vm.run("echo ok", timeout=10).out.strip() == "ok":
+                result = "kvm"
+        finally:
+            vm.stop()
+    except Exception:
+        pass
+    finally:
+        del os.environ["XIW_VM_ACCEL"]
+    os.makedirs(cache, exist_ok=True)
+    with open(verdict, "w") as f:
+        f.write(result + "\n")
+    return result
+
+
 @dataclass
 class Result:
     rc: int
@@ -68,6 +106,7 @@ class VM:
         self.sock_path = os.path.join(self.workdir, "agent.sock")
         self.proc = None
         self.sock = None
+        self.ready = False
         self.rbuf = b""
         self.next_id = 1
 
@@ -113,9 +152,11 @@ class VM:
         return root
 
     def accel(self):
-        # Nested KVM is broken on the machines this was written on; TCG is
-        # the default and XIW_VM_ACCEL=kvm opts in where KVM works.
-        return os.environ.get("XIW_VM_ACCEL", "tcg")
+        """kvm or tcg: $XIW_VM_ACCEL if set, else the cached probe result."""
+        forced = os.environ.get("XIW_VM_ACCEL")
+        if forced in ("kvm", "tcg"):
+            return forced
+        return probe_accel()
 
     def qemu_argv(self):
         accel = self.accel()
@@ -165,9 +206,7 @@ class VM:
                                      stderr=subprocess.STDOUT)
         deadline = time.monotonic() + timeout
         while True:
-            if self.proc.poll() is not None:
-                raise RuntimeError("QEMU exited during boot:\n" +
-                                   self.console())
+            self._check_qemu()
             try:
                 self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
                 self.sock.connect(self.sock_path)
@@ -181,7 +220,22 @@ class VM:
         msg = self._recv(deadline)
         if not msg.get("ready"):
             raise RuntimeError(f"unexpected first agent message {msg}")
+        self.ready = True
         return self
+
+    def _check_qemu(self):
+        """Raise if QEMU exited, or stopped on a KVM emulation failure (it
+        then hangs rather than exits)."""
+        if self.proc.poll() is not None:
+            raise RuntimeError("QEMU exited:\n" + self.console()[-4000:])
+        try:
+            with open(os.path.join(self.workdir, "qemu.log"),
+                      errors="replace") as f:
+                log = f.read()
+        except OSError:
+            return
+        if "KVM internal error" in log or "emulation failure" in log:
+            raise RuntimeError("QEMU: KVM failed:\n" + log[-2000:])
 
     def _recv(self, deadline):
         while b"\n" not in self.rbuf:
@@ -193,9 +247,7 @@ class VM:
             try:
                 chunk = self.sock.recv(1 << 20)
             except socket.timeout:
-                if self.proc.poll() is not None:
-                    raise RuntimeError("QEMU died:\n" +
-                                       self.console()[-4000:])
+                self._check_qemu()
                 continue
             if not chunk:
                 raise RuntimeError("VM agent closed the connection:\n" +
@@ -210,7 +262,7 @@ class VM:
     def stop(self):
         if self.proc is None:
             return
-        if self.alive():
+        if self.alive() and self.ready:
             try:
                 self.run("sync; poweroff -f", timeout=5, check=False)
             except Exception:
@@ -218,12 +270,15 @@ class VM:
             try:
                 self.proc.wait(timeout=20)
             except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+                pass
+        if self.alive():
+            self.proc.kill()
+        self.proc.wait()
         if self.sock:
             self.sock.close()
             self.sock = None
         self.proc = None
+        self.ready = False
 
     def __enter__(self):
         return self.start()
