@@ -12,7 +12,9 @@
 #include <net/addrconf.h>
 #include <rdma/ib_verbs.h>
 
+#include "cm.h"
 #include "device.h"
+#include "obj.h"
 #include "verbs.h"
 
 /*
@@ -30,9 +32,9 @@ static void xiw_dealloc_driver(struct ib_device *ibdev);
 /**
  * DOC: xiw_device_ops
  *
- * The RDMA core's entry points into an xiw device. Only queries are
- * implemented so far: without the data-path verbs the core marks the device
- * as not a kernel-verbs provider, so ULPs leave it alone until they exist.
+ * The RDMA core's entry points into an xiw device: queries, kernel verbs
+ * (PD, CQ, DMA MR, RC QP) and the iw_cm provider. User verbs (ucontext,
+ * reg_user_mr) are refused until the rdma-core provider exists.
  */
 static const struct ib_device_ops xiw_device_ops = {
 	.owner = THIS_MODULE,
@@ -46,6 +48,35 @@ static const struct ib_device_ops xiw_device_ops = {
 	.query_gid = xiw_query_gid,
 	.query_pkey = xiw_query_pkey,
 	.query_port = xiw_query_port,
+
+	.alloc_pd = xiw_alloc_pd,
+	.dealloc_pd = xiw_dealloc_pd,
+	.create_cq = xiw_create_cq,
+	.destroy_cq = xiw_destroy_cq,
+	.poll_cq = xiw_poll_cq,
+	.req_notify_cq = xiw_req_notify_cq,
+	.get_dma_mr = xiw_get_dma_mr,
+	.reg_user_mr = xiw_reg_user_mr,
+	.dereg_mr = xiw_dereg_mr,
+	.create_qp = xiw_create_qp,
+	.modify_qp = xiw_modify_qp,
+	.query_qp = xiw_query_qp,
+	.destroy_qp = xiw_destroy_qp,
+	.post_send = xiw_post_send,
+	.post_recv = xiw_post_recv,
+
+	.iw_accept = xiw_accept,
+	.iw_add_ref = xiw_qp_add_ref,
+	.iw_connect = xiw_connect,
+	.iw_create_listen = xiw_create_listen,
+	.iw_destroy_listen = xiw_destroy_listen,
+	.iw_get_qp = xiw_get_qp,
+	.iw_reject = xiw_reject,
+	.iw_rem_ref = xiw_qp_rem_ref,
+
+	INIT_RDMA_OBJ_SIZE(ib_cq, xiw_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_pd, xiw_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, xiw_qp, ibqp),
 };
 
 /* Called by the RDMA core when the last unregistration step is done. */
@@ -94,23 +125,28 @@ static struct xiw_device *xiw_find_by_netdev(struct net_device *netdev)
 	return NULL;
 }
 
-static void xiw_set_node_guid(struct xiw_device *xdev)
+/*
+ * The port address is the GID (zero padded) and the basis of the node GUID.
+ * rdma_cm finds an iWARP device through GID entry 0, which the RDMA core
+ * never caches when it is zero: a netdev without a MAC (loopback) gets a
+ * locally administered address made of its namespace cookie and ifindex.
+ */
+static void xiw_set_addr(struct xiw_device *xdev)
 {
 	struct net_device *netdev = xdev->netdev;
-	u8 *guid = (u8 *)&xdev->ibdev.node_guid;
 
 	if (netdev->addr_len == ETH_ALEN &&
 	    !is_zero_ether_addr(netdev->dev_addr)) {
-		addrconf_addr_eui48(guid, netdev->dev_addr);
-		return;
+		ether_addr_copy(xdev->addr, netdev->dev_addr);
+	} else {
+		u64 cookie = dev_net(netdev)->net_cookie;
+
+		xdev->addr[0] = 0x02;	/* locally administered, unicast */
+		xdev->addr[1] = cookie;
+		xdev->addr[2] = cookie >> 8;
+		put_unaligned_be24(netdev->ifindex, xdev->addr + 3);
 	}
-	/*
-	 * Loopback has no address: build a locally administered EUI-64
-	 * from the interface index, unique within the namespace.
-	 */
-	memset(guid, 0, sizeof(xdev->ibdev.node_guid));
-	guid[0] = 0x02;
-	put_unaligned_be32(netdev->ifindex, guid + 4);
+	addrconf_addr_eui48((u8 *)&xdev->ibdev.node_guid, xdev->addr);
 }
 
 static struct xiw_device *xiw_device_alloc(struct net_device *netdev)
@@ -125,6 +161,8 @@ static struct xiw_device *xiw_device_alloc(struct net_device *netdev)
 
 	ibdev = &xdev->ibdev;
 	INIT_LIST_HEAD(&xdev->list);
+	xa_init_flags(&xdev->mrs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&xdev->qps, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	xdev->netdev = netdev;
 	netdev_hold(netdev, &xdev->netdev_tracker, GFP_KERNEL);
 
@@ -135,7 +173,8 @@ static struct xiw_device *xiw_device_alloc(struct net_device *netdev)
 	strscpy(ibdev->node_desc, "xiw software iWARP RNIC",
 		sizeof(ibdev->node_desc));
 	strscpy(ibdev->iw_ifname, netdev->name, sizeof(ibdev->iw_ifname));
-	xiw_set_node_guid(xdev);
+	ibdev->iw_driver_flags = IW_F_NO_PORT_MAP;
+	xiw_set_addr(xdev);
 	ib_set_device_ops(ibdev, &xiw_device_ops);
 
 	err = ib_device_set_netdev(ibdev, netdev, XIW_PORT);
@@ -266,7 +305,7 @@ int xiw_netdev_event(struct notifier_block *nb, unsigned long event,
 					  IB_EVENT_PORT_ERR);
 		break;
 	case NETDEV_CHANGEADDR:
-		xiw_set_node_guid(xdev);
+		xiw_set_addr(xdev);
 		xiw_port_event(xdev, IB_EVENT_GID_CHANGE);
 		break;
 	case NETDEV_CHANGENAME:

@@ -5,7 +5,9 @@
 #ifndef XIW_DEVICE_H
 #define XIW_DEVICE_H
 
+#include <linux/if_ether.h>
 #include <linux/list.h>
+#include <linux/xarray.h>
 #include <linux/netdevice.h>
 #include <rdma/ib_verbs.h>
 
@@ -41,12 +43,23 @@
  * @netdev: the netdev this device speaks through, held for its lifetime
  * @netdev_tracker: tracks the reference on @netdev
  * @list: entry in the module's device list, protected by xiw_devices_lock
+ * @addr: the port's address (GID): the netdev's MAC, or a locally
+ *	  administered stand-in for netdevs without one (loopback)
+ * @mrs: STag index (STag >> 8) to struct xiw_mr; lookups under RCU
+ * @mr_next: allocation cursor for @mrs
+ * @qps: QP number to struct xiw_qp
+ * @qp_next: allocation cursor for @qps
  */
 struct xiw_device {
 	struct ib_device ibdev;
 	struct net_device *netdev;
 	netdevice_tracker netdev_tracker;
 	struct list_head list;
+	u8 addr[ETH_ALEN];
+	struct xarray mrs;
+	u32 mr_next;
+	struct xarray qps;
+	u32 qp_next;
 };
 
 static inline struct xiw_device *to_xiw_dev(struct ib_device *ibdev)

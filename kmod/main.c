@@ -6,7 +6,9 @@
 #include <linux/netdevice.h>
 #include <rdma/rdma_netlink.h>
 
+#include "cm.h"
 #include "device.h"
+#include "obj.h"
 
 static struct rdma_link_ops xiw_link_ops = {
 	.type = "xiw",
@@ -21,12 +23,23 @@ static int __init xiw_init(void)
 {
 	int err;
 
-	err = register_netdevice_notifier(&xiw_netdev_nb);
+	err = xiw_tx_init();
 	if (err)
 		return err;
+	err = xiw_cm_init();
+	if (err)
+		goto out_tx;
+	err = register_netdevice_notifier(&xiw_netdev_nb);
+	if (err)
+		goto out_cm;
 	rdma_link_register(&xiw_link_ops);
 	pr_info("xiw: software iWARP RNIC loaded\n");
 	return 0;
+out_cm:
+	xiw_cm_exit();
+out_tx:
+	xiw_tx_exit();
+	return err;
 }
 
 static void __exit xiw_exit(void)
@@ -34,6 +47,8 @@ static void __exit xiw_exit(void)
 	rdma_link_unregister(&xiw_link_ops);
 	xiw_remove_all();
 	unregister_netdevice_notifier(&xiw_netdev_nb);
+	xiw_cm_exit();
+	xiw_tx_exit();
 	pr_info("xiw: unloaded\n");
 }
 

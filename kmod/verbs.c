@@ -44,17 +44,17 @@ int xiw_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_qp_rd_atom = XIW_MAX_IRD;
 	attr->max_qp_init_rd_atom = XIW_MAX_ORD;
 	attr->max_res_rd_atom = XIW_MAX_QP * XIW_MAX_IRD;
-	attr->max_srq = XIW_MAX_SRQ;
-	attr->max_srq_wr = XIW_MAX_SRQ_WR;
-	attr->max_srq_sge = XIW_MAX_SGE;
-	attr->max_fast_reg_page_list_len = XIW_MAX_FR_PAGES;
+	attr->max_srq = 0;
+	attr->max_srq_wr = 0;
+	attr->max_srq_sge = 0;
+	attr->max_fast_reg_page_list_len = 0;
 	attr->max_pkeys = 0;
 	/* "rdma link delete" is how an administrator removes the device. */
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	/*
-	 * Nothing beyond the mandatory iWARP behaviour is claimed until the
-	 * data path that backs a capability exists: atomics stay
-	 * IB_ATOMIC_NONE until RFC 7306 support lands.
+	 * Nothing is claimed before the data path that backs it exists:
+	 * atomics stay IB_ATOMIC_NONE until RFC 7306 support lands, fast
+	 * registration (MEM_MGT_EXTENSIONS) and SRQ until Base RNIC II.
 	 */
 	attr->atomic_cap = IB_ATOMIC_NONE;
 	attr->masked_atomic_cap = IB_ATOMIC_NONE;
@@ -83,7 +83,7 @@ int xiw_query_port(struct ib_device *ibdev, u32 port,
 }
 
 /**
- * xiw_query_gid() - the port's only GID: the netdev's MAC, zero padded
+ * xiw_query_gid() - the port's only GID: its address, zero padded
  * @ibdev: the device
  * @port: port number, always 1
  * @index: GID table index, always 0
@@ -100,10 +100,7 @@ int xiw_query_gid(struct ib_device *ibdev, u32 port, int index,
 		return -EINVAL;
 
 	memset(gid, 0, sizeof(*gid));
-	netif_addr_lock_bh(xdev->netdev);
-	memcpy(gid->raw, xdev->netdev->dev_addr,
-	       min_t(unsigned int, xdev->netdev->addr_len, ETH_ALEN));
-	netif_addr_unlock_bh(xdev->netdev);
+	memcpy(gid->raw, xdev->addr, ETH_ALEN);
 	return 0;
 }
 
@@ -150,5 +147,29 @@ int xiw_query_pkey(struct ib_device *ibdev, u32 port, u16 index, u16 *pkey)
 	if (index != 0)
 		return -EINVAL;
 	*pkey = 0xffff;
+	return 0;
+}
+
+/**
+ * xiw_alloc_pd() - protection domains carry no state beyond identity
+ * @ibpd: RDMA core object
+ * @udata: user data; xiw has no user contexts yet
+ *
+ * Return: 0, or -EOPNOTSUPP for user PDs.
+ */
+int xiw_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	return udata ? -EOPNOTSUPP : 0;
+}
+
+/**
+ * xiw_dealloc_pd() - nothing to release
+ * @ibpd: RDMA core object
+ * @udata: unused
+ *
+ * Return: 0.
+ */
+int xiw_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
 	return 0;
 }

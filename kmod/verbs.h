@@ -19,3 +19,35 @@ void xiw_get_dev_fw_str(struct ib_device *ibdev, char *str);
 int xiw_query_pkey(struct ib_device *ibdev, u32 port, u16 index, u16 *pkey);
 
 #endif /* XIW_VERBS_H */
+
+struct ib_cq_init_attr;
+struct uverbs_attr_bundle;
+
+int xiw_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+int xiw_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+
+int xiw_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		  struct uverbs_attr_bundle *attrs);
+int xiw_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int xiw_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc);
+int xiw_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+
+struct ib_mr *xiw_get_dma_mr(struct ib_pd *ibpd, int access);
+struct ib_mr *xiw_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+			      u64 virt, int access, struct ib_udata *udata);
+int xiw_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+
+int xiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
+		  struct ib_udata *udata);
+int xiw_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		  struct ib_udata *udata);
+int xiw_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		 struct ib_qp_init_attr *init);
+int xiw_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int xiw_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		  const struct ib_send_wr **bad_wr);
+int xiw_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		  const struct ib_recv_wr **bad_wr);
+void xiw_qp_add_ref(struct ib_qp *ibqp);
+void xiw_qp_rem_ref(struct ib_qp *ibqp);
+struct ib_qp *xiw_get_qp(struct ib_device *ibdev, int qpn);

@@ -13,7 +13,33 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
+
+# The agent is PID 1 in the guest: processes that tests start in the
+# background are re-parented to it when their shell exits, and must be
+# reaped, or they linger as zombies that "kill -0" still finds. The lock
+# keeps the reaper away from the running command's own child.
+LOCK = threading.Lock()
+CURRENT = {"pid": None}
+
+
+def reaper():
+    while True:
+        time.sleep(0.1)
+        with LOCK:
+            while True:
+                try:
+                    info = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG |
+                                     os.WNOWAIT)
+                except ChildProcessError:
+                    break
+                if info is None or info.si_pid == CURRENT["pid"]:
+                    break
+                try:
+                    os.waitpid(info.si_pid, 0)
+                except ChildProcessError:
+                    pass
 
 
 def find_port(name):
@@ -30,10 +56,12 @@ def find_port(name):
 
 def run(req):
     timeout = req.get("timeout", 60)
-    proc = subprocess.Popen(["/bin/sh", "-c", req["cmd"]],
-                            stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True)
+    with LOCK:
+        proc = subprocess.Popen(["/bin/sh", "-c", req["cmd"]],
+                                stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                start_new_session=True)
+        CURRENT["pid"] = proc.pid
     try:
         out, err = proc.communicate(timeout=timeout)
         rc = proc.returncode
@@ -42,19 +70,26 @@ def run(req):
         out, err = proc.communicate()
         rc = -1
         err = err + b"\ntimeout"
+    with LOCK:
+        CURRENT["pid"] = None
     return {"id": req.get("id"), "rc": rc,
             "out": out.decode(errors="replace"),
             "err": err.decode(errors="replace")}
 
 
 def main():
+    threading.Thread(target=reaper, daemon=True).start()
     path = find_port("xiw.agent")
     fd = os.open(path, os.O_RDWR)
     rx = os.fdopen(fd, "rb", buffering=0)
     tx = os.fdopen(os.dup(fd), "wb", buffering=0)
 
     def send(obj):
-        tx.write(json.dumps(obj).encode() + b"\n")
+        # A virtio-serial write may take only part of a large buffer.
+        data = memoryview(json.dumps(obj).encode() + b"\n")
+        while data:
+            n = tx.write(data)
+            data = data[n or 0:]
 
     send({"ready": True})
     buf = b""

@@ -1,0 +1,1204 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Connection manager: the iw_cm provider.
+ *
+ * Every socket lives in the network namespace of the device's netdev,
+ * whichever task or worker called in. Listening sockets are shared by all
+ * xiw devices of one namespace that listen on the same address and port
+ * (a wildcard rdma_cm listen asks every device), and each accepted
+ * connection goes to the device that owns its local address.
+ *
+ * A connection endpoint (cep) runs the MPA handshake in process context:
+ * socket callbacks only record what happened and queue the cep's work.
+ * Once the handshake is done the socket's data-ready callback feeds the
+ * QP's receive engine directly.
+ */
+#include <linux/inetdevice.h>
+#include <linux/module.h>
+#include <linux/net.h>
+#include <linux/slab.h>
+#include <linux/tcp.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+#include <rdma/iw_cm.h>
+
+#include "cm.h"
+#include "mpa.h"
+#include "obj.h"
+
+enum xiw_crc_policy { XIW_CRC_OFF, XIW_CRC_PREFERRED, XIW_CRC_REQUIRED };
+
+static const char * const xiw_crc_policy_names[] = {
+	[XIW_CRC_OFF] = "off",
+	[XIW_CRC_PREFERRED] = "preferred",
+	[XIW_CRC_REQUIRED] = "required",
+};
+
+static int crc_policy = XIW_CRC_PREFERRED;
+
+static int xiw_crc_policy_set(const char *val, const struct kernel_param *kp)
+{
+	int i = sysfs_match_string(xiw_crc_policy_names, val);
+
+	if (i < 0)
+		return -EINVAL;	/* nothing changes */
+	WRITE_ONCE(crc_policy, i);
+	return 0;
+}
+
+static int xiw_crc_policy_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", xiw_crc_policy_names[READ_ONCE(crc_policy)]);
+}
+
+static const struct kernel_param_ops xiw_crc_policy_ops = {
+	.set = xiw_crc_policy_set,
+	.get = xiw_crc_policy_get,
+};
+
+module_param_cb(crc_policy, &xiw_crc_policy_ops, NULL, 0644);
+MODULE_PARM_DESC(crc_policy,
+		 "MPA CRC32c, used when either side asks: required (ask as initiator and responder), preferred (ask as initiator; default) or off (never ask)");
+
+static uint mpa_rev = 2;
+
+static int xiw_mpa_rev_set(const char *val, const struct kernel_param *kp)
+{
+	uint rev;
+
+	if (kstrtouint(val, 0, &rev) || rev < XIW_MPA_REV_MIN ||
+	    rev > XIW_MPA_REV_MAX)
+		return -EINVAL;	/* nothing changes */
+	WRITE_ONCE(mpa_rev, rev);
+	return 0;
+}
+
+static const struct kernel_param_ops xiw_mpa_rev_ops = {
+	.set = xiw_mpa_rev_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(mpa_rev, &xiw_mpa_rev_ops, &mpa_rev, 0644);
+MODULE_PARM_DESC(mpa_rev, "MPA revision offered when connecting: 1 or 2 (RFC 6581)");
+
+static uint mpa_timeout_ms = 10000;
+module_param(mpa_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(mpa_timeout_ms, "Limit for each step of connection setup and teardown, in ms");
+
+static enum xiw_crc_policy xiw_crc_policy(void)
+{
+	return READ_ONCE(crc_policy);
+}
+
+static struct workqueue_struct *xiw_cm_wq;
+
+enum xiw_cep_state {
+	XIW_CEP_CONNECTING,	/* active: TCP connect, MPA Request */
+	XIW_CEP_AWAIT_REPLY,	/* active: waiting for the MPA Reply */
+	XIW_CEP_AWAIT_REQUEST,	/* passive: reading the MPA Request */
+	XIW_CEP_AWAIT_ACCEPT,	/* passive: request handed to the ULP */
+	XIW_CEP_RTS,		/* connected */
+	XIW_CEP_CLOSING,	/* our FIN is out */
+	XIW_CEP_CLOSED,
+};
+
+/* Events recorded by socket callbacks and verbs for the cep's work. */
+enum {
+	XIW_CEP_EV_CONNECT,
+	XIW_CEP_EV_DATA,
+	XIW_CEP_EV_STATE,
+	XIW_CEP_EV_TIMEOUT,
+	XIW_CEP_EV_ABORT,
+	XIW_CEP_EV_SHUTDOWN,
+};
+
+/**
+ * struct xiw_cep - one connection endpoint
+ * @ref: references: creator, queued work, QP, iw_cm (as provider_data)
+ * @lock: serialises the handshake and teardown; protects the fields below
+ * @state: handshake/teardown state
+ * @active: this end connected (initiator)
+ * @xdev: the device
+ * @sock: the TCP socket
+ * @cm_id: the connection's iw_cm id (referenced)
+ * @listen_id: passive: the listening iw_cm id the request goes to
+ * @qp: the QP bound by connect/accept (referenced)
+ * @work: runs the handshake steps and teardown
+ * @timer: bounds each handshake step and the graceful close
+ * @events: XIW_CEP_EV_* bits
+ * @got: octets of the MPA frame in @buf so far
+ * @hdr: the received MPA header
+ * @v2: received RFC 6581 data
+ * @ird: our IRD (negotiated once connected)
+ * @ord: our ORD (negotiated once connected)
+ * @crc: CRC32c in use
+ * @rdma_mode: socket callbacks feed the QP, not the handshake
+ * @pd_len: active: length of the private data in @buf to send
+ * @buf: MPA frame being sent or received
+ * @saved_data_ready: the socket's callback before xiw took over
+ * @saved_state_change: likewise
+ * @saved_write_space: likewise
+ */
+struct xiw_cep {
+	struct kref ref;
+	struct mutex lock;	/* handshake and teardown state */
+	enum xiw_cep_state state;
+	bool active;
+	struct xiw_device *xdev;
+	struct socket *sock;
+	struct iw_cm_id *cm_id;
+	struct iw_cm_id *listen_id;
+	struct xiw_qp *qp;
+	struct work_struct work;
+	struct delayed_work timer;
+	unsigned long events;
+	u16 got;
+	struct xiw_mpa_hdr hdr;
+	struct xiw_mpa_v2 v2;
+	u16 ird;
+	u16 ord;
+	bool crc;
+	bool rdma_mode;
+	u16 pd_len;
+	u8 buf[XIW_MPA_HDR_LEN + XIW_MPA_PD_MAX];
+	void (*saved_data_ready)(struct sock *sk);
+	void (*saved_state_change)(struct sock *sk);
+	void (*saved_write_space)(struct sock *sk);
+};
+
+/**
+ * struct xiw_listener - a listening socket shared within a namespace
+ * @node: on xiw_listeners
+ * @net: the namespace
+ * @addr: bound address and port
+ * @sock: the socket
+ * @ids: struct xiw_listen_id of every iw_cm listen using it
+ * @work: accepts connections
+ * @saved_data_ready: the socket's callback before xiw took over
+ */
+struct xiw_listener {
+	struct list_head node;
+	struct net *net;
+	struct sockaddr_storage addr;
+	struct socket *sock;
+	struct list_head ids;
+	struct work_struct work;
+	void (*saved_data_ready)(struct sock *sk);
+};
+
+/**
+ * struct xiw_listen_id - one iw_cm listen on a shared listener
+ * @node: on the listener's ids
+ * @cm_id: the listening iw_cm id (referenced)
+ * @lis: the listener
+ * @home: the listen was made from the device's own namespace. rdma_cm
+ *	  turns a wildcard listen into a listen on every device, whatever its
+ *	  namespace, so listens from two namespaces can meet on one device:
+ *	  the one at home gets the connections.
+ */
+struct xiw_listen_id {
+	struct list_head node;
+	struct iw_cm_id *cm_id;
+	struct xiw_listener *lis;
+	bool home;
+};
+
+/* Listeners and their ids; taken in process context only. */
+static LIST_HEAD(xiw_listeners);
+static DEFINE_MUTEX(xiw_listen_lock);
+
+static void xiw_cep_free(struct kref *ref)
+{
+	struct xiw_cep *cep = container_of(ref, struct xiw_cep, ref);
+
+	WARN_ON_ONCE(cep->sock || cep->cm_id || cep->qp);
+	kfree(cep);
+}
+
+/**
+ * xiw_cep_get() - take a reference on a connection endpoint
+ * @cep: the endpoint
+ */
+void xiw_cep_get(struct xiw_cep *cep)
+{
+	kref_get(&cep->ref);
+}
+
+/**
+ * xiw_cep_put() - drop a reference on a connection endpoint
+ * @cep: the endpoint
+ */
+void xiw_cep_put(struct xiw_cep *cep)
+{
+	kref_put(&cep->ref, xiw_cep_free);
+}
+
+static void xiw_cep_event(struct xiw_cep *cep, int bit)
+{
+	set_bit(bit, &cep->events);
+	kref_get(&cep->ref);
+	if (!queue_work(xiw_cm_wq, &cep->work))
+		xiw_cep_put(cep);
+}
+
+static void xiw_cep_timer_fn(struct work_struct *w)
+{
+	struct xiw_cep *cep = container_of(to_delayed_work(w), struct xiw_cep,
+					   timer);
+
+	xiw_cep_event(cep, XIW_CEP_EV_TIMEOUT);
+	xiw_cep_put(cep);	/* the timer's reference */
+}
+
+static void xiw_cep_arm(struct xiw_cep *cep)
+{
+	kref_get(&cep->ref);
+	if (!mod_delayed_work(xiw_cm_wq, &cep->timer,
+			      msecs_to_jiffies(max(READ_ONCE(mpa_timeout_ms), 100U))))
+		return;
+	xiw_cep_put(cep);	/* was already pending: keep one reference */
+}
+
+static void xiw_cep_disarm(struct xiw_cep *cep)
+{
+	if (cancel_delayed_work(&cep->timer))
+		xiw_cep_put(cep);
+}
+
+static void xiw_cep_work(struct work_struct *w);
+
+static struct xiw_cep *xiw_cep_alloc(struct xiw_device *xdev, bool active)
+{
+	struct xiw_cep *cep = kzalloc(sizeof(*cep), GFP_KERNEL);
+
+	if (!cep)
+		return NULL;
+	kref_init(&cep->ref);
+	mutex_init(&cep->lock);
+	INIT_WORK(&cep->work, xiw_cep_work);
+	INIT_DELAYED_WORK(&cep->timer, xiw_cep_timer_fn);
+	cep->xdev = xdev;
+	cep->active = active;
+	return cep;
+}
+
+/* -- socket callbacks (softirq or process context) ---------------------- */
+
+static void xiw_sk_data_ready(struct sock *sk)
+{
+	struct xiw_cep *cep;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	cep = sk->sk_user_data;
+	if (cep) {
+		if (cep->rdma_mode)
+			xiw_rx_data_ready(cep->qp);
+		else
+			xiw_cep_event(cep, XIW_CEP_EV_DATA);
+	}
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void xiw_sk_state_change(struct sock *sk)
+{
+	struct xiw_cep *cep;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	cep = sk->sk_user_data;
+	if (cep) {
+		xiw_cep_event(cep, XIW_CEP_EV_STATE);
+		cep->saved_state_change(sk);	/* wakes blocked senders */
+	}
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void xiw_sk_write_space(struct sock *sk)
+{
+	struct xiw_cep *cep;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	cep = sk->sk_user_data;
+	if (cep) {
+		if (cep->rdma_mode && sk_stream_is_writeable(sk))
+			xiw_tx_kick(cep->qp);
+		cep->saved_write_space(sk);
+	}
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void xiw_cep_attach(struct xiw_cep *cep)
+{
+	struct sock *sk = cep->sock->sk;
+
+	kref_get(&cep->ref);	/* for sk_user_data */
+	write_lock_bh(&sk->sk_callback_lock);
+	cep->saved_data_ready = sk->sk_data_ready;
+	cep->saved_state_change = sk->sk_state_change;
+	cep->saved_write_space = sk->sk_write_space;
+	sk->sk_user_data = cep;
+	sk->sk_data_ready = xiw_sk_data_ready;
+	sk->sk_state_change = xiw_sk_state_change;
+	sk->sk_write_space = xiw_sk_write_space;
+	write_unlock_bh(&sk->sk_callback_lock);
+}
+
+/* The caller holds another reference on @cep. */
+static void xiw_cep_detach(struct xiw_cep *cep)
+{
+	struct sock *sk = cep->sock->sk;
+	bool was = false;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	if (sk->sk_user_data == cep) {
+		sk->sk_user_data = NULL;
+		sk->sk_data_ready = cep->saved_data_ready;
+		sk->sk_state_change = cep->saved_state_change;
+		sk->sk_write_space = cep->saved_write_space;
+		was = true;
+	}
+	cep->rdma_mode = false;
+	write_unlock_bh(&sk->sk_callback_lock);
+	if (was)
+		xiw_cep_put(cep);
+}
+
+/* Close the socket: abortively (RST) or after a FIN already sent. */
+static void xiw_cep_release_sock(struct xiw_cep *cep, bool abort)
+{
+	if (!cep->sock)
+		return;
+	xiw_cep_detach(cep);
+	if (abort)
+		sock_no_linger(cep->sock->sk);
+	else
+		kernel_sock_shutdown(cep->sock, SHUT_RDWR);
+	sock_release(cep->sock);
+	cep->sock = NULL;
+}
+
+/* -- events to iw_cm ------------------------------------------------------ */
+
+static void xiw_cep_addrs(struct xiw_cep *cep, struct iw_cm_event *ev)
+{
+	if (!cep->sock)
+		return;
+	kernel_getsockname(cep->sock, (struct sockaddr *)&ev->local_addr);
+	kernel_getpeername(cep->sock, (struct sockaddr *)&ev->remote_addr);
+}
+
+static void xiw_cep_deliver(struct xiw_cep *cep, struct iw_cm_id *id,
+			    enum iw_cm_event_type type, int status,
+			    const void *pd, u8 pd_len)
+{
+	/*
+	 * The peer's IRD and ORD as it sent them: rdma_cm hands them to the
+	 * ULP as initiator_depth (what our ORD may reach) and
+	 * responder_resources (what our IRD must cover).
+	 */
+	struct iw_cm_event ev = {
+		.event = type,
+		.status = status,
+		.private_data = (void *)pd,
+		.private_data_len = pd_len,
+		.ird = min_t(u16, cep->v2.ird, U8_MAX),
+		.ord = min_t(u16, cep->v2.ord, U8_MAX),
+	};
+
+	if (type == IW_CM_EVENT_CONNECT_REQUEST)
+		ev.provider_data = cep;
+	xiw_cep_addrs(cep, &ev);
+	id->event_handler(id, &ev);
+}
+
+/* Drop the connection's iw_cm id after its last event. */
+static void xiw_cep_drop_id(struct xiw_cep *cep)
+{
+	if (cep->cm_id) {
+		cep->cm_id->provider_data = NULL;
+		cep->cm_id->rem_ref(cep->cm_id);
+		cep->cm_id = NULL;
+	}
+	if (cep->listen_id) {
+		cep->listen_id->rem_ref(cep->listen_id);
+		cep->listen_id = NULL;
+	}
+}
+
+/*
+ * The connection is over. The QP stops first (its transmit engine is
+ * waited out, so nothing sends on the socket any more), then the socket
+ * goes, then the QP reference. Exactly one final event reaches iw_cm: a
+ * failed CONNECT_REPLY if the active side never got that far, CLOSE
+ * otherwise.
+ */
+static void xiw_cep_finish(struct xiw_cep *cep, int status, bool abort)
+{
+	enum xiw_cep_state was = cep->state;
+	struct xiw_qp *qp = cep->qp;
+
+	if (was == XIW_CEP_CLOSED)
+		return;
+	cep->state = XIW_CEP_CLOSED;
+	xiw_cep_disarm(cep);
+	if (qp)
+		xiw_qp_to_error(qp);
+	xiw_cep_release_sock(cep, abort);
+	if (qp) {
+		cep->qp = NULL;
+		xiw_qp_put(qp);
+	}
+
+	if (cep->cm_id) {
+		if (was == XIW_CEP_CONNECTING || was == XIW_CEP_AWAIT_REPLY)
+			xiw_cep_deliver(cep, cep->cm_id,
+					IW_CM_EVENT_CONNECT_REPLY,
+					status ?: -ECONNRESET, NULL, 0);
+		else if (was == XIW_CEP_RTS || was == XIW_CEP_CLOSING)
+			xiw_cep_deliver(cep, cep->cm_id, IW_CM_EVENT_CLOSE,
+					status, NULL, 0);
+	}
+	xiw_cep_drop_id(cep);
+}
+
+/* -- MPA frames ----------------------------------------------------------- */
+
+/*
+ * Send an MPA frame: header, RFC 6581 data when rev 2, then @pd.
+ */
+static int xiw_cep_send_mpa(struct xiw_cep *cep, struct xiw_mpa_hdr *hdr,
+			    const struct xiw_mpa_v2 *v2, const void *pd,
+			    u16 pd_len)
+{
+	u8 frame[XIW_MPA_HDR_LEN + sizeof(struct xiw_mpa_v2_data)];
+	size_t len = XIW_MPA_HDR_LEN;
+	struct kvec vec[2];
+	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+	int n;
+
+	hdr->pd_len = pd_len;
+	if (hdr->rev == 2) {
+		hdr->pd_len += sizeof(struct xiw_mpa_v2_data);
+		xiw_mpa_v2_encode(v2, (struct xiw_mpa_v2_data *)(frame + len));
+		len += sizeof(struct xiw_mpa_v2_data);
+	}
+	xiw_mpa_hdr_build(hdr, frame);
+	vec[0].iov_base = frame;
+	vec[0].iov_len = len;
+	vec[1].iov_base = (void *)pd;
+	vec[1].iov_len = pd_len;
+	n = kernel_sendmsg(cep->sock, &msg, vec, pd_len ? 2 : 1, len + pd_len);
+	if (n < 0)
+		return n;
+	return n == len + pd_len ? 0 : -EIO;
+}
+
+/*
+ * Read the rest of an MPA frame without consuming a byte beyond it (FPDUs
+ * may follow a Reply in the same segment). Return: 1 when complete, 0 when
+ * more is needed, or a negative error for a malformed frame.
+ */
+static int xiw_cep_read_mpa(struct xiw_cep *cep, enum xiw_mpa_frame_kind kind)
+{
+	struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
+	struct kvec vec;
+	size_t need;
+	int n, err;
+
+	for (;;) {
+		need = cep->got < XIW_MPA_HDR_LEN ? XIW_MPA_HDR_LEN :
+		       XIW_MPA_HDR_LEN + cep->hdr.pd_len;
+		if (cep->got == need && cep->got >= XIW_MPA_HDR_LEN)
+			return 1;
+		vec.iov_base = cep->buf + cep->got;
+		vec.iov_len = need - cep->got;
+		n = kernel_recvmsg(cep->sock, &msg, &vec, 1, vec.iov_len,
+				   MSG_DONTWAIT);
+		if (n == -EAGAIN)
+			return 0;
+		if (n <= 0)
+			return n ?: -ECONNRESET;
+		cep->got += n;
+		if (cep->got == XIW_MPA_HDR_LEN) {
+			err = xiw_mpa_hdr_parse(cep->buf, cep->got, kind,
+						&cep->hdr);
+			if (err)
+				return err;
+		}
+	}
+}
+
+/* Split received private data into RFC 6581 data and the ULP's part. */
+static int xiw_cep_take_v2(struct xiw_cep *cep, u8 **pd, u8 *pd_len)
+{
+	u8 *p = cep->buf + XIW_MPA_HDR_LEN;
+	u16 len = cep->hdr.pd_len;
+
+	if (cep->hdr.rev == 2) {
+		if (len < sizeof(struct xiw_mpa_v2_data))
+			return -EPROTO;
+		xiw_mpa_v2_decode((struct xiw_mpa_v2_data *)p, &cep->v2);
+		p += sizeof(struct xiw_mpa_v2_data);
+		len -= sizeof(struct xiw_mpa_v2_data);
+	} else {
+		cep->v2 = (struct xiw_mpa_v2){ .ird = XIW_MAX_IRD,
+					       .ord = XIW_MAX_ORD };
+	}
+	*pd = p;
+	*pd_len = min_t(u16, len, U8_MAX);
+	return 0;
+}
+
+/* Switch the socket to feeding the QP and start it. */
+static int xiw_cep_go_rdma(struct xiw_cep *cep)
+{
+	struct sock *sk = cep->sock->sk;
+	int err;
+
+	err = xiw_qp_start(cep->qp, cep->sock, cep->crc, cep->ord, cep->ird);
+	if (err)
+		return err;
+	pr_debug("xiw: %s: connected, crc %d ord %u ird %u mulpdu %u\n",
+		 dev_name(&cep->xdev->ibdev.dev), cep->crc, cep->ord, cep->ird,
+		 cep->qp->mulpdu);
+	write_lock_bh(&sk->sk_callback_lock);
+	cep->rdma_mode = true;
+	write_unlock_bh(&sk->sk_callback_lock);
+	cep->state = XIW_CEP_RTS;
+	return 0;
+}
+
+/* Octets already queued behind the MPA frame reach the receive engine. */
+static void xiw_cep_poke_rx(struct xiw_cep *cep)
+{
+	struct sock *sk = cep->sock->sk;
+
+	lock_sock(sk);
+	sk->sk_data_ready(sk);
+	release_sock(sk);
+}
+
+/* -- passive side ---------------------------------------------------------- */
+
+static void xiw_cep_got_request(struct xiw_cep *cep)
+{
+	u8 *pd, pd_len;
+	int err;
+
+	err = xiw_cep_read_mpa(cep, XIW_MPA_REQUEST);
+	if (err == 0)
+		return;
+	if (err < 0 || xiw_cep_take_v2(cep, &pd, &pd_len)) {
+		pr_info_ratelimited("xiw: %s: bad MPA Request (%d), closing\n",
+				    dev_name(&cep->xdev->ibdev.dev), err);
+		xiw_cep_finish(cep, -EPROTO, true);
+		return;
+	}
+	cep->state = XIW_CEP_AWAIT_ACCEPT;
+	xiw_cep_disarm(cep);
+	kref_get(&cep->ref);	/* iw_cm's, until accept or reject */
+	xiw_cep_deliver(cep, cep->listen_id, IW_CM_EVENT_CONNECT_REQUEST, 0,
+			pd, pd_len);
+	/* The request is delivered: the listen may go away now. */
+	cep->listen_id->rem_ref(cep->listen_id);
+	cep->listen_id = NULL;
+}
+
+static struct xiw_listen_id *xiw_pick_listener(struct xiw_listener *lis,
+					       struct socket *sock)
+{
+	struct sockaddr_storage local;
+	struct xiw_listen_id *lid, *wild = NULL, *only = NULL;
+	struct net_device *owner = NULL;
+	int n = 0;
+
+	/* Of equal candidates, the listen made at home wins (see @home). */
+
+	if (kernel_getsockname(sock, (struct sockaddr *)&local) < 0)
+		return NULL;
+	rcu_read_lock();
+	if (local.ss_family == AF_INET)
+		owner = __ip_dev_find(lis->net,
+				      ((struct sockaddr_in *)&local)->sin_addr.s_addr,
+				      false);
+	rcu_read_unlock();	/* @owner is only compared, never used */
+
+	list_for_each_entry(lid, &lis->ids, node) {
+		struct xiw_device *xdev = to_xiw_dev(lid->cm_id->device);
+
+		n++;
+		if (!only || lid->home)
+			only = lid;
+		if (owner && xdev->netdev == owner && (!wild || lid->home))
+			wild = lid;
+	}
+	if (wild)
+		return wild;
+	/*
+	 * Loopback traffic to an address of another netdev arrives on lo:
+	 * with a single candidate there is nothing to choose.
+	 */
+	return n == 1 || (only && only->home) ? only : NULL;
+}
+
+static void xiw_listener_work(struct work_struct *w)
+{
+	struct xiw_listener *lis = container_of(w, struct xiw_listener, work);
+	struct xiw_listen_id *lid;
+	struct socket *sock;
+	struct xiw_cep *cep;
+
+	mutex_lock(&xiw_listen_lock);
+	while (lis->sock && kernel_accept(lis->sock, &sock, O_NONBLOCK) == 0) {
+		lid = xiw_pick_listener(lis, sock);
+		cep = lid ? xiw_cep_alloc(to_xiw_dev(lid->cm_id->device), false) :
+			    NULL;
+		if (!cep) {
+			sock_release(sock);
+			continue;
+		}
+		tcp_sock_set_nodelay(sock->sk);
+		sock->sk->sk_sndtimeo = msecs_to_jiffies(mpa_timeout_ms);
+		cep->sock = sock;
+		cep->listen_id = lid->cm_id;
+		lid->cm_id->add_ref(lid->cm_id);
+		cep->state = XIW_CEP_AWAIT_REQUEST;
+		mutex_lock(&cep->lock);
+		xiw_cep_attach(cep);
+		xiw_cep_arm(cep);
+		mutex_unlock(&cep->lock);
+		xiw_cep_event(cep, XIW_CEP_EV_DATA);
+		xiw_cep_put(cep);	/* creator's: the socket holds one */
+	}
+	mutex_unlock(&xiw_listen_lock);
+}
+
+static void xiw_listen_data_ready(struct sock *sk)
+{
+	struct xiw_listener *lis;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	lis = sk->sk_user_data;
+	if (lis)
+		queue_work(xiw_cm_wq, &lis->work);
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+static bool xiw_same_addr(const struct sockaddr_storage *a,
+			  const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET) {
+		const struct sockaddr_in *x = (const void *)a, *y = (const void *)b;
+
+		return x->sin_port == y->sin_port &&
+		       x->sin_addr.s_addr == y->sin_addr.s_addr;
+	}
+	if (a->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *x = (const void *)a, *y = (const void *)b;
+
+		return x->sin6_port == y->sin6_port &&
+		       ipv6_addr_equal(&x->sin6_addr, &y->sin6_addr);
+	}
+	return false;
+}
+
+static struct xiw_listener *xiw_listener_new(struct net *net,
+					     struct sockaddr_storage *addr,
+					     int backlog)
+{
+	struct xiw_listener *lis;
+	struct socket *sock;
+	int err;
+
+	lis = kzalloc(sizeof(*lis), GFP_KERNEL);
+	if (!lis)
+		return ERR_PTR(-ENOMEM);
+	err = sock_create_kern(net, addr->ss_family, SOCK_STREAM, IPPROTO_TCP,
+			       &sock);
+	if (err)
+		goto fail;
+	sock_set_reuseaddr(sock->sk);
+	err = kernel_bind(sock, (struct sockaddr *)addr,
+			  addr->ss_family == AF_INET ?
+			  sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6));
+	if (!err)
+		err = kernel_listen(sock, backlog);
+	if (err) {
+		sock_release(sock);
+		goto fail;
+	}
+	lis->net = net;
+	lis->addr = *addr;
+	lis->sock = sock;
+	INIT_LIST_HEAD(&lis->ids);
+	INIT_WORK(&lis->work, xiw_listener_work);
+	write_lock_bh(&sock->sk->sk_callback_lock);
+	lis->saved_data_ready = sock->sk->sk_data_ready;
+	sock->sk->sk_user_data = lis;
+	sock->sk->sk_data_ready = xiw_listen_data_ready;
+	write_unlock_bh(&sock->sk->sk_callback_lock);
+	list_add(&lis->node, &xiw_listeners);
+	return lis;
+fail:
+	kfree(lis);
+	return ERR_PTR(err);
+}
+
+/**
+ * xiw_create_listen() - listen for MPA connections on the id's address
+ * @id: the listening iw_cm id
+ * @backlog: TCP backlog
+ *
+ * Return: 0 or a socket error (e.g. -EADDRINUSE from a non-xiw listener).
+ */
+int xiw_create_listen(struct iw_cm_id *id, int backlog)
+{
+	struct xiw_device *xdev = to_xiw_dev(id->device);
+	struct net *net = dev_net(xdev->netdev);
+	struct xiw_listener *lis = NULL, *l;
+	struct xiw_listen_id *lid;
+
+	lid = kzalloc(sizeof(*lid), GFP_KERNEL);
+	if (!lid)
+		return -ENOMEM;
+
+	mutex_lock(&xiw_listen_lock);
+	list_for_each_entry(l, &xiw_listeners, node)
+		if (net_eq(l->net, net) && xiw_same_addr(&l->addr, &id->local_addr))
+			lis = l;
+	if (!lis) {
+		lis = xiw_listener_new(net, &id->local_addr, backlog);
+		if (IS_ERR(lis)) {
+			mutex_unlock(&xiw_listen_lock);
+			kfree(lid);
+			return PTR_ERR(lis);
+		}
+	}
+	lid->cm_id = id;
+	lid->lis = lis;
+	lid->home = net_eq(current->nsproxy ? current->nsproxy->net_ns :
+			   &init_net, net);
+	list_add_tail(&lid->node, &lis->ids);
+	id->provider_data = lid;
+	id->add_ref(id);
+	mutex_unlock(&xiw_listen_lock);
+	return 0;
+}
+
+/**
+ * xiw_destroy_listen() - stop listening; the socket closes with its last id
+ * @id: the listening iw_cm id
+ *
+ * Return: 0.
+ */
+int xiw_destroy_listen(struct iw_cm_id *id)
+{
+	struct xiw_listen_id *lid = id->provider_data;
+	struct xiw_listener *lis;
+	struct socket *sock = NULL;
+
+	if (!lid)
+		return 0;
+	mutex_lock(&xiw_listen_lock);
+	lis = lid->lis;
+	list_del(&lid->node);
+	if (list_empty(&lis->ids)) {
+		list_del(&lis->node);
+		sock = lis->sock;
+		write_lock_bh(&sock->sk->sk_callback_lock);
+		sock->sk->sk_user_data = NULL;
+		sock->sk->sk_data_ready = lis->saved_data_ready;
+		write_unlock_bh(&sock->sk->sk_callback_lock);
+		lis->sock = NULL;
+	}
+	mutex_unlock(&xiw_listen_lock);
+
+	if (sock) {
+		cancel_work_sync(&lis->work);
+		sock_release(sock);
+		kfree(lis);
+	}
+	id->provider_data = NULL;
+	id->rem_ref(id);
+	kfree(lid);
+	return 0;
+}
+
+/*
+ * The responder's C bit: CRC is used when either side asks, and a
+ * responder asks only under the "required" policy.
+ */
+static bool xiw_crc_reply(bool initiator_asked)
+{
+	return initiator_asked || xiw_crc_policy() == XIW_CRC_REQUIRED;
+}
+
+/**
+ * xiw_accept() - accept a connection request: MPA Reply, QP to RTS
+ * @id: the connection's iw_cm id; provider_data is the cep
+ * @param: QP number, IRD/ORD, private data
+ *
+ * Return: 0, -EINVAL (no such QP or request), -ECONNRESET (peer gone),
+ * or a socket error.
+ */
+int xiw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
+{
+	struct xiw_cep *cep = id->provider_data;
+	struct xiw_mpa_hdr rep = {};
+	struct xiw_mpa_v2 v2 = {};
+	struct xiw_qp *qp;
+	int err;
+
+	if (!cep || param->private_data_len > XIW_MPA_PD_MAX - sizeof(v2))
+		return -EINVAL;
+	qp = xiw_qp_lookup(to_xiw_dev(id->device), param->qpn);
+	if (!qp)
+		return -EINVAL;
+
+	mutex_lock(&cep->lock);
+	if (cep->state != XIW_CEP_AWAIT_ACCEPT) {
+		err = -ECONNRESET;
+		goto out_put;
+	}
+	if (cep->hdr.markers || cep->v2.p2p) {
+		/* Not yet implemented: refuse rather than mis-frame. */
+		err = -EOPNOTSUPP;
+		goto out_put;
+	}
+	cep->crc = xiw_crc_reply(cep->hdr.crc);
+	xiw_mpa_v2_respond(&cep->v2, min_t(u32, param->ird, XIW_MAX_IRD),
+			   min_t(u32, param->ord, XIW_MAX_ORD), &v2);
+	if (v2.ird != XIW_MPA_V2_NO_NEGOTIATE)
+		cep->ird = v2.ird;
+	else
+		cep->ird = min_t(u32, param->ird, XIW_MAX_IRD);
+	if (v2.ord != XIW_MPA_V2_NO_NEGOTIATE)
+		cep->ord = v2.ord;
+	else
+		cep->ord = min_t(u32, param->ord, XIW_MAX_ORD);
+
+	cep->cm_id = id;
+	id->add_ref(id);
+	cep->qp = qp;		/* takes the lookup's reference */
+	qp = NULL;
+	kref_get(&cep->ref);
+	spin_lock_bh(&cep->qp->lock);
+	cep->qp->cep = cep;
+	spin_unlock_bh(&cep->qp->lock);
+
+	err = xiw_cep_go_rdma(cep);
+	if (!err) {
+		rep.kind = XIW_MPA_REPLY;
+		rep.crc = cep->crc;
+		rep.rev = cep->hdr.rev;
+		err = xiw_cep_send_mpa(cep, &rep, &v2, param->private_data,
+				       param->private_data_len);
+	}
+	if (err) {
+		cep->state = XIW_CEP_AWAIT_ACCEPT;	/* no CLOSE for iw_cm */
+		xiw_cep_drop_id(cep);
+		xiw_cep_finish(cep, err, true);
+		mutex_unlock(&cep->lock);
+		xiw_cep_put(cep);	/* iw_cm's */
+		return err;
+	}
+	xiw_cep_deliver(cep, id, IW_CM_EVENT_ESTABLISHED, 0, NULL, 0);
+	xiw_tx_kick(cep->qp);
+	xiw_cep_poke_rx(cep);
+	mutex_unlock(&cep->lock);
+	xiw_cep_put(cep);	/* iw_cm's reference ends with accept */
+	return 0;
+
+out_put:
+	mutex_unlock(&cep->lock);
+	xiw_qp_put(qp);
+	return err;
+}
+
+/**
+ * xiw_reject() - refuse a connection request with an MPA Reply carrying R
+ * @id: the connection's iw_cm id; provider_data is the cep
+ * @pdata: private data for the peer
+ * @len: its length
+ *
+ * Return: 0, or -EINVAL without a pending request.
+ */
+int xiw_reject(struct iw_cm_id *id, const void *pdata, u8 len)
+{
+	struct xiw_cep *cep = id->provider_data;
+	struct xiw_mpa_hdr rep = {};
+	struct xiw_mpa_v2 v2 = {};
+
+	if (!cep)
+		return -EINVAL;
+	mutex_lock(&cep->lock);
+	if (cep->state == XIW_CEP_AWAIT_ACCEPT && cep->sock) {
+		rep.kind = XIW_MPA_REPLY;
+		rep.reject = true;
+		rep.rev = cep->hdr.rev;
+		xiw_mpa_v2_respond(&cep->v2, 0, 0, &v2);
+		xiw_cep_send_mpa(cep, &rep, &v2, pdata, len);
+	}
+	id->provider_data = NULL;
+	xiw_cep_finish(cep, -ECONNREFUSED, false);
+	mutex_unlock(&cep->lock);
+	xiw_cep_put(cep);	/* iw_cm's */
+	return 0;
+}
+
+/* -- active side ------------------------------------------------------------ */
+
+static int xiw_cep_do_connect(struct xiw_cep *cep)
+{
+	struct iw_cm_id *id = cep->cm_id;
+	struct net *net = dev_net(cep->xdev->netdev);
+	struct xiw_mpa_hdr req = {};
+	struct sockaddr_storage local = id->local_addr;
+	int alen = id->remote_addr.ss_family == AF_INET ?
+		   sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
+	int err;
+
+	err = sock_create_kern(net, id->remote_addr.ss_family, SOCK_STREAM,
+			       IPPROTO_TCP, &cep->sock);
+	if (err) {
+		cep->sock = NULL;
+		return err;
+	}
+	tcp_sock_set_nodelay(cep->sock->sk);
+	cep->sock->sk->sk_sndtimeo = msecs_to_jiffies(mpa_timeout_ms);
+	if (local.ss_family == AF_INET)
+		((struct sockaddr_in *)&local)->sin_port = 0;
+	else
+		((struct sockaddr_in6 *)&local)->sin6_port = 0;
+	err = kernel_bind(cep->sock, (struct sockaddr *)&local, alen);
+	if (err)
+		return err;
+	err = kernel_connect(cep->sock, (struct sockaddr *)&id->remote_addr,
+			     alen, 0);
+	if (err)
+		return err == -EINPROGRESS || err == -EAGAIN ? -ETIMEDOUT : err;
+
+	xiw_cep_attach(cep);
+	req.kind = XIW_MPA_REQUEST;
+	req.rev = READ_ONCE(mpa_rev);
+	req.crc = xiw_crc_policy() != XIW_CRC_OFF;
+	cep->crc = req.crc;
+	cep->v2 = (struct xiw_mpa_v2){ .ird = cep->ird, .ord = cep->ord };
+	cep->state = XIW_CEP_AWAIT_REPLY;
+	xiw_cep_arm(cep);
+	err = xiw_cep_send_mpa(cep, &req, &cep->v2, cep->buf, cep->pd_len);
+	cep->hdr.rev = req.rev;
+	cep->got = 0;
+	return err;
+}
+
+static void xiw_cep_got_reply(struct xiw_cep *cep)
+{
+	u8 *pd, pd_len;
+	u8 rev = cep->hdr.rev;
+	int err;
+
+	err = xiw_cep_read_mpa(cep, XIW_MPA_REPLY);
+	if (err == 0)
+		return;
+	if (err > 0)
+		err = cep->hdr.rev != rev ? -EPROTO :
+		      xiw_cep_take_v2(cep, &pd, &pd_len);
+	if (err < 0) {
+		pr_info_ratelimited("xiw: %s: bad MPA Reply (%d)\n",
+				    dev_name(&cep->xdev->ibdev.dev), err);
+		xiw_cep_finish(cep, -ECONNRESET, true);
+		return;
+	}
+	xiw_cep_disarm(cep);
+	if (cep->hdr.reject) {
+		xiw_cep_deliver(cep, cep->cm_id, IW_CM_EVENT_CONNECT_REPLY,
+				-ECONNREFUSED, pd, pd_len);
+		xiw_cep_drop_id(cep);
+		xiw_cep_finish(cep, 0, false);
+		return;
+	}
+	if (cep->hdr.markers || cep->v2.p2p) {
+		pr_info_ratelimited("xiw: %s: peer's MPA Reply asks for markers %d / p2p %d: not supported\n",
+				    dev_name(&cep->xdev->ibdev.dev),
+				    cep->hdr.markers, cep->v2.p2p);
+		xiw_cep_finish(cep, -ECONNREFUSED, true);
+		return;
+	}
+	/* CRC is used when either side asked for it. */
+	cep->crc = cep->crc || cep->hdr.crc;
+	if (cep->v2.ird != XIW_MPA_V2_NO_NEGOTIATE)
+		cep->ord = min(cep->ord, cep->v2.ird);
+	if (cep->v2.ord != XIW_MPA_V2_NO_NEGOTIATE)
+		cep->ird = max(cep->ird, min_t(u16, cep->v2.ord, XIW_MAX_IRD));
+	err = xiw_cep_go_rdma(cep);
+	if (err) {
+		xiw_cep_finish(cep, err, true);
+		return;
+	}
+	xiw_cep_deliver(cep, cep->cm_id, IW_CM_EVENT_CONNECT_REPLY, 0, pd,
+			pd_len);
+	xiw_tx_kick(cep->qp);
+	xiw_cep_poke_rx(cep);
+}
+
+/**
+ * xiw_connect() - start an active connection; the outcome arrives as an
+ *	IW_CM_EVENT_CONNECT_REPLY
+ * @id: the iw_cm id, with local and remote address resolved
+ * @param: QP number, IRD/ORD, private data
+ *
+ * Return: 0 (connecting), -EINVAL (no such QP, private data too long),
+ * -ENOMEM.
+ */
+int xiw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
+{
+	struct xiw_device *xdev = to_xiw_dev(id->device);
+	struct xiw_cep *cep;
+	struct xiw_qp *qp;
+
+	if (param->private_data_len > XIW_MPA_PD_MAX - sizeof(struct xiw_mpa_v2_data))
+		return -EINVAL;
+	qp = xiw_qp_lookup(xdev, param->qpn);
+	if (!qp)
+		return -EINVAL;
+	cep = xiw_cep_alloc(xdev, true);
+	if (!cep) {
+		xiw_qp_put(qp);
+		return -ENOMEM;
+	}
+	memcpy(cep->buf, param->private_data, param->private_data_len);
+	cep->pd_len = param->private_data_len;
+	cep->ird = min_t(u32, param->ird, XIW_MAX_IRD);
+	cep->ord = min_t(u32, param->ord, XIW_MAX_ORD);
+	cep->state = XIW_CEP_CONNECTING;
+	cep->cm_id = id;
+	id->add_ref(id);
+	id->provider_data = cep;
+	cep->qp = qp;
+	kref_get(&cep->ref);
+	spin_lock_bh(&qp->lock);
+	qp->cep = cep;
+	spin_unlock_bh(&qp->lock);
+
+	xiw_cep_event(cep, XIW_CEP_EV_CONNECT);
+	xiw_cep_put(cep);	/* the QP and the queued work hold it */
+	return 0;
+}
+
+/* -- teardown -------------------------------------------------------------- */
+
+/**
+ * xiw_cep_abort() - close abortively (RST); the QP already is in error
+ * @cep: the endpoint
+ */
+void xiw_cep_abort(struct xiw_cep *cep)
+{
+	xiw_cep_event(cep, XIW_CEP_EV_ABORT);
+}
+
+/**
+ * xiw_cep_shutdown() - the send queue drained after SQD: send FIN
+ * @cep: the endpoint
+ */
+void xiw_cep_shutdown(struct xiw_cep *cep)
+{
+	xiw_cep_event(cep, XIW_CEP_EV_SHUTDOWN);
+}
+
+static void xiw_cep_sock_state(struct xiw_cep *cep)
+{
+	struct sock *sk;
+	int state;
+
+	if (!cep->sock)
+		return;
+	sk = cep->sock->sk;
+	state = READ_ONCE(sk->sk_state);
+	if (state != TCP_CLOSE && state != TCP_CLOSE_WAIT &&
+	    state != TCP_TIME_WAIT && state != TCP_LAST_ACK &&
+	    state != TCP_CLOSING)
+		return;
+
+	switch (cep->state) {
+	case XIW_CEP_RTS:
+		if (state == TCP_CLOSE_WAIT && cep->cm_id)
+			xiw_cep_deliver(cep, cep->cm_id,
+					IW_CM_EVENT_DISCONNECT, 0, NULL, 0);
+		xiw_cep_finish(cep, READ_ONCE(sk->sk_err) ? -ECONNRESET : 0,
+			       state == TCP_CLOSE);
+		break;
+	case XIW_CEP_CLOSING:
+		xiw_cep_finish(cep, 0, false);
+		break;
+	case XIW_CEP_AWAIT_ACCEPT:
+		/* Keep the cep for iw_cm; accept will find it closed. */
+		xiw_cep_release_sock(cep, true);
+		cep->state = XIW_CEP_CLOSED;
+		xiw_cep_drop_id(cep);
+		break;
+	default:
+		xiw_cep_finish(cep, -ECONNRESET, true);
+		break;
+	}
+}
+
+static void xiw_cep_work(struct work_struct *w)
+{
+	struct xiw_cep *cep = container_of(w, struct xiw_cep, work);
+	int err;
+
+	mutex_lock(&cep->lock);
+	if (test_and_clear_bit(XIW_CEP_EV_CONNECT, &cep->events) &&
+	    cep->state == XIW_CEP_CONNECTING) {
+		err = xiw_cep_do_connect(cep);
+		if (err)
+			xiw_cep_finish(cep, err, true);
+	}
+	if (test_and_clear_bit(XIW_CEP_EV_DATA, &cep->events)) {
+		if (cep->state == XIW_CEP_AWAIT_REQUEST)
+			xiw_cep_got_request(cep);
+		else if (cep->state == XIW_CEP_AWAIT_REPLY)
+			xiw_cep_got_reply(cep);
+	}
+	/* After SQD drained, or after our Terminate went out. */
+	if (test_and_clear_bit(XIW_CEP_EV_SHUTDOWN, &cep->events) &&
+	    cep->state == XIW_CEP_RTS && cep->sock) {
+		cep->state = XIW_CEP_CLOSING;
+		kernel_sock_shutdown(cep->sock, SHUT_WR);
+		xiw_cep_arm(cep);
+	}
+	if (test_and_clear_bit(XIW_CEP_EV_STATE, &cep->events))
+		xiw_cep_sock_state(cep);
+	if (test_and_clear_bit(XIW_CEP_EV_TIMEOUT, &cep->events) &&
+	    cep->state != XIW_CEP_RTS && cep->state != XIW_CEP_AWAIT_ACCEPT &&
+	    cep->state != XIW_CEP_CLOSED) {
+		pr_info_ratelimited("xiw: %s: connection step timed out\n",
+				    dev_name(&cep->xdev->ibdev.dev));
+		xiw_cep_finish(cep, -ETIMEDOUT, true);
+	}
+	if (test_and_clear_bit(XIW_CEP_EV_ABORT, &cep->events))
+		xiw_cep_finish(cep, -ECONNABORTED, true);
+	mutex_unlock(&cep->lock);
+	xiw_cep_put(cep);
+}
+
+/**
+ * xiw_cm_init() - create the connection manager's workqueue
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int xiw_cm_init(void)
+{
+	xiw_cm_wq = alloc_workqueue("xiw_cm", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	return xiw_cm_wq ? 0 : -ENOMEM;
+}
+
+/**
+ * xiw_cm_exit() - wait for connection work and destroy the workqueue
+ */
+void xiw_cm_exit(void)
+{
+	destroy_workqueue(xiw_cm_wq);
+}

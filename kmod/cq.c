@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Completion queues.
+ */
+#include <linux/slab.h>
+#include <rdma/ib_verbs.h>
+
+#include "obj.h"
+#include "verbs.h"
+
+/**
+ * xiw_create_cq() - create a completion queue
+ * @ibcq: RDMA core object, allocated by the core
+ * @attr: requested size and vector
+ * @attrs: user attributes; xiw has no user CQs yet
+ *
+ * Return: 0, -EINVAL for a bad size, -EOPNOTSUPP for user CQs, -ENOMEM.
+ */
+int xiw_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		  struct uverbs_attr_bundle *attrs)
+{
+	struct xiw_cq *cq = to_xiw_cq(ibcq);
+
+	if (attrs)
+		return -EOPNOTSUPP;
+	if (attr->cqe < 1 || attr->cqe > XIW_MAX_CQE || attr->flags)
+		return -EINVAL;
+
+	cq->ring = kvcalloc(attr->cqe, sizeof(*cq->ring), GFP_KERNEL);
+	if (!cq->ring)
+		return -ENOMEM;
+	spin_lock_init(&cq->lock);
+	cq->size = attr->cqe;
+	ibcq->cqe = attr->cqe;
+	return 0;
+}
+
+/**
+ * xiw_destroy_cq() - destroy a completion queue
+ * @ibcq: the CQ; the core guarantees no QP uses it any more
+ * @udata: unused
+ *
+ * Return: 0.
+ */
+int xiw_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+{
+	kvfree(to_xiw_cq(ibcq)->ring);
+	return 0;
+}
+
+/**
+ * xiw_cq_add() - add a completion and notify the consumer if armed
+ * @cq: the CQ
+ * @wc: the completion
+ * @solicited: the completion is for a solicited event
+ *
+ * Callable from any context. A full CQ loses the completion, marks the CQ
+ * overflowed and raises IB_EVENT_CQ_ERR once.
+ */
+void xiw_cq_add(struct xiw_cq *cq, const struct ib_wc *wc, bool solicited)
+{
+	unsigned long flags;
+	bool notify = false;
+	bool overflow = false;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	if (cq->head - cq->tail >= cq->size) {
+		overflow = !cq->overflowed;
+		cq->overflowed = true;
+	} else {
+		cq->ring[cq->head % cq->size] = *wc;
+		cq->head++;
+		if (cq->notify == IB_CQ_NEXT_COMP ||
+		    (cq->notify == IB_CQ_SOLICITED &&
+		     (solicited || wc->status != IB_WC_SUCCESS))) {
+			cq->notify = 0;
+			notify = true;
+		}
+	}
+	spin_unlock_irqrestore(&cq->lock, flags);
+
+	if (overflow && cq->ibcq.event_handler) {
+		struct ib_event ev = {
+			.device = cq->ibcq.device,
+			.element.cq = &cq->ibcq,
+			.event = IB_EVENT_CQ_ERR,
+		};
+
+		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
+	}
+	if (notify && cq->ibcq.comp_handler)
+		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+}
+
+/**
+ * xiw_poll_cq() - take up to @num completions
+ * @ibcq: the CQ
+ * @num: room in @wc
+ * @wc: output
+ *
+ * Return: the number of completions taken.
+ */
+int xiw_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc)
+{
+	struct xiw_cq *cq = to_xiw_cq(ibcq);
+	unsigned long flags;
+	int n = 0;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	while (n < num && cq->tail != cq->head) {
+		wc[n++] = cq->ring[cq->tail % cq->size];
+		cq->tail++;
+	}
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return n;
+}
+
+/**
+ * xiw_req_notify_cq() - arm the CQ for the next (solicited) completion
+ * @ibcq: the CQ
+ * @flags: IB_CQ_SOLICITED or IB_CQ_NEXT_COMP, optionally
+ *	   IB_CQ_REPORT_MISSED_EVENTS
+ *
+ * Return: 0, or 1 with IB_CQ_REPORT_MISSED_EVENTS when completions are
+ * already waiting.
+ */
+int xiw_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
+{
+	struct xiw_cq *cq = to_xiw_cq(ibcq);
+	unsigned long irqflags;
+	int ret = 0;
+
+	spin_lock_irqsave(&cq->lock, irqflags);
+	if ((flags & IB_CQ_SOLICITED_MASK) == IB_CQ_SOLICITED) {
+		if (cq->notify != IB_CQ_NEXT_COMP)
+			cq->notify = IB_CQ_SOLICITED;
+	} else {
+		cq->notify = IB_CQ_NEXT_COMP;
+	}
+	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) && cq->head != cq->tail)
+		ret = 1;
+	spin_unlock_irqrestore(&cq->lock, irqflags);
+	return ret;
+}

@@ -1,0 +1,339 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Verbs objects shared by the verbs glue, the connection manager and the
+ * transmit/receive engines: PD, CQ, MR (STag table), QP.
+ */
+#ifndef XIW_OBJ_H
+#define XIW_OBJ_H
+
+#include <linux/completion.h>
+#include <linux/kref.h>
+#include <linux/refcount.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include <rdma/ib_verbs.h>
+
+#include "device.h"
+#include "iwarp.h"
+#include "mpa.h"
+#include "rdmap.h"
+
+struct xiw_cep;
+
+/**
+ * struct xiw_pd - protection domain
+ * @ibpd: RDMA core object
+ */
+struct xiw_pd {
+	struct ib_pd ibpd;
+};
+
+/**
+ * struct xiw_cq - completion queue: a ring of work completions
+ * @ibcq: RDMA core object
+ * @lock: protects everything below
+ * @ring: @size entries
+ * @size: capacity (ibcq.cqe)
+ * @head: next entry written (free-running)
+ * @tail: next entry polled (free-running)
+ * @notify: armed IB_CQ_SOLICITED or IB_CQ_NEXT_COMP, 0 if not armed
+ * @overflowed: a completion was lost; the CQ is in error
+ */
+struct xiw_cq {
+	struct ib_cq ibcq;
+	spinlock_t lock;	/* the ring, head, tail, notify */
+	struct ib_wc *ring;
+	u32 size;
+	u32 head;
+	u32 tail;
+	u8 notify;
+	bool overflowed;
+};
+
+/**
+ * struct xiw_mr - a memory region and its STag
+ * @ibmr: RDMA core object; lkey == rkey == STag
+ * @pd: owning protection domain
+ * @ref: held by the STag table and by every user inside a lookup
+ * @released: completed when @ref drops to zero
+ * @rcu: frees the structure after lookups that may still see it
+ * @access: IB_ACCESS_* rights
+ * @all_memory: a DMA MR: addresses are kernel virtual addresses of any
+ *		memory (get_dma_mr); no base/bounds
+ */
+struct xiw_mr {
+	struct ib_mr ibmr;
+	struct xiw_pd *pd;
+	refcount_t ref;
+	struct completion released;
+	struct rcu_head rcu;
+	int access;
+	bool all_memory;
+};
+
+/**
+ * enum xiw_qp_state - RDMAP stream states (RFC 5040 section 6 names)
+ * @XIW_QPS_IDLE: no connection yet (verbs RESET/INIT/RTR)
+ * @XIW_QPS_RTS: connected, data may flow
+ * @XIW_QPS_CLOSING: graceful close under way
+ * @XIW_QPS_TERMINATE: a Terminate is being sent or was received
+ * @XIW_QPS_ERROR: dead; work requests flush
+ */
+enum xiw_qp_state {
+	XIW_QPS_IDLE,
+	XIW_QPS_RTS,
+	XIW_QPS_CLOSING,
+	XIW_QPS_TERMINATE,
+	XIW_QPS_ERROR,
+};
+
+#define XIW_WQE_SIGNALED	0x01
+#define XIW_WQE_SOLICITED	0x02
+#define XIW_WQE_INLINE		0x04
+#define XIW_WQE_FENCE		0x08
+
+/**
+ * struct xiw_wqe - a send queue entry
+ * @wr_id: the consumer's cookie
+ * @opcode: IB_WR_*
+ * @flags: XIW_WQE_*
+ * @num_sge: entries used in @sge
+ * @bytes: total payload length
+ * @remote_addr: tagged offset at the peer (Write, Read)
+ * @rkey: STag at the peer (Write, Read)
+ * @sge: local buffers; inline data is copied to @inline_data and @sge[0]
+ *	 points at it
+ * @done: transmitted (Send, Write) or answered (Read); completes in order
+ * @status: IB_WC_* for the completion
+ * @inline_data: copy of inline payload
+ */
+struct xiw_wqe {
+	u64 wr_id;
+	u8 opcode;
+	u8 flags;
+	u8 num_sge;
+	u32 bytes;
+	u64 remote_addr;
+	u32 rkey;
+	struct ib_sge sge[XIW_MAX_SGE];
+	bool done;
+	u8 status;
+	u8 inline_data[XIW_MAX_INLINE];
+};
+
+/**
+ * struct xiw_rqe - a receive queue entry
+ * @wr_id: the consumer's cookie
+ * @num_sge: entries used in @sge
+ * @sge: buffers for the incoming Send
+ */
+struct xiw_rqe {
+	u64 wr_id;
+	u8 num_sge;
+	struct ib_sge sge[XIW_MAX_SGE];
+};
+
+/**
+ * struct xiw_irq_entry - an inbound RDMA Read Request being answered
+ * @mr: source MR, referenced while the response is sent
+ * @src_to: next source octet
+ * @sink_stag: the requester's sink STag
+ * @sink_to: next sink tagged offset
+ * @left: octets still to send
+ */
+struct xiw_irq_entry {
+	struct xiw_mr *mr;
+	u64 src_to;
+	u32 sink_stag;
+	u64 sink_to;
+	u32 left;
+};
+
+/**
+ * struct xiw_rx - receive engine state, touched only by the receive path
+ *	(socket callback context, serialised by the socket)
+ * @hdr: the FPDU header being collected: MPA length + DDP/RDMAP headers
+ * @hdr_got: octets of @hdr collected
+ * @hdr_need: octets of @hdr needed (known once the control octets are in)
+ * @ulpdu_len: ULPDU_Length of the current FPDU
+ * @payload_left: payload octets of the current FPDU still to place
+ * @trailer_left: pad + CRC octets still to read
+ * @trailer: pad and CRC as received
+ * @crc: running CRC32c of the current FPDU
+ * @state: which part of the FPDU comes next
+ * @op: opcode of the current FPDU
+ * @place_mr: target MR of a tagged segment (referenced)
+ * @place_to: next tagged offset to write
+ * @msn: next expected MSN per untagged queue (QN 0..3)
+ * @send_rqe_valid: @send_rqe holds the RQ entry of a Send in progress
+ * @send_rqe: receive buffer of the Send message in progress
+ * @send_len: octets of that Send placed so far
+ * @read_wqe: SQ index of the Read whose response is arriving
+ * @term: Terminate payload collected for logging
+ */
+struct xiw_rx {
+	u8 hdr[XIW_MPA_LEN_SIZE + sizeof(struct xiw_untagged_hdr) +
+	       sizeof(struct xiw_read_req)];
+	u8 hdr_got;
+	u8 hdr_need;
+	u16 ulpdu_len;
+	u32 payload_left;
+	u8 trailer_left;
+	u8 trailer[8];
+	u32 crc;
+	u8 state;
+	u8 op;
+	struct xiw_mr *place_mr;
+	u64 place_to;
+	u32 msn[4];
+	bool send_rqe_valid;
+	struct xiw_rqe send_rqe;
+	u32 send_len;
+};
+
+/**
+ * struct xiw_qp - queue pair: one RDMAP stream
+ * @ibqp: RDMA core object
+ * @xdev: the device
+ * @ref: references: creation, iw_cm (iw_add_ref), the connection
+ * @freed: completed when @ref drops to zero, so destroy can return
+ * @lock: protects @state, @cep, @sock, @term_cause, @term_sent
+ * @state: stream state
+ * @sq_lock: protects the send queue, the outbound read queue and @irq
+ * @sq: send queue, @sq_size entries; @sq_head posted, @sq_tx next to
+ *	transmit, @sq_tail next to complete (free-running counters)
+ * @orq: SQ indices of Reads sent and not yet answered, @orq_head/@orq_tail
+ * @irq: inbound Read Requests, @irq_head/@irq_tail, @ird entries
+ * @rq_lock: protects the receive queue
+ * @rq: receive queue, @rq_size entries, @rq_head posted, @rq_tail consumed
+ * @scq: send CQ
+ * @rcq: receive CQ
+ * @sig_all: every send WR completes signaled
+ * @ord: outbound read limit (negotiated)
+ * @ird: inbound read limit (negotiated)
+ * @crc: CRC32c in use on this stream
+ * @mulpdu: largest ULPDU per FPDU
+ * @msn: next MSN to send per untagged queue
+ * @sock: the TCP socket once connected
+ * @cep: the connection endpoint
+ * @tx_work: transmit engine
+ * @tx_off: octets of the FPDU in @tx_buf already handed to TCP
+ * @tx_len: octets of the FPDU being sent
+ * @tx_kvec: header, payload pieces and trailer of that FPDU
+ * @tx_nvec: entries used in @tx_kvec
+ * @tx_hdr: header octets of that FPDU
+ * @tx_trailer: pad and CRC of that FPDU
+ * @tx_wqe_off: octets of the current WQE's message already framed
+ * @tx_after: what finishing the pending FPDU completes (tx.c)
+ * @term_cause: Terminate to send (0: none)
+ * @term_sent: the Terminate went out
+ * @rx: receive engine state
+ */
+struct xiw_qp {
+	struct ib_qp ibqp;
+	struct xiw_device *xdev;
+	struct kref ref;
+	struct completion freed;
+
+	spinlock_t lock;	/* state, cep, sock, term_cause */
+	enum xiw_qp_state state;
+
+	spinlock_t sq_lock;	/* sq, orq, irq and their indices */
+	struct xiw_wqe *sq;
+	u32 sq_size;
+	u32 sq_head;
+	u32 sq_tx;
+	u32 sq_tail;
+	u32 *orq;
+	u32 orq_head;
+	u32 orq_tail;
+	struct xiw_irq_entry *irq;
+	u32 irq_head;
+	u32 irq_tail;
+
+	spinlock_t rq_lock;	/* rq and its indices */
+	struct xiw_rqe *rq;
+	u32 rq_size;
+	u32 rq_head;
+	u32 rq_tail;
+
+	struct xiw_cq *scq;
+	struct xiw_cq *rcq;
+	bool sig_all;
+	u16 ord;
+	u16 ird;
+	bool crc;
+	u32 mulpdu;
+	u32 msn[4];
+
+	struct socket *sock;
+	struct xiw_cep *cep;
+
+	struct work_struct tx_work;
+	u32 tx_off;
+	u32 tx_len;
+	struct kvec tx_kvec[XIW_MAX_SGE + 2];
+	u8 tx_nvec;
+	u8 tx_hdr[XIW_MPA_LEN_SIZE + sizeof(struct xiw_untagged_hdr) +
+		  sizeof(struct xiw_read_req)];
+	u8 tx_trailer[8];
+	u32 tx_wqe_off;
+	u8 tx_after;
+	int term_cause;
+	bool term_sent;
+
+	struct xiw_rx rx;
+};
+
+static inline struct xiw_pd *to_xiw_pd(struct ib_pd *pd)
+{
+	return container_of(pd, struct xiw_pd, ibpd);
+}
+
+static inline struct xiw_cq *to_xiw_cq(struct ib_cq *cq)
+{
+	return container_of(cq, struct xiw_cq, ibcq);
+}
+
+static inline struct xiw_mr *to_xiw_mr(struct ib_mr *mr)
+{
+	return container_of(mr, struct xiw_mr, ibmr);
+}
+
+static inline struct xiw_qp *to_xiw_qp(struct ib_qp *qp)
+{
+	return container_of(qp, struct xiw_qp, ibqp);
+}
+
+/* cq.c */
+void xiw_cq_add(struct xiw_cq *cq, const struct ib_wc *wc, bool solicited);
+
+/* mr.c */
+struct xiw_mr *xiw_mr_get(struct xiw_device *xdev, u32 stag);
+void xiw_mr_put(struct xiw_mr *mr);
+int xiw_mr_check(struct xiw_mr *mr, struct xiw_pd *pd, int access,
+		 u64 addr, u32 len);
+
+/* qp.c */
+void xiw_qp_get(struct xiw_qp *qp);
+void xiw_qp_put(struct xiw_qp *qp);
+struct xiw_qp *xiw_qp_lookup(struct xiw_device *xdev, u32 qpn);
+void xiw_qp_sq_complete(struct xiw_qp *qp);
+void xiw_qp_to_error(struct xiw_qp *qp);
+void xiw_qp_flush(struct xiw_qp *qp);
+int xiw_qp_start(struct xiw_qp *qp, struct socket *sock, bool crc,
+		 u16 ord, u16 ird);
+void xiw_qp_terminate(struct xiw_qp *qp, int cause);
+struct xiw_cep *xiw_qp_cep_get(struct xiw_qp *qp);
+
+/* tx.c */
+void xiw_tx_kick(struct xiw_qp *qp);
+void xiw_tx_work(struct work_struct *work);
+int xiw_tx_init(void);
+void xiw_tx_exit(void);
+
+/* rx.c */
+void xiw_rx_data_ready(struct xiw_qp *qp);
+void xiw_rx_reset(struct xiw_qp *qp);
+
+#endif /* XIW_OBJ_H */

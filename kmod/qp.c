@@ -1,0 +1,697 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Queue pairs: creation, state, posting, in-order completion and flush.
+ */
+#include <linux/net.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <rdma/ib_verbs.h>
+
+#include <linux/tcp.h>
+
+#include "cm.h"
+#include "mpa.h"
+#include "obj.h"
+
+/* Never frame smaller than this, whatever TCP reports as its MSS. */
+#define XIW_MIN_MULPDU	128
+#include "verbs.h"
+
+static void xiw_qp_release(struct kref *ref)
+{
+	complete(&container_of(ref, struct xiw_qp, ref)->freed);
+}
+
+/**
+ * xiw_qp_get() - take a reference on a QP
+ * @qp: the QP
+ */
+void xiw_qp_get(struct xiw_qp *qp)
+{
+	kref_get(&qp->ref);
+}
+
+/**
+ * xiw_qp_put() - drop a reference; the last lets destroy finish
+ * @qp: the QP
+ */
+void xiw_qp_put(struct xiw_qp *qp)
+{
+	kref_put(&qp->ref, xiw_qp_release);
+}
+
+/**
+ * xiw_qp_add_ref() - iw_cm's reference on a QP
+ * @ibqp: the QP
+ */
+void xiw_qp_add_ref(struct ib_qp *ibqp)
+{
+	xiw_qp_get(to_xiw_qp(ibqp));
+}
+
+/**
+ * xiw_qp_rem_ref() - iw_cm drops its reference
+ * @ibqp: the QP
+ */
+void xiw_qp_rem_ref(struct ib_qp *ibqp)
+{
+	xiw_qp_put(to_xiw_qp(ibqp));
+}
+
+/**
+ * xiw_qp_lookup() - find a QP by number and take a reference
+ * @xdev: the device
+ * @qpn: QP number
+ *
+ * Return: the QP or NULL.
+ */
+struct xiw_qp *xiw_qp_lookup(struct xiw_device *xdev, u32 qpn)
+{
+	struct xiw_qp *qp;
+	unsigned long flags;
+
+	xa_lock_irqsave(&xdev->qps, flags);
+	qp = xa_load(&xdev->qps, qpn);
+	if (qp && !kref_get_unless_zero(&qp->ref))
+		qp = NULL;
+	xa_unlock_irqrestore(&xdev->qps, flags);
+	return qp;
+}
+
+/**
+ * xiw_get_qp() - iw_cm's QP lookup; iw_cm takes its reference separately
+ * @ibdev: the device
+ * @qpn: QP number
+ *
+ * Return: the QP or NULL.
+ */
+struct ib_qp *xiw_get_qp(struct ib_device *ibdev, int qpn)
+{
+	struct xiw_qp *qp = xiw_qp_lookup(to_xiw_dev(ibdev), qpn);
+
+	if (!qp)
+		return NULL;
+	xiw_qp_put(qp);
+	return &qp->ibqp;
+}
+
+static int xiw_qp_check_caps(struct ib_qp_cap *cap)
+{
+	if (cap->max_send_wr > XIW_MAX_QP_WR || cap->max_recv_wr > XIW_MAX_QP_WR ||
+	    cap->max_send_sge > XIW_MAX_SGE || cap->max_recv_sge > XIW_MAX_SGE ||
+	    cap->max_inline_data > XIW_MAX_INLINE)
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * xiw_create_qp() - create an RC queue pair (kernel consumers)
+ * @ibqp: RDMA core object
+ * @attr: requested attributes; the granted capacities are written back
+ * @udata: user data; user QPs are not supported yet
+ *
+ * Return: 0, -EOPNOTSUPP (user QP, SRQ, non-RC), -EINVAL (capacities),
+ * -ENOMEM.
+ */
+int xiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
+		  struct ib_udata *udata)
+{
+	struct xiw_device *xdev = to_xiw_dev(ibqp->device);
+	struct xiw_qp *qp = to_xiw_qp(ibqp);
+	u32 qpn;
+	int err;
+
+	if (udata || attr->srq || attr->qp_type != IB_QPT_RC)
+		return -EOPNOTSUPP;
+	if (attr->create_flags)
+		return -EOPNOTSUPP;
+	if (xiw_qp_check_caps(&attr->cap))
+		return -EINVAL;
+
+	qp->xdev = xdev;
+	kref_init(&qp->ref);
+	init_completion(&qp->freed);
+	spin_lock_init(&qp->lock);
+	spin_lock_init(&qp->sq_lock);
+	spin_lock_init(&qp->rq_lock);
+	INIT_WORK(&qp->tx_work, xiw_tx_work);
+	qp->state = XIW_QPS_IDLE;
+	qp->sq_size = max(attr->cap.max_send_wr, 1U);
+	qp->rq_size = max(attr->cap.max_recv_wr, 1U);
+	qp->sig_all = attr->sq_sig_type == IB_SIGNAL_ALL_WR;
+	qp->scq = to_xiw_cq(attr->send_cq);
+	qp->rcq = to_xiw_cq(attr->recv_cq);
+	qp->ord = XIW_MAX_ORD;
+	qp->ird = XIW_MAX_IRD;
+
+	err = -ENOMEM;
+	qp->sq = kvcalloc(qp->sq_size, sizeof(*qp->sq), GFP_KERNEL);
+	qp->rq = kvcalloc(qp->rq_size, sizeof(*qp->rq), GFP_KERNEL);
+	qp->orq = kcalloc(XIW_MAX_ORD, sizeof(*qp->orq), GFP_KERNEL);
+	qp->irq = kcalloc(XIW_MAX_IRD, sizeof(*qp->irq), GFP_KERNEL);
+	if (!qp->sq || !qp->rq || !qp->orq || !qp->irq)
+		goto fail;
+
+	err = xa_alloc_cyclic_irq(&xdev->qps, &qpn, qp,
+				  XA_LIMIT(1, XIW_MAX_QP), &xdev->qp_next,
+				  GFP_KERNEL);
+	if (err < 0)
+		goto fail;
+	ibqp->qp_num = qpn;
+
+	attr->cap.max_send_wr = qp->sq_size;
+	attr->cap.max_recv_wr = qp->rq_size;
+	attr->cap.max_send_sge = XIW_MAX_SGE;
+	attr->cap.max_recv_sge = XIW_MAX_SGE;
+	attr->cap.max_inline_data = XIW_MAX_INLINE;
+	return 0;
+fail:
+	kfree(qp->irq);
+	kfree(qp->orq);
+	kvfree(qp->rq);
+	kvfree(qp->sq);
+	return err == -EBUSY ? -ENOMEM : err;
+}
+
+static void xiw_qp_free_queues(struct xiw_qp *qp)
+{
+	kfree(qp->irq);
+	kfree(qp->orq);
+	kvfree(qp->rq);
+	kvfree(qp->sq);
+}
+
+/**
+ * xiw_destroy_qp() - destroy a QP; waits until iw_cm and the connection
+ *	have let go of it
+ * @ibqp: the QP
+ * @udata: unused
+ *
+ * Return: 0.
+ */
+int xiw_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct xiw_qp *qp = to_xiw_qp(ibqp);
+
+	xiw_qp_to_error(qp);
+	xa_erase_irq(&qp->xdev->qps, ibqp->qp_num);
+	cancel_work_sync(&qp->tx_work);
+	xiw_qp_put(qp);
+	wait_for_completion(&qp->freed);
+	/* No connection refers to the QP now: the receive engine is idle. */
+	xiw_rx_reset(qp);
+	xiw_qp_flush(qp);
+	xiw_qp_free_queues(qp);
+	return 0;
+}
+
+static enum ib_qp_state xiw_ib_state(struct xiw_qp *qp)
+{
+	switch (qp->state) {
+	case XIW_QPS_RTS:
+		return IB_QPS_RTS;
+	case XIW_QPS_CLOSING:
+		return IB_QPS_SQD;
+	case XIW_QPS_TERMINATE:
+		return IB_QPS_SQE;
+	case XIW_QPS_ERROR:
+		return IB_QPS_ERR;
+	default:
+		return IB_QPS_INIT;
+	}
+}
+
+/**
+ * xiw_modify_qp() - state changes and read limits
+ * @ibqp: the QP
+ * @attr: attributes
+ * @mask: IB_QP_* valid in @attr
+ * @udata: unused
+ *
+ * The connection moves the QP to RTS; the consumer (or iw_cm) moves it to
+ * SQD for a graceful close and to ERR for an abortive one.
+ *
+ * Return: 0, or -EINVAL for a limit out of range or RESET from a live
+ * connection.
+ */
+int xiw_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		  struct ib_udata *udata)
+{
+	struct xiw_qp *qp = to_xiw_qp(ibqp);
+	struct xiw_cep *cep = NULL;
+	unsigned long flags;
+	int err = 0;
+
+	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) && attr->max_rd_atomic > XIW_MAX_ORD)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
+	    attr->max_dest_rd_atomic > XIW_MAX_IRD)
+		return -EINVAL;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	if (qp->state == XIW_QPS_IDLE) {
+		if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+			qp->ord = attr->max_rd_atomic;
+		if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+			qp->ird = attr->max_dest_rd_atomic;
+	}
+	if (!(mask & IB_QP_STATE)) {
+		spin_unlock_irqrestore(&qp->lock, flags);
+		return 0;
+	}
+	switch (attr->qp_state) {
+	case IB_QPS_RESET:
+		if (qp->state != XIW_QPS_IDLE && qp->state != XIW_QPS_ERROR)
+			err = -EINVAL;
+		break;
+	case IB_QPS_SQD:
+		if (qp->state == XIW_QPS_RTS && qp->cep) {
+			qp->state = XIW_QPS_CLOSING;
+			cep = qp->cep;
+		}
+		break;
+	case IB_QPS_ERR:
+		spin_unlock_irqrestore(&qp->lock, flags);
+		xiw_qp_to_error(qp);
+		return 0;
+	default:
+		break;
+	}
+	spin_unlock_irqrestore(&qp->lock, flags);
+
+	if (cep)
+		xiw_tx_kick(qp);	/* sends FIN once the SQ is drained */
+	return err;
+}
+
+/**
+ * xiw_query_qp() - report QP attributes
+ * @ibqp: the QP
+ * @attr: output
+ * @mask: requested attributes (all are filled)
+ * @init: output: creation attributes
+ *
+ * Return: 0.
+ */
+int xiw_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		 struct ib_qp_init_attr *init)
+{
+	struct xiw_qp *qp = to_xiw_qp(ibqp);
+
+	memset(attr, 0, sizeof(*attr));
+	memset(init, 0, sizeof(*init));
+	attr->qp_state = xiw_ib_state(qp);
+	attr->cur_qp_state = attr->qp_state;
+	attr->max_rd_atomic = qp->ord;
+	attr->max_dest_rd_atomic = qp->ird;
+	attr->cap.max_send_wr = qp->sq_size;
+	attr->cap.max_recv_wr = qp->rq_size;
+	attr->cap.max_send_sge = XIW_MAX_SGE;
+	attr->cap.max_recv_sge = XIW_MAX_SGE;
+	attr->cap.max_inline_data = XIW_MAX_INLINE;
+	attr->path_mtu = IB_MTU_4096;
+	init->qp_type = IB_QPT_RC;
+	init->send_cq = &qp->scq->ibcq;
+	init->recv_cq = &qp->rcq->ibcq;
+	init->cap = attr->cap;
+	init->sq_sig_type = qp->sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
+	return 0;
+}
+
+static enum ib_wc_opcode xiw_wc_opcode(u8 wr_opcode)
+{
+	switch (wr_opcode) {
+	case IB_WR_RDMA_WRITE:
+		return IB_WC_RDMA_WRITE;
+	case IB_WR_RDMA_READ:
+		return IB_WC_RDMA_READ;
+	default:
+		return IB_WC_SEND;
+	}
+}
+
+static void xiw_fill_send_wc(struct xiw_qp *qp, struct xiw_wqe *wqe,
+			     struct ib_wc *wc)
+{
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = wqe->wr_id;
+	wc->status = wqe->status;
+	wc->opcode = xiw_wc_opcode(wqe->opcode);
+	wc->byte_len = wqe->bytes;
+	wc->qp = &qp->ibqp;
+}
+
+#define XIW_WC_BATCH	16
+
+/**
+ * xiw_qp_sq_complete() - complete finished send WQEs in posting order
+ * @qp: the QP
+ *
+ * A WQE completes only once every earlier one has; completions are added
+ * to the CQ outside the SQ lock, so a completion handler may post again.
+ */
+void xiw_qp_sq_complete(struct xiw_qp *qp)
+{
+	struct ib_wc wc[XIW_WC_BATCH];
+	unsigned long flags;
+	int n, i;
+
+	do {
+		n = 0;
+		spin_lock_irqsave(&qp->sq_lock, flags);
+		while (n < XIW_WC_BATCH && qp->sq_tail != qp->sq_tx) {
+			struct xiw_wqe *wqe = &qp->sq[qp->sq_tail % qp->sq_size];
+
+			if (!wqe->done)
+				break;
+			if ((wqe->flags & XIW_WQE_SIGNALED) ||
+			    wqe->status != IB_WC_SUCCESS)
+				xiw_fill_send_wc(qp, wqe, &wc[n++]);
+			qp->sq_tail++;
+		}
+		spin_unlock_irqrestore(&qp->sq_lock, flags);
+		for (i = 0; i < n; i++)
+			xiw_cq_add(qp->scq, &wc[i], false);
+	} while (n == XIW_WC_BATCH);
+}
+
+static void xiw_flush_rq(struct xiw_qp *qp)
+{
+	struct ib_wc wc = { .status = IB_WC_WR_FLUSH_ERR,
+			    .opcode = IB_WC_RECV, .qp = &qp->ibqp };
+	unsigned long flags;
+
+	for (;;) {
+		spin_lock_irqsave(&qp->rq_lock, flags);
+		if (qp->rq_tail == qp->rq_head) {
+			spin_unlock_irqrestore(&qp->rq_lock, flags);
+			break;
+		}
+		wc.wr_id = qp->rq[qp->rq_tail % qp->rq_size].wr_id;
+		qp->rq_tail++;
+		spin_unlock_irqrestore(&qp->rq_lock, flags);
+		xiw_cq_add(qp->rcq, &wc, false);
+	}
+}
+
+/**
+ * xiw_qp_flush() - complete every outstanding WR with a flush error
+ * @qp: a QP in the error state
+ *
+ * Also drops inbound Read Requests not yet answered. Safe to call more
+ * than once.
+ */
+void xiw_qp_flush(struct xiw_qp *qp)
+{
+	unsigned long flags;
+	u32 i;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	for (i = qp->sq_tail; i != qp->sq_head; i++) {
+		struct xiw_wqe *wqe = &qp->sq[i % qp->sq_size];
+
+		if (!wqe->done || (s32)(i - qp->sq_tx) >= 0) {
+			wqe->done = true;
+			wqe->status = IB_WC_WR_FLUSH_ERR;
+		}
+	}
+	qp->sq_tx = qp->sq_head;
+	qp->orq_tail = qp->orq_head;
+	while (qp->irq_tail != qp->irq_head) {
+		struct xiw_irq_entry *e = &qp->irq[qp->irq_tail % XIW_MAX_IRD];
+
+		if (e->mr)
+			xiw_mr_put(e->mr);
+		e->mr = NULL;
+		qp->irq_tail++;
+	}
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+
+	xiw_qp_sq_complete(qp);
+	xiw_flush_rq(qp);
+}
+
+/**
+ * xiw_qp_to_error() - stop the stream abortively and flush
+ * @qp: the QP
+ */
+void xiw_qp_to_error(struct xiw_qp *qp)
+{
+	struct xiw_cep *cep;
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	qp->state = XIW_QPS_ERROR;
+	cep = qp->cep;
+	qp->cep = NULL;
+	spin_unlock_irqrestore(&qp->lock, flags);
+
+	/* The transmit engine checks the state; wait out a running pass. */
+	cancel_work_sync(&qp->tx_work);
+	WRITE_ONCE(qp->sock, NULL);
+	if (cep) {
+		xiw_cep_abort(cep);
+		xiw_cep_put(cep);
+	}
+	xiw_qp_flush(qp);
+}
+
+static int xiw_copy_inline(struct xiw_wqe *wqe, const struct ib_send_wr *wr)
+{
+	u32 len = 0;
+	int i;
+
+	for (i = 0; i < wr->num_sge; i++) {
+		u32 l = wr->sg_list[i].length;
+
+		if (len + l > XIW_MAX_INLINE)
+			return -EINVAL;
+		memcpy(wqe->inline_data + len,
+		       (void *)(uintptr_t)wr->sg_list[i].addr, l);
+		len += l;
+	}
+	wqe->sge[0].addr = (uintptr_t)wqe->inline_data;
+	wqe->sge[0].length = len;
+	wqe->sge[0].lkey = 0;
+	wqe->num_sge = 1;
+	wqe->bytes = len;
+	return 0;
+}
+
+static int xiw_fill_wqe(struct xiw_qp *qp, struct xiw_wqe *wqe,
+			const struct ib_send_wr *wr)
+{
+	u64 bytes = 0;
+	int i;
+
+	switch (wr->opcode) {
+	case IB_WR_SEND:
+	case IB_WR_RDMA_WRITE:
+		break;
+	case IB_WR_RDMA_READ:
+		if (wr->num_sge > XIW_MAX_SGE_RD || wr->send_flags & IB_SEND_INLINE)
+			return -EINVAL;
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	if (wr->num_sge > XIW_MAX_SGE)
+		return -EINVAL;
+
+	memset(wqe, 0, offsetof(struct xiw_wqe, inline_data));
+	wqe->wr_id = wr->wr_id;
+	wqe->opcode = wr->opcode;
+	if (qp->sig_all || (wr->send_flags & IB_SEND_SIGNALED))
+		wqe->flags |= XIW_WQE_SIGNALED;
+	if (wr->send_flags & IB_SEND_SOLICITED)
+		wqe->flags |= XIW_WQE_SOLICITED;
+	if (wr->send_flags & IB_SEND_FENCE)
+		wqe->flags |= XIW_WQE_FENCE;
+	if (wr->opcode != IB_WR_SEND) {
+		wqe->remote_addr = rdma_wr(wr)->remote_addr;
+		wqe->rkey = rdma_wr(wr)->rkey;
+	}
+	if (wr->send_flags & IB_SEND_INLINE) {
+		wqe->flags |= XIW_WQE_INLINE;
+		return xiw_copy_inline(wqe, wr);
+	}
+	for (i = 0; i < wr->num_sge; i++) {
+		wqe->sge[i] = wr->sg_list[i];
+		bytes += wr->sg_list[i].length;
+	}
+	if (bytes > XIW_MAX_MSG_SIZE)
+		return -EMSGSIZE;
+	wqe->num_sge = wr->num_sge;
+	wqe->bytes = bytes;
+	return 0;
+}
+
+/**
+ * xiw_post_send() - queue send work requests
+ * @ibqp: the QP
+ * @wr: chain of work requests
+ * @bad_wr: the first one not queued, on error
+ *
+ * In the error state each WR completes at once with a flush error (this
+ * is how ib_drain_sq() finds the end of the queue).
+ *
+ * Return: 0, -ENOMEM (queue full), -EINVAL/-EOPNOTSUPP/-EMSGSIZE (bad WR).
+ */
+int xiw_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		  const struct ib_send_wr **bad_wr)
+{
+	struct xiw_qp *qp = to_xiw_qp(ibqp);
+	unsigned long flags;
+	bool flush;
+	int err = 0;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	flush = READ_ONCE(qp->state) == XIW_QPS_ERROR;
+	for (; wr; wr = wr->next) {
+		struct xiw_wqe *wqe;
+
+		if (qp->sq_head - qp->sq_tail >= qp->sq_size) {
+			err = -ENOMEM;
+			break;
+		}
+		wqe = &qp->sq[qp->sq_head % qp->sq_size];
+		err = xiw_fill_wqe(qp, wqe, wr);
+		if (err)
+			break;
+		if (flush) {
+			wqe->done = true;
+			wqe->status = IB_WC_WR_FLUSH_ERR;
+			qp->sq_tx = qp->sq_head + 1;
+		}
+		qp->sq_head++;
+	}
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+
+	if (err)
+		*bad_wr = wr;
+	if (flush)
+		xiw_qp_sq_complete(qp);
+	else
+		xiw_tx_kick(qp);
+	return err;
+}
+
+/**
+ * xiw_post_recv() - queue receive work requests
+ * @ibqp: the QP
+ * @wr: chain of work requests
+ * @bad_wr: the first one not queued, on error
+ *
+ * Return: 0, -ENOMEM (queue full), -EINVAL (too many SGEs).
+ */
+int xiw_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		  const struct ib_recv_wr **bad_wr)
+{
+	struct xiw_qp *qp = to_xiw_qp(ibqp);
+	unsigned long flags;
+	int err = 0;
+
+	spin_lock_irqsave(&qp->rq_lock, flags);
+	for (; wr; wr = wr->next) {
+		struct xiw_rqe *rqe;
+
+		if (wr->num_sge > XIW_MAX_SGE) {
+			err = -EINVAL;
+			break;
+		}
+		if (qp->rq_head - qp->rq_tail >= qp->rq_size) {
+			err = -ENOMEM;
+			break;
+		}
+		rqe = &qp->rq[qp->rq_head % qp->rq_size];
+		rqe->wr_id = wr->wr_id;
+		rqe->num_sge = wr->num_sge;
+		memcpy(rqe->sge, wr->sg_list, wr->num_sge * sizeof(*rqe->sge));
+		qp->rq_head++;
+	}
+	spin_unlock_irqrestore(&qp->rq_lock, flags);
+
+	if (err)
+		*bad_wr = wr;
+	if (READ_ONCE(qp->state) == XIW_QPS_ERROR)
+		xiw_flush_rq(qp);
+	return err;
+}
+
+/**
+ * xiw_qp_start() - the connection is up: move to RTS and start the engines
+ * @qp: the QP
+ * @sock: the connected TCP socket (callbacks already installed)
+ * @crc: CRC32c negotiated
+ * @ord: negotiated outbound read limit
+ * @ird: negotiated inbound read limit
+ *
+ * Return: 0, or -EINVAL if the QP is not idle.
+ */
+int xiw_qp_start(struct xiw_qp *qp, struct socket *sock, bool crc,
+		 u16 ord, u16 ird)
+{
+	unsigned long flags;
+	int i;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	if (qp->state != XIW_QPS_IDLE) {
+		spin_unlock_irqrestore(&qp->lock, flags);
+		return -EINVAL;
+	}
+	qp->sock = sock;
+	qp->crc = crc;
+	qp->mulpdu = max(xiw_mpa_mulpdu(tcp_sk(sock->sk)->mss_cache, false),
+			 XIW_MIN_MULPDU);
+	qp->ord = min_t(u16, ord, XIW_MAX_ORD);
+	qp->ird = min_t(u16, ird, XIW_MAX_IRD);
+	for (i = 0; i < 4; i++) {
+		qp->msn[i] = 1;
+		qp->rx.msn[i] = 1;
+	}
+	qp->state = XIW_QPS_RTS;
+	spin_unlock_irqrestore(&qp->lock, flags);
+	xiw_tx_kick(qp);
+	return 0;
+}
+
+/**
+ * xiw_qp_terminate() - a local error ends the stream: send a Terminate
+ *	carrying @cause, then close
+ * @qp: the QP
+ * @cause: XIW_TERM() value
+ */
+void xiw_qp_terminate(struct xiw_qp *qp, int cause)
+{
+	unsigned long flags;
+	bool kick = false;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	if (qp->state == XIW_QPS_RTS || qp->state == XIW_QPS_CLOSING) {
+		qp->state = XIW_QPS_TERMINATE;
+		qp->term_cause = cause;
+		kick = true;
+	}
+	spin_unlock_irqrestore(&qp->lock, flags);
+	if (kick)
+		xiw_tx_kick(qp);
+}
+
+/**
+ * xiw_qp_cep_get() - the QP's connection endpoint, referenced
+ * @qp: the QP
+ *
+ * Return: the endpoint (drop with xiw_cep_put()) or NULL.
+ */
+struct xiw_cep *xiw_qp_cep_get(struct xiw_qp *qp)
+{
+	struct xiw_cep *cep;
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	cep = qp->cep;
+	if (cep)
+		xiw_cep_get(cep);
+	spin_unlock_irqrestore(&qp->lock, flags);
+	return cep;
+}

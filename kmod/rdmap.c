@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * RDMAP/DDP message rules (RFC 5040, RFC 5041, RFC 6581).
+ */
+#include <linux/kernel.h>
+#include <linux/minmax.h>
+
+#include "rdmap.h"
+
+#define TAGGED_LEN	sizeof(struct xiw_tagged_hdr)
+#define UNTAGGED_LEN	sizeof(struct xiw_untagged_hdr)
+
+/* Indexed by opcode; entries left zero are reserved values. */
+const struct xiw_op_info xiw_op_table[XIW_OP_COUNT] = {
+	[XIW_OP_WRITE] = {
+		.name = "write", .hdr_len = TAGGED_LEN, .tagged = true,
+		.fixed_payload = -1, .supported = true,
+	},
+	[XIW_OP_READ_REQ] = {
+		.name = "read_req",
+		.hdr_len = UNTAGGED_LEN + sizeof(struct xiw_read_req),
+		.qn = XIW_QN_READ_REQ, .fixed_payload = 0, .supported = true,
+	},
+	[XIW_OP_READ_RESP] = {
+		.name = "read_resp", .hdr_len = TAGGED_LEN, .tagged = true,
+		.fixed_payload = -1, .supported = true,
+	},
+	[XIW_OP_SEND] = {
+		.name = "send", .hdr_len = UNTAGGED_LEN, .qn = XIW_QN_SEND,
+		.fixed_payload = -1, .supported = true,
+	},
+	[XIW_OP_SEND_INV] = {
+		.name = "send_inv", .hdr_len = UNTAGGED_LEN,
+		.qn = XIW_QN_SEND, .fixed_payload = -1,
+	},
+	[XIW_OP_SEND_SE] = {
+		.name = "send_se", .hdr_len = UNTAGGED_LEN, .qn = XIW_QN_SEND,
+		.fixed_payload = -1, .supported = true,
+	},
+	[XIW_OP_SEND_SE_INV] = {
+		.name = "send_se_inv", .hdr_len = UNTAGGED_LEN,
+		.qn = XIW_QN_SEND, .fixed_payload = -1,
+	},
+	[XIW_OP_TERMINATE] = {
+		.name = "terminate",
+		.hdr_len = UNTAGGED_LEN + sizeof(struct xiw_terminate_hdr),
+		.qn = XIW_QN_TERMINATE, .fixed_payload = -1, .supported = true,
+	},
+	[XIW_OP_IMM] = {
+		.name = "imm", .hdr_len = UNTAGGED_LEN, .qn = XIW_QN_SEND,
+		.fixed_payload = 8,
+	},
+	[XIW_OP_IMM_SE] = {
+		.name = "imm_se", .hdr_len = UNTAGGED_LEN, .qn = XIW_QN_SEND,
+		.fixed_payload = 8,
+	},
+	[XIW_OP_ATOMIC_REQ] = {
+		.name = "atomic_req", .hdr_len = UNTAGGED_LEN,
+		.qn = XIW_QN_READ_REQ, .fixed_payload = -1,
+	},
+	[XIW_OP_ATOMIC_RESP] = {
+		.name = "atomic_resp", .hdr_len = UNTAGGED_LEN,
+		.qn = XIW_QN_ATOMIC_RESP, .fixed_payload = -1,
+	},
+};
+
+/**
+ * xiw_check_ctrl() - validate the control octets of a received segment
+ * @ctrl: the first two octets of the DDP segment
+ *
+ * DDP's version is checked first (its error belongs to DDP, tagged or
+ * untagged as the T bit says), then RDMAP's version, then that the opcode
+ * is one xiw implements and uses the DDP model the opcode requires.
+ *
+ * Return: 0, or the Terminate cause.
+ */
+int xiw_check_ctrl(const struct xiw_ddp_ctrl *ctrl)
+{
+	bool tagged = ctrl->ddp & XIW_DDP_TAGGED;
+	const struct xiw_op_info *op;
+
+	if ((ctrl->ddp & XIW_DDP_VERSION_MASK) != XIW_DDP_VERSION)
+		return tagged ?
+			XIW_TERM(XIW_TERM_LAYER_DDP, XIW_DDP_ETYPE_TAGGED,
+				 XIW_DDP_T_INV_VERSION) :
+			XIW_TERM(XIW_TERM_LAYER_DDP, XIW_DDP_ETYPE_UNTAGGED,
+				 XIW_DDP_U_INV_VERSION);
+	if (ctrl->rdmap >> XIW_RDMAP_VERSION_SHIFT != XIW_RDMAP_VERSION)
+		return XIW_TERM(XIW_TERM_LAYER_RDMAP, XIW_RDMAP_ETYPE_OP,
+				XIW_RDMAP_INV_VERSION);
+
+	op = &xiw_op_table[ctrl->rdmap & XIW_RDMAP_OPCODE_MASK];
+	if (!op->supported || op->tagged != tagged)
+		return XIW_TERM(XIW_TERM_LAYER_RDMAP, XIW_RDMAP_ETYPE_OP,
+				XIW_RDMAP_UNEXP_OPCODE);
+	return 0;
+}
+
+/**
+ * xiw_term_ctrl() - the Terminate control field for a cause
+ * @cause: value made by XIW_TERM()
+ * @flags: XIW_TERM_FLAG_M/D/R
+ *
+ * Return: the 32-bit field in host order; reserved bits are zero.
+ */
+u32 xiw_term_ctrl(int cause, u32 flags)
+{
+	return (u32)XIW_TERM_LAYER(cause) << XIW_TERM_LAYER_SHIFT |
+	       (u32)XIW_TERM_ETYPE(cause) << XIW_TERM_ETYPE_SHIFT |
+	       (u32)XIW_TERM_CODE(cause) << XIW_TERM_CODE_SHIFT |
+	       (flags & (XIW_TERM_FLAG_M | XIW_TERM_FLAG_D | XIW_TERM_FLAG_R));
+}
+
+/**
+ * xiw_term_cause() - the cause carried by a received Terminate control field
+ * @ctrl: the field in host order
+ *
+ * Return: value comparable with XIW_TERM().
+ */
+int xiw_term_cause(u32 ctrl)
+{
+	return XIW_TERM(ctrl >> XIW_TERM_LAYER_SHIFT & 0xf,
+			ctrl >> XIW_TERM_ETYPE_SHIFT & 0xf,
+			ctrl >> XIW_TERM_CODE_SHIFT & 0xff);
+}
+
+/**
+ * xiw_mpa_v2_encode() - RFC 6581 enhanced connection data for the wire
+ * @v: values; IRD and ORD are cut to 14 bits
+ * @d: output
+ */
+void xiw_mpa_v2_encode(const struct xiw_mpa_v2 *v, struct xiw_mpa_v2_data *d)
+{
+	u16 ird = min_t(u16, v->ird, XIW_MPA_V2_DEPTH_MASK);
+	u16 ord = min_t(u16, v->ord, XIW_MPA_V2_DEPTH_MASK);
+
+	if (v->p2p)
+		ird |= XIW_MPA_V2_P2P;
+	if (v->rtr & XIW_RTR_SEND)
+		ird |= XIW_MPA_V2_RTR_SEND;
+	if (v->rtr & XIW_RTR_WRITE)
+		ord |= XIW_MPA_V2_RTR_WRITE;
+	if (v->rtr & XIW_RTR_READ)
+		ord |= XIW_MPA_V2_RTR_READ;
+	d->ird = cpu_to_be16(ird);
+	d->ord = cpu_to_be16(ord);
+}
+
+/**
+ * xiw_mpa_v2_decode() - decode received RFC 6581 enhanced connection data
+ * @d: the first four octets of the private data
+ * @v: output
+ */
+void xiw_mpa_v2_decode(const struct xiw_mpa_v2_data *d, struct xiw_mpa_v2 *v)
+{
+	u16 ird = be16_to_cpu(d->ird);
+	u16 ord = be16_to_cpu(d->ord);
+
+	v->ird = ird & XIW_MPA_V2_DEPTH_MASK;
+	v->ord = ord & XIW_MPA_V2_DEPTH_MASK;
+	v->p2p = ird & XIW_MPA_V2_P2P;
+	v->rtr = 0;
+	if (ird & XIW_MPA_V2_RTR_SEND)
+		v->rtr |= XIW_RTR_SEND;
+	if (ord & XIW_MPA_V2_RTR_WRITE)
+		v->rtr |= XIW_RTR_WRITE;
+	if (ord & XIW_MPA_V2_RTR_READ)
+		v->rtr |= XIW_RTR_READ;
+}
+
+/**
+ * xiw_mpa_v2_respond() - the responder's IRD/ORD for an MPA Reply
+ * @req: what the initiator sent
+ * @ird_local: the inbound reads the responder will hold (its IRD)
+ * @ord_local: the outbound reads the responder's ULP asked for
+ * @rep: the reply values (p2p and rtr are left for the caller)
+ *
+ * RFC 6581 section 9.1: the responder reports its own IRD (the initiator
+ * then keeps its ORD at most that), and its ORD never exceeds the
+ * initiator's IRD. 0x3fff in the request means "not negotiated": the
+ * corresponding reply field echoes 0x3fff and the local value stays.
+ */
+void xiw_mpa_v2_respond(const struct xiw_mpa_v2 *req, u16 ird_local,
+			u16 ord_local, struct xiw_mpa_v2 *rep)
+{
+	if (req->ord == XIW_MPA_V2_NO_NEGOTIATE)
+		rep->ird = XIW_MPA_V2_NO_NEGOTIATE;
+	else
+		rep->ird = min_t(u16, ird_local, XIW_MPA_V2_DEPTH_MASK - 1);
+
+	if (req->ird == XIW_MPA_V2_NO_NEGOTIATE)
+		rep->ord = XIW_MPA_V2_NO_NEGOTIATE;
+	else
+		rep->ord = min(ord_local, req->ird);
+}

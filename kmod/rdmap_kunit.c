@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for the RDMAP/DDP message rules and wire layouts.
+ */
+#include <kunit/test.h>
+#include <linux/stddef.h>
+
+#include "rdmap.h"
+
+static void rdmap_header_layouts(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, sizeof(struct xiw_tagged_hdr), 14);
+	KUNIT_EXPECT_EQ(test, sizeof(struct xiw_untagged_hdr), 18);
+	KUNIT_EXPECT_EQ(test, sizeof(struct xiw_read_req), 28);
+	KUNIT_EXPECT_EQ(test, offsetof(struct xiw_untagged_hdr, qn), 6);
+	KUNIT_EXPECT_EQ(test, offsetof(struct xiw_untagged_hdr, msn), 10);
+	KUNIT_EXPECT_EQ(test, offsetof(struct xiw_untagged_hdr, mo), 14);
+	KUNIT_EXPECT_EQ(test, offsetof(struct xiw_read_req, size), 12);
+	KUNIT_EXPECT_EQ(test, xiw_op_table[XIW_OP_READ_REQ].hdr_len, 46);
+	KUNIT_EXPECT_EQ(test, xiw_op_table[XIW_OP_WRITE].hdr_len, 14);
+	KUNIT_EXPECT_EQ(test, xiw_op_table[XIW_OP_TERMINATE].hdr_len, 22);
+}
+
+static struct xiw_ddp_ctrl ctrl(bool tagged, bool last, u8 dv, u8 rv, u8 op)
+{
+	struct xiw_ddp_ctrl c = {
+		.ddp = (tagged ? XIW_DDP_TAGGED : 0) | (last ? XIW_DDP_LAST : 0) | dv,
+		.rdmap = rv << XIW_RDMAP_VERSION_SHIFT | op,
+	};
+	return c;
+}
+
+static void rdmap_accepts_each_supported_opcode(struct kunit *test)
+{
+	static const struct { u8 op; bool tagged; } good[] = {
+		{ XIW_OP_WRITE, true }, { XIW_OP_READ_REQ, false },
+		{ XIW_OP_READ_RESP, true }, { XIW_OP_SEND, false },
+		{ XIW_OP_SEND_SE, false }, { XIW_OP_TERMINATE, false },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(good); i++) {
+		struct xiw_ddp_ctrl c = ctrl(good[i].tagged, true, 1, 1,
+					     good[i].op);
+
+		KUNIT_EXPECT_EQ_MSG(test, xiw_check_ctrl(&c), 0, "op %u",
+				    good[i].op);
+	}
+}
+
+static void rdmap_rejects_bad_control(struct kunit *test)
+{
+	struct xiw_ddp_ctrl c;
+	int op;
+
+	c = ctrl(true, true, 2, 1, XIW_OP_WRITE);
+	KUNIT_EXPECT_EQ(test, xiw_check_ctrl(&c),
+			XIW_TERM(XIW_TERM_LAYER_DDP, XIW_DDP_ETYPE_TAGGED,
+				 XIW_DDP_T_INV_VERSION));
+	c = ctrl(false, true, 0, 1, XIW_OP_SEND);
+	KUNIT_EXPECT_EQ(test, xiw_check_ctrl(&c),
+			XIW_TERM(XIW_TERM_LAYER_DDP, XIW_DDP_ETYPE_UNTAGGED,
+				 XIW_DDP_U_INV_VERSION));
+	c = ctrl(false, true, 1, 2, XIW_OP_SEND);
+	KUNIT_EXPECT_EQ(test, xiw_check_ctrl(&c),
+			XIW_TERM(XIW_TERM_LAYER_RDMAP, XIW_RDMAP_ETYPE_OP,
+				 XIW_RDMAP_INV_VERSION));
+	/* A Send on the tagged model, a Write on the untagged one. */
+	c = ctrl(true, true, 1, 1, XIW_OP_SEND);
+	KUNIT_EXPECT_EQ(test, xiw_check_ctrl(&c),
+			XIW_TERM(XIW_TERM_LAYER_RDMAP, XIW_RDMAP_ETYPE_OP,
+				 XIW_RDMAP_UNEXP_OPCODE));
+	c = ctrl(false, true, 1, 1, XIW_OP_WRITE);
+	KUNIT_EXPECT_EQ(test, xiw_check_ctrl(&c),
+			XIW_TERM(XIW_TERM_LAYER_RDMAP, XIW_RDMAP_ETYPE_OP,
+				 XIW_RDMAP_UNEXP_OPCODE));
+	/* Reserved opcodes, either model. */
+	for (op = 0xc; op <= 0xf; op++) {
+		c = ctrl(false, true, 1, 1, op);
+		KUNIT_EXPECT_EQ(test, xiw_check_ctrl(&c),
+				XIW_TERM(XIW_TERM_LAYER_RDMAP,
+					 XIW_RDMAP_ETYPE_OP,
+					 XIW_RDMAP_UNEXP_OPCODE));
+		c = ctrl(true, true, 1, 1, op);
+		KUNIT_EXPECT_NE(test, xiw_check_ctrl(&c), 0);
+	}
+}
+
+static void rdmap_terminate_ctrl_round_trip(struct kunit *test)
+{
+	int cause = XIW_TERM(XIW_TERM_LAYER_DDP, XIW_DDP_ETYPE_UNTAGGED,
+			     XIW_DDP_U_MSN_RANGE);
+	u32 v = xiw_term_ctrl(cause, XIW_TERM_FLAG_M | XIW_TERM_FLAG_D);
+
+	KUNIT_EXPECT_EQ(test, v, 0x1203c000U);
+	KUNIT_EXPECT_EQ(test, xiw_term_cause(v), cause);
+	/* Reserved bits never leak from the flags argument. */
+	KUNIT_EXPECT_EQ(test, xiw_term_ctrl(cause, 0x1fff), 0x12030000U);
+	v = xiw_term_ctrl(XIW_TERM(XIW_TERM_LAYER_RDMAP, XIW_RDMAP_ETYPE_PROT,
+				   XIW_RDMAP_ACCESS), XIW_TERM_FLAG_R);
+	KUNIT_EXPECT_EQ(test, v, 0x01022000U);
+	KUNIT_EXPECT_NE(test, XIW_TERM(0, 0, 0), 0);
+}
+
+static void rdmap_mpa_v2_round_trip(struct kunit *test)
+{
+	struct xiw_mpa_v2 in = { .ird = 16, .ord = 0x3ffe, .p2p = true,
+				 .rtr = XIW_RTR_SEND | XIW_RTR_READ };
+	struct xiw_mpa_v2_data d;
+	struct xiw_mpa_v2 out;
+	const u8 *b = (const u8 *)&d;
+
+	xiw_mpa_v2_encode(&in, &d);
+	KUNIT_EXPECT_EQ(test, b[0], 0xc0);	/* A, B, IRD high bits 0 */
+	KUNIT_EXPECT_EQ(test, b[1], 16);
+	KUNIT_EXPECT_EQ(test, b[2], 0x7f);	/* C=0, D=1, ORD 0x3ffe */
+	KUNIT_EXPECT_EQ(test, b[3], 0xfe);
+	xiw_mpa_v2_decode(&d, &out);
+	KUNIT_EXPECT_EQ(test, out.ird, in.ird);
+	KUNIT_EXPECT_EQ(test, out.ord, in.ord);
+	KUNIT_EXPECT_EQ(test, out.p2p, in.p2p);
+	KUNIT_EXPECT_EQ(test, out.rtr, in.rtr);
+
+	/* Depths beyond 14 bits are cut, never spill into the flags. */
+	in = (struct xiw_mpa_v2){ .ird = 0xffff, .ord = 0x4001 };
+	xiw_mpa_v2_encode(&in, &d);
+	xiw_mpa_v2_decode(&d, &out);
+	KUNIT_EXPECT_EQ(test, out.ird, 0x3fff);
+	KUNIT_EXPECT_EQ(test, out.ord, 0x3fff);
+	KUNIT_EXPECT_FALSE(test, out.p2p);
+	KUNIT_EXPECT_EQ(test, out.rtr, 0);
+}
+
+static void rdmap_mpa_v2_negotiation(struct kunit *test)
+{
+	static const struct {
+		u16 req_ird, req_ord, ird_local, ord_local;
+		u16 rep_ird, rep_ord;
+	} m[] = {
+		{ 8, 8, 16, 16, 16, 8 },	/* ORD capped by initiator IRD */
+		{ 16, 4, 2, 2, 2, 2 },	/* small responder IRD reported */
+		{ 0, 0, 1, 4, 1, 0 },	/* initiator takes no reads */
+		{ 0x3fff, 4, 8, 8, 8, 0x3fff },	/* IRD not negotiated */
+		{ 4, 0x3fff, 8, 8, 0x3fff, 4 },	/* ORD not negotiated */
+		{ 4, 4, 0x3fff, 8, 0x3ffe, 4 },	/* local IRD stays below 0x3fff */
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(m); i++) {
+		struct xiw_mpa_v2 req = { .ird = m[i].req_ird,
+					  .ord = m[i].req_ord };
+		struct xiw_mpa_v2 rep = {};
+
+		xiw_mpa_v2_respond(&req, m[i].ird_local, m[i].ord_local, &rep);
+		KUNIT_EXPECT_EQ_MSG(test, rep.ird, m[i].rep_ird, "case %zu", i);
+		KUNIT_EXPECT_EQ_MSG(test, rep.ord, m[i].rep_ord, "case %zu", i);
+	}
+}
+
+static struct kunit_case xiw_rdmap_cases[] = {
+	KUNIT_CASE(rdmap_header_layouts),
+	KUNIT_CASE(rdmap_accepts_each_supported_opcode),
+	KUNIT_CASE(rdmap_rejects_bad_control),
+	KUNIT_CASE(rdmap_terminate_ctrl_round_trip),
+	KUNIT_CASE(rdmap_mpa_v2_round_trip),
+	KUNIT_CASE(rdmap_mpa_v2_negotiation),
+	{}
+};
+
+static struct kunit_suite xiw_rdmap_suite = {
+	.name = "xiw_rdmap",
+	.test_cases = xiw_rdmap_cases,
+};
+
+kunit_test_suite(xiw_rdmap_suite);

@@ -1,0 +1,574 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Receive engine: parses FPDUs straight out of the socket's skbs in the
+ * data-ready callback and places payload directly into the target buffer:
+ * tagged segments at their STag/TO, Sends into the posted receive buffer,
+ * Read Responses into the requester's sink. Every header field a peer
+ * controls is checked before a byte is placed; any violation sends the
+ * RFC 5040/5041/5044 Terminate and stops placement for good.
+ */
+#include <linux/skbuff.h>
+#include <net/tcp.h>
+
+#include "cm.h"
+#include "mpa.h"
+#include "obj.h"
+
+enum xiw_rx_state {
+	XIW_RX_HDR,		/* collecting length, control and headers */
+	XIW_RX_PAYLOAD,		/* placing payload */
+	XIW_RX_TRAILER,		/* pad and CRC */
+	XIW_RX_DEAD,		/* after an error: discard everything */
+};
+
+/* The control octets are the first thing after the MPA length. */
+#define XIW_RX_PEEK	(XIW_MPA_LEN_SIZE + sizeof(struct xiw_ddp_ctrl))
+
+#define TERM_DDP_T(code) \
+	XIW_TERM(XIW_TERM_LAYER_DDP, XIW_DDP_ETYPE_TAGGED, code)
+#define TERM_DDP_U(code) \
+	XIW_TERM(XIW_TERM_LAYER_DDP, XIW_DDP_ETYPE_UNTAGGED, code)
+#define TERM_RDMAP_OP(code) \
+	XIW_TERM(XIW_TERM_LAYER_RDMAP, XIW_RDMAP_ETYPE_OP, code)
+#define TERM_LLP(code) \
+	XIW_TERM(XIW_TERM_LAYER_LLP, XIW_LLP_ETYPE_MPA, code)
+
+/**
+ * xiw_rx_reset() - forget a partly received FPDU (the stream is over)
+ * @qp: the QP
+ */
+void xiw_rx_reset(struct xiw_qp *qp)
+{
+	struct xiw_rx *rx = &qp->rx;
+
+	if (rx->place_mr) {
+		xiw_mr_put(rx->place_mr);
+		rx->place_mr = NULL;
+	}
+	rx->state = XIW_RX_DEAD;
+}
+
+static void xiw_rx_fail(struct xiw_qp *qp, int cause)
+{
+	struct xiw_rx *rx = &qp->rx;
+
+	pr_info_ratelimited("xiw: %s qp %u: terminate: layer %u type %u code 0x%02x (%s)\n",
+			    dev_name(&qp->xdev->ibdev.dev), qp->ibqp.qp_num,
+			    XIW_TERM_LAYER(cause), XIW_TERM_ETYPE(cause),
+			    XIW_TERM_CODE(cause),
+			    xiw_op_table[rx->op & XIW_RDMAP_OPCODE_MASK].name ?: "?");
+	xiw_rx_reset(qp);
+	xiw_qp_terminate(qp, cause);
+}
+
+static struct xiw_ddp_ctrl *xiw_rx_ctrl(struct xiw_rx *rx)
+{
+	return (struct xiw_ddp_ctrl *)(rx->hdr + XIW_MPA_LEN_SIZE);
+}
+
+static struct xiw_tagged_hdr *xiw_rx_tagged(struct xiw_rx *rx)
+{
+	return (struct xiw_tagged_hdr *)(rx->hdr + XIW_MPA_LEN_SIZE);
+}
+
+static struct xiw_untagged_hdr *xiw_rx_untagged(struct xiw_rx *rx)
+{
+	return (struct xiw_untagged_hdr *)(rx->hdr + XIW_MPA_LEN_SIZE);
+}
+
+static bool xiw_rx_last(struct xiw_rx *rx)
+{
+	return xiw_rx_ctrl(rx)->ddp & XIW_DDP_LAST;
+}
+
+/* A tagged segment for an RDMA Write: find and check its target. */
+static int xiw_rx_write(struct xiw_qp *qp, u32 len)
+{
+	struct xiw_tagged_hdr *h = xiw_rx_tagged(&qp->rx);
+	u32 stag = be32_to_cpu(h->stag);
+	u64 to = be64_to_cpu(h->to);
+	struct xiw_mr *mr;
+	int bad;
+
+	mr = xiw_mr_get(qp->xdev, stag);
+	if (!mr)
+		return TERM_DDP_T(XIW_DDP_T_INV_STAG);
+	bad = xiw_mr_check(mr, to_xiw_pd(qp->ibqp.pd), IB_ACCESS_REMOTE_WRITE,
+			   to, len);
+	if (bad) {
+		xiw_mr_put(mr);
+		/* Tagged buffer errors belong to DDP; rights to RDMAP. */
+		switch (XIW_TERM_CODE(bad)) {
+		case XIW_RDMAP_BOUNDS:
+			return TERM_DDP_T(XIW_DDP_T_BOUNDS);
+		case XIW_RDMAP_STAG_NOT_ASSOC:
+			return TERM_DDP_T(XIW_DDP_T_STAG_NOT_ASSOC);
+		case XIW_RDMAP_TO_WRAP:
+			return TERM_DDP_T(XIW_DDP_T_TO_WRAP);
+		default:
+			return bad;
+		}
+	}
+	qp->rx.place_mr = mr;
+	qp->rx.place_to = to;
+	return 0;
+}
+
+/* A Read Response segment: it must answer the oldest outstanding Read. */
+static int xiw_rx_read_resp(struct xiw_qp *qp, u32 len)
+{
+	struct xiw_tagged_hdr *h = xiw_rx_tagged(&qp->rx);
+	u32 stag = be32_to_cpu(h->stag);
+	u64 to = be64_to_cpu(h->to);
+	struct xiw_wqe *wqe;
+	struct xiw_mr *mr;
+	unsigned long flags;
+	u64 base;
+	u32 size;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	if (qp->orq_tail == qp->orq_head) {
+		spin_unlock_irqrestore(&qp->sq_lock, flags);
+		return TERM_RDMAP_OP(XIW_RDMAP_UNEXP_OPCODE);
+	}
+	wqe = &qp->sq[qp->orq[qp->orq_tail % XIW_MAX_ORD] % qp->sq_size];
+	base = wqe->num_sge ? wqe->sge[0].addr : 0;
+	size = wqe->bytes;
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+
+	if (stag != (wqe->num_sge ? wqe->sge[0].lkey : 0))
+		return TERM_DDP_T(XIW_DDP_T_INV_STAG);
+	if (to < base || to + len > base + size || to + len < to)
+		return TERM_DDP_T(XIW_DDP_T_BOUNDS);
+	if (!len)
+		return 0;
+	mr = xiw_mr_get(qp->xdev, stag);
+	if (!mr)
+		return TERM_DDP_T(XIW_DDP_T_INV_STAG);
+	if (xiw_mr_check(mr, to_xiw_pd(qp->ibqp.pd), IB_ACCESS_LOCAL_WRITE,
+			 to, len)) {
+		xiw_mr_put(mr);
+		return TERM_DDP_T(XIW_DDP_T_BOUNDS);
+	}
+	qp->rx.place_mr = mr;
+	qp->rx.place_to = to;
+	return 0;
+}
+
+static int xiw_rx_check_untagged(struct xiw_qp *qp, u8 qn)
+{
+	struct xiw_untagged_hdr *h = xiw_rx_untagged(&qp->rx);
+
+	if (be32_to_cpu(h->qn) != qn)
+		return TERM_DDP_U(XIW_DDP_U_INV_QN);
+	if (be32_to_cpu(h->msn) != qp->rx.msn[qn])
+		return TERM_DDP_U(XIW_DDP_U_MSN_RANGE);
+	return 0;
+}
+
+/* A Send segment: open the receive buffer on the first, check MO. */
+static int xiw_rx_send(struct xiw_qp *qp, u32 len)
+{
+	struct xiw_untagged_hdr *h = xiw_rx_untagged(&qp->rx);
+	struct xiw_rx *rx = &qp->rx;
+	unsigned long flags;
+	u64 room = 0;
+	int i, bad;
+
+	bad = xiw_rx_check_untagged(qp, XIW_QN_SEND);
+	if (bad)
+		return bad;
+	if (!rx->send_rqe_valid) {
+		if (be32_to_cpu(h->mo) != 0)
+			return TERM_DDP_U(XIW_DDP_U_INV_MO);
+		spin_lock_irqsave(&qp->rq_lock, flags);
+		if (qp->rq_tail == qp->rq_head) {
+			spin_unlock_irqrestore(&qp->rq_lock, flags);
+			return TERM_DDP_U(XIW_DDP_U_NO_BUFFER);
+		}
+		rx->send_rqe = qp->rq[qp->rq_tail % qp->rq_size];
+		qp->rq_tail++;
+		spin_unlock_irqrestore(&qp->rq_lock, flags);
+		rx->send_rqe_valid = true;
+		rx->send_len = 0;
+	} else if (be32_to_cpu(h->mo) != rx->send_len) {
+		return TERM_DDP_U(XIW_DDP_U_INV_MO);
+	}
+	for (i = 0; i < rx->send_rqe.num_sge; i++)
+		room += rx->send_rqe.sge[i].length;
+	if ((u64)rx->send_len + len > room)
+		return TERM_DDP_U(XIW_DDP_U_TOO_LONG);
+	return 0;
+}
+
+/* An RDMA Read Request: check it against IRD and the source STag. */
+static int xiw_rx_read_req(struct xiw_qp *qp)
+{
+	struct xiw_untagged_hdr *h = xiw_rx_untagged(&qp->rx);
+	struct xiw_read_req *rr = (struct xiw_read_req *)(h + 1);
+	u32 size = be32_to_cpu(rr->size);
+	u64 src_to = be64_to_cpu(rr->src_to);
+	struct xiw_irq_entry *e;
+	struct xiw_mr *mr = NULL;
+	unsigned long flags;
+	int bad;
+
+	bad = xiw_rx_check_untagged(qp, XIW_QN_READ_REQ);
+	if (bad)
+		return bad;
+	if (be32_to_cpu(h->mo) != 0)
+		return TERM_DDP_U(XIW_DDP_U_INV_MO);
+	if (!xiw_rx_last(&qp->rx))
+		return TERM_RDMAP_OP(XIW_RDMAP_UNEXP_OPCODE);
+	if (size) {
+		mr = xiw_mr_get(qp->xdev, be32_to_cpu(rr->src_stag));
+		if (!mr)
+			return XIW_TERM(XIW_TERM_LAYER_RDMAP,
+					XIW_RDMAP_ETYPE_PROT,
+					XIW_RDMAP_INV_STAG);
+		bad = xiw_mr_check(mr, to_xiw_pd(qp->ibqp.pd),
+				   IB_ACCESS_REMOTE_READ, src_to, size);
+		if (bad) {
+			xiw_mr_put(mr);
+			return bad;
+		}
+	}
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	if (qp->irq_head - qp->irq_tail >= qp->ird) {
+		spin_unlock_irqrestore(&qp->sq_lock, flags);
+		if (mr)
+			xiw_mr_put(mr);
+		return TERM_DDP_U(XIW_DDP_U_NO_BUFFER);
+	}
+	e = &qp->irq[qp->irq_head % XIW_MAX_IRD];
+	e->mr = mr;
+	e->src_to = src_to;
+	e->sink_stag = be32_to_cpu(rr->sink_stag);
+	e->sink_to = be64_to_cpu(rr->sink_to);
+	e->left = size;
+	qp->irq_head++;
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	qp->rx.msn[XIW_QN_READ_REQ]++;
+	xiw_tx_kick(qp);
+	return 0;
+}
+
+/* The full header is in: validate it and get ready for the payload. */
+static int xiw_rx_header(struct xiw_qp *qp)
+{
+	struct xiw_rx *rx = &qp->rx;
+	u32 len = rx->ulpdu_len - xiw_op_table[rx->op].hdr_len;
+
+	rx->payload_left = len;
+	switch (rx->op) {
+	case XIW_OP_WRITE:
+		return xiw_rx_write(qp, len);
+	case XIW_OP_READ_RESP:
+		return xiw_rx_read_resp(qp, len);
+	case XIW_OP_SEND:
+	case XIW_OP_SEND_SE:
+		return xiw_rx_send(qp, len);
+	case XIW_OP_READ_REQ:
+		return len ? TERM_DDP_U(XIW_DDP_U_TOO_LONG) :
+			     xiw_rx_read_req(qp);
+	case XIW_OP_TERMINATE:
+		return xiw_rx_check_untagged(qp, XIW_QN_TERMINATE);
+	default:
+		return TERM_RDMAP_OP(XIW_RDMAP_UNEXP_OPCODE);
+	}
+}
+
+/* Copy @len payload octets from the skb to where the segment goes. */
+static int xiw_rx_place(struct xiw_qp *qp, struct sk_buff *skb, u32 off,
+			u32 len)
+{
+	struct xiw_rx *rx = &qp->rx;
+	void *dst;
+	int i;
+
+	switch (rx->op) {
+	case XIW_OP_WRITE:
+	case XIW_OP_READ_RESP:
+		dst = (void *)(uintptr_t)rx->place_to;
+		if (skb_copy_bits(skb, off, dst, len))
+			return TERM_LLP(XIW_MPA_ERR_CATASTROPHIC);
+		if (qp->crc)
+			rx->crc = xiw_mpa_crc_update(rx->crc, dst, len);
+		rx->place_to += len;
+		return 0;
+	case XIW_OP_SEND:
+	case XIW_OP_SEND_SE: {
+		u32 mo = rx->send_len;
+
+		for (i = 0; i < rx->send_rqe.num_sge && len; i++) {
+			struct ib_sge *sge = &rx->send_rqe.sge[i];
+			struct xiw_mr *mr;
+			u32 take;
+
+			if (mo >= sge->length) {
+				mo -= sge->length;
+				continue;
+			}
+			take = min(sge->length - mo, len);
+			mr = xiw_mr_get(qp->xdev, sge->lkey);
+			if (!mr || xiw_mr_check(mr, to_xiw_pd(qp->ibqp.pd),
+						IB_ACCESS_LOCAL_WRITE,
+						sge->addr + mo, take)) {
+				if (mr)
+					xiw_mr_put(mr);
+				return XIW_TERM(XIW_TERM_LAYER_RDMAP,
+						XIW_RDMAP_ETYPE_CATASTROPHIC, 0);
+			}
+			dst = (void *)(uintptr_t)(sge->addr + mo);
+			if (skb_copy_bits(skb, off, dst, take)) {
+				xiw_mr_put(mr);
+				return TERM_LLP(XIW_MPA_ERR_CATASTROPHIC);
+			}
+			xiw_mr_put(mr);
+			if (qp->crc)
+				rx->crc = xiw_mpa_crc_update(rx->crc, dst, take);
+			off += take;
+			len -= take;
+			rx->send_len += take;
+			mo = 0;
+		}
+		return 0;
+	}
+	default: {
+		/* Terminate payload: read for the CRC, then dropped. */
+		u8 tmp[64];
+
+		while (len) {
+			u32 take = min_t(u32, len, sizeof(tmp));
+
+			if (skb_copy_bits(skb, off, tmp, take))
+				return TERM_LLP(XIW_MPA_ERR_CATASTROPHIC);
+			if (qp->crc)
+				rx->crc = xiw_mpa_crc_update(rx->crc, tmp, take);
+			off += take;
+			len -= take;
+		}
+		return 0;
+	}
+	}
+}
+
+static void xiw_rx_recv_done(struct xiw_qp *qp, bool solicited)
+{
+	struct xiw_rx *rx = &qp->rx;
+	struct ib_wc wc = {
+		.wr_id = rx->send_rqe.wr_id,
+		.status = IB_WC_SUCCESS,
+		.opcode = IB_WC_RECV,
+		.byte_len = rx->send_len,
+		.qp = &qp->ibqp,
+	};
+
+	rx->send_rqe_valid = false;
+	rx->msn[XIW_QN_SEND]++;
+	xiw_cq_add(qp->rcq, &wc, solicited);
+}
+
+static void xiw_rx_read_done(struct xiw_qp *qp)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	if (qp->orq_tail != qp->orq_head) {
+		u32 idx = qp->orq[qp->orq_tail % XIW_MAX_ORD];
+
+		qp->sq[idx % qp->sq_size].done = true;
+		qp->orq_tail++;
+	}
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	xiw_qp_sq_complete(qp);
+	xiw_tx_kick(qp);	/* an ORD slot is free */
+}
+
+static void xiw_rx_got_terminate(struct xiw_qp *qp)
+{
+	struct xiw_untagged_hdr *h = xiw_rx_untagged(&qp->rx);
+	struct xiw_terminate_hdr *t = (struct xiw_terminate_hdr *)(h + 1);
+	int cause = xiw_term_cause(be32_to_cpu(t->ctrl));
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = IB_EVENT_QP_FATAL,
+	};
+	struct xiw_cep *cep;
+	unsigned long flags;
+
+	pr_info_ratelimited("xiw: %s qp %u: peer terminated: layer %u type %u code 0x%02x\n",
+			    dev_name(&qp->xdev->ibdev.dev), qp->ibqp.qp_num,
+			    XIW_TERM_LAYER(cause), XIW_TERM_ETYPE(cause),
+			    XIW_TERM_CODE(cause));
+	xiw_rx_reset(qp);
+	spin_lock_irqsave(&qp->lock, flags);
+	qp->state = XIW_QPS_ERROR;
+	spin_unlock_irqrestore(&qp->lock, flags);
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+	cep = xiw_qp_cep_get(qp);
+	if (cep) {
+		xiw_cep_abort(cep);
+		xiw_cep_put(cep);
+	}
+}
+
+/* Pad and CRC are in: check the CRC and finish the segment. */
+static int xiw_rx_fpdu_done(struct xiw_qp *qp)
+{
+	struct xiw_rx *rx = &qp->rx;
+	u32 pad = xiw_mpa_pad(rx->ulpdu_len);
+	__le32 got;
+
+	if (qp->crc) {
+		rx->crc = xiw_mpa_crc_update(rx->crc, rx->trailer, pad);
+		memcpy(&got, rx->trailer + pad, sizeof(got));
+		if (got != xiw_mpa_crc_final(rx->crc))
+			return TERM_LLP(XIW_MPA_ERR_CRC);
+	}
+	if (rx->place_mr) {
+		xiw_mr_put(rx->place_mr);
+		rx->place_mr = NULL;
+	}
+	if (!xiw_rx_last(rx))
+		return 0;
+	switch (rx->op) {
+	case XIW_OP_SEND:
+	case XIW_OP_SEND_SE:
+		xiw_rx_recv_done(qp, rx->op == XIW_OP_SEND_SE);
+		break;
+	case XIW_OP_READ_RESP:
+		xiw_rx_read_done(qp);
+		break;
+	case XIW_OP_TERMINATE:
+		xiw_rx_got_terminate(qp);
+		break;
+	}
+	return 0;
+}
+
+static void xiw_rx_next_fpdu(struct xiw_rx *rx)
+{
+	rx->state = XIW_RX_HDR;
+	rx->hdr_got = 0;
+	rx->hdr_need = XIW_RX_PEEK;
+}
+
+/*
+ * Consume @len octets of @skb from @off. Return: octets consumed (all of
+ * them, unless the QP stopped).
+ */
+static int xiw_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
+			unsigned int off, size_t len)
+{
+	struct xiw_qp *qp = desc->arg.data;
+	struct xiw_rx *rx = &qp->rx;
+	size_t done = 0;
+	int bad = 0;
+
+	while (done < len) {
+		u32 take;
+
+		switch (rx->state) {
+		case XIW_RX_HDR:
+			take = min_t(size_t, rx->hdr_need - rx->hdr_got,
+				     len - done);
+			if (skb_copy_bits(skb, off + done, rx->hdr + rx->hdr_got,
+					  take)) {
+				bad = TERM_LLP(XIW_MPA_ERR_CATASTROPHIC);
+				break;
+			}
+			rx->hdr_got += take;
+			done += take;
+			if (rx->hdr_got < rx->hdr_need)
+				break;
+			if (rx->hdr_need == XIW_RX_PEEK) {
+				bad = xiw_check_ctrl(xiw_rx_ctrl(rx));
+				if (bad)
+					break;
+				rx->op = xiw_rx_ctrl(rx)->rdmap &
+					 XIW_RDMAP_OPCODE_MASK;
+				rx->ulpdu_len = get_unaligned_be16(rx->hdr);
+				if (rx->ulpdu_len < xiw_op_table[rx->op].hdr_len) {
+					bad = TERM_LLP(XIW_MPA_ERR_REQ);
+					break;
+				}
+				rx->hdr_need = XIW_MPA_LEN_SIZE +
+					       xiw_op_table[rx->op].hdr_len;
+				if (rx->hdr_got < rx->hdr_need)
+					break;
+			}
+			if (qp->crc)
+				rx->crc = xiw_mpa_crc_update(xiw_mpa_crc_init(),
+							     rx->hdr,
+							     rx->hdr_got);
+			bad = xiw_rx_header(qp);
+			if (bad)
+				break;
+			rx->state = rx->payload_left ? XIW_RX_PAYLOAD :
+						       XIW_RX_TRAILER;
+			rx->trailer_left = xiw_mpa_pad(rx->ulpdu_len) +
+					   XIW_MPA_CRC_SIZE;
+			break;
+		case XIW_RX_PAYLOAD:
+			take = min_t(size_t, rx->payload_left, len - done);
+			bad = xiw_rx_place(qp, skb, off + done, take);
+			if (bad)
+				break;
+			rx->payload_left -= take;
+			done += take;
+			if (!rx->payload_left)
+				rx->state = XIW_RX_TRAILER;
+			break;
+		case XIW_RX_TRAILER: {
+			u32 have = xiw_mpa_pad(rx->ulpdu_len) +
+				   XIW_MPA_CRC_SIZE - rx->trailer_left;
+
+			take = min_t(size_t, rx->trailer_left, len - done);
+			if (skb_copy_bits(skb, off + done, rx->trailer + have,
+					  take)) {
+				bad = TERM_LLP(XIW_MPA_ERR_CATASTROPHIC);
+				break;
+			}
+			rx->trailer_left -= take;
+			done += take;
+			if (rx->trailer_left)
+				break;
+			bad = xiw_rx_fpdu_done(qp);
+			if (!bad && rx->state != XIW_RX_DEAD)
+				xiw_rx_next_fpdu(rx);
+			break;
+		}
+		default:
+			return len;	/* dead: drain and drop */
+		}
+		if (bad) {
+			xiw_rx_fail(qp, bad);
+			return len;
+		}
+	}
+	return done;
+}
+
+/**
+ * xiw_rx_data_ready() - the socket has data for a connected QP
+ * @qp: the QP
+ *
+ * Called with the socket locked (softirq receive, or the owner's
+ * release_sock()), under the socket's callback lock.
+ */
+void xiw_rx_data_ready(struct xiw_qp *qp)
+{
+	read_descriptor_t desc = { .arg.data = qp, .count = 1 };
+	enum xiw_qp_state state = READ_ONCE(qp->state);
+	struct socket *sock = READ_ONCE(qp->sock);
+
+	if (!sock || (state != XIW_QPS_RTS && state != XIW_QPS_CLOSING &&
+		      state != XIW_QPS_TERMINATE))
+		return;
+	if (qp->rx.hdr_need == 0)
+		xiw_rx_next_fpdu(&qp->rx);
+	tcp_read_sock(sock->sk, &desc, xiw_rx_actor);
+}
