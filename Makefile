@@ -1,11 +1,11 @@
 # xiw: software iWARP RNIC. See README.md.
 #
 #   make setup        install what the project needs (Debian bookworm, root)
-#   make              build kmod/xiw.ko and the C++ parts
+#   make              build kmod/xiw.ko, the xiwperf module and the C++ parts
 #   make check        setup, build, lint, KUnit (UML), GoogleTest, VM tests
 #   make demo         boot the VM and show xiw devices at work
 #   make vm-shell     a shell in the VM with xiw installed
-#   make lint         checkpatch --strict and sparse on kmod/
+#   make lint         checkpatch --strict and sparse on kmod/ and the xiwperf module
 
 SHELL := /bin/bash
 
@@ -15,11 +15,12 @@ BUILD ?= $(CURDIR)/build
 CMAKE_BUILD := $(BUILD)/cmake
 PYTHON ?= /usr/bin/python3
 PYTEST_ARGS ?=
+XIWPERF_KMOD := $(CURDIR)/tools/xiwperf/kmod
 
-.PHONY: all kmod userspace setup check lint sparse checkpatch kunit unit \
+.PHONY: all kmod xiwperf-kmod siw userspace setup check lint sparse checkpatch kunit unit \
 	integration demo vm-shell clean
 
-all: kmod userspace
+all: kmod xiwperf-kmod userspace
 
 # W=1 must be warning-free: compiler and kernel-doc warnings fail the build.
 kmod:
@@ -29,6 +30,19 @@ kmod:
 		test $${PIPESTATUS[0]} -eq 0 || exit 1; \
 		if grep -E 'warning:|error:' $(BUILD)/kmod.log; then echo "kmod: warnings above"; exit 1; fi
 	@rm -f $(BUILD)/kmod.log
+
+# The xiwperf test module, held to the same standard as kmod/.
+xiwperf-kmod:
+	@mkdir -p $(BUILD)
+	@test -d "$(KDIR)" || { echo "no kernel headers at '$(KDIR)': run 'make setup'"; exit 1; }
+	@$(MAKE) -C $(KDIR) M=$(XIWPERF_KMOD) W=1 modules 2>&1 | tee $(BUILD)/xiwperf-kmod.log; \
+		test $${PIPESTATUS[0]} -eq 0 || exit 1; \
+		if grep -E 'warning:|error:' $(BUILD)/xiwperf-kmod.log; then echo "xiwperf-kmod: warnings above"; exit 1; fi
+	@rm -f $(BUILD)/xiwperf-kmod.log
+
+# Stock siw.ko, built out of tree into $XIW_CACHE for the VM tests.
+siw:
+	@scripts/build-siw.sh
 
 userspace:
 	@cmake -S . -B $(CMAKE_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -42,12 +56,15 @@ lint: checkpatch sparse
 checkpatch:
 	@src=$$(scripts/linux-src.sh) && \
 		$$src/scripts/checkpatch.pl --strict --no-tree --quiet --show-types \
-		-f $$(git ls-files 'kmod/*.c' 'kmod/*.h' 2>/dev/null || ls kmod/*.[ch]) && \
+		-f $$(ls kmod/*.[ch] | grep -v '\.mod\.c$$') \
+		$$(ls tools/xiwperf/kmod/*.[ch] | grep -v '\.mod\.c$$') uapi/xiwperf.h && \
 		echo "checkpatch --strict: clean"
 
 sparse:
 	@mkdir -p $(BUILD)
-	@$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod C=2 W=1 modules 2>&1 | tee $(BUILD)/sparse.log | grep -v '^make\|^  ' ; \
+	@for m in $(CURDIR)/kmod $(XIWPERF_KMOD); do \
+		$(MAKE) -C $(KDIR) M=$$m C=2 W=1 modules || exit 1; \
+	done 2>&1 | tee $(BUILD)/sparse.log | grep -v '^make\|^  ' ; \
 		test $${PIPESTATUS[0]} -eq 0 || exit 1; \
 		if grep -E 'warning:|error:' $(BUILD)/sparse.log >/dev/null; then echo "sparse: warnings above"; exit 1; fi; \
 		rm -f $(BUILD)/sparse.log; echo "sparse: clean"
@@ -77,4 +94,5 @@ vm-shell: all
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod clean
+	-$(MAKE) -C $(KDIR) M=$(XIWPERF_KMOD) clean
 	rm -rf $(BUILD)

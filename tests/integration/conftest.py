@@ -2,6 +2,7 @@
 kernel log check around every test, and the two-host topology."""
 import json
 import os
+import subprocess
 import sys
 import time
 
@@ -17,19 +18,36 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "vm: needs the QEMU guest")
 
 
+def build_siw():
+    """Path of the stock siw.ko for the target kernel, built out of tree
+    (and cached) by scripts/build-siw.sh."""
+    res = subprocess.run([os.path.join(TOP, "scripts", "build-siw.sh")],
+                         check=True, stdout=subprocess.PIPE, text=True)
+    return res.stdout.strip().splitlines()[-1]
+
+
+def default_modules(siw_ko):
+    """What the VM installs for modprobe: xiw, the xiwperf test module
+    and stock siw (a reference iWARP device for xiwperf)."""
+    return [os.path.join(TOP, "kmod", "xiw.ko"),
+            os.path.join(TOP, "tools", "xiwperf", "kmod", "xiwperf.ko"),
+            siw_ko]
+
+
 class Guest:
     """The running VM plus helpers the scenarios share."""
 
-    def __init__(self):
+    def __init__(self, modules=None):
         self.workdir = os.path.join(TOP, "build", "vm", f"pytest-{os.getpid()}")
         os.makedirs(self.workdir, exist_ok=True)
+        self.modules = modules
         self.vm = None
 
     def ensure(self):
         if self.vm is None or not self.vm.alive():
             if self.vm is not None:
                 self.vm.stop()
-            self.vm = xiwvm.VM(self.workdir).start()
+            self.vm = xiwvm.VM(self.workdir, modules=self.modules).start()
             self.vm.new_dmesg()
         return self.vm
 
@@ -39,8 +57,15 @@ class Guest:
 
 
 @pytest.fixture(scope="session")
-def guest():
-    g = Guest()
+def siw_ko():
+    """siw.ko built for the target kernel (stock siw is not in Debian's
+    config); the source stays in $XIW_CACHE, never in the repository."""
+    return build_siw()
+
+
+@pytest.fixture(scope="session")
+def guest(siw_ko):
+    g = Guest(default_modules(siw_ko))
     yield g
     g.stop()
 

@@ -6,6 +6,7 @@ and xiw.ko installed where modprobe finds it. Commands go to a small agent
 in the guest over virtio-serial (see guest_agent.py).
 """
 import glob
+import hashlib
 import json
 import os
 import re
@@ -126,9 +127,14 @@ class VM:
     def modroot(self):
         """A depmod -b tree: the kernel's modules plus self.modules.
 
-        Rebuilt only when a test module is newer than the index.
+        Rebuilt only when a test module is newer than the index. One tree
+        per module set, built aside and renamed into place, so that test
+        sessions booting different module sets at once do not clobber
+        each other's tree.
         """
-        root = os.path.join(TOP, "build", "vm", "modroot")
+        key = hashlib.sha1("\n".join(sorted(
+            os.path.abspath(m) for m in self.modules)).encode()).hexdigest()[:12]
+        root = os.path.join(TOP, "build", "vm", f"modroot-{key}")
         kdir = os.path.join(root, "lib", "modules", self.kver)
         stamp = os.path.join(kdir, "modules.dep.bin")
         upd = os.path.join(kdir, "updates", "xiw")
@@ -138,6 +144,10 @@ class VM:
                 os.path.getmtime(m) <= os.path.getmtime(stamp)
                 for m in self.modules):
             return root
+        final = root
+        root = f"{final}.tmp-{os.getpid()}"
+        kdir = os.path.join(root, "lib", "modules", self.kver)
+        upd = os.path.join(kdir, "updates", "xiw")
         subprocess.run(["rm", "-rf", root], check=True)
         os.makedirs(upd)
         sysdir = f"/lib/modules/{self.kver}"
@@ -149,7 +159,12 @@ class VM:
         for m in self.modules:
             subprocess.run(["cp", m, upd], check=True)
         subprocess.run(["depmod", "-b", root, self.kver], check=True)
-        return root
+        old = f"{final}.old-{os.getpid()}"
+        if os.path.exists(final):
+            os.rename(final, old)
+        os.rename(root, final)
+        subprocess.run(["rm", "-rf", old], check=True)
+        return final
 
     def accel(self):
         """kvm or tcg: $XIW_VM_ACCEL if set, else the cached probe result."""

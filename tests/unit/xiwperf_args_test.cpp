@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <gtest/gtest.h>
+
+#include <arpa/inet.h>
+#include <sys/socket.h>
+
+#include <cstring>
+#include <initializer_list>
+#include <string_view>
+#include <vector>
+
+#include "args.hpp"
+#include "uapi/xiwperf.h"
+
+namespace {
+
+using xiwperf::Client;
+using xiwperf::Op;
+using xiwperf::Server;
+
+xiw::Result<xiwperf::Command> parse(std::initializer_list<std::string_view> words)
+{
+    std::vector<std::string_view> v(words);
+    return xiwperf::parse(v);
+}
+
+Client client(std::initializer_list<std::string_view> words)
+{
+    auto cmd = parse(words);
+    EXPECT_TRUE(cmd) << (cmd ? "" : cmd.error().context);
+    if (!cmd)
+        return {};
+    auto* c = std::get_if<Client>(&*cmd);
+    EXPECT_NE(c, nullptr);
+    return c ? *c : Client{};
+}
+
+std::string usage_error(std::initializer_list<std::string_view> words)
+{
+    auto cmd = parse(words);
+    EXPECT_FALSE(cmd);
+    if (cmd)
+        return {};
+    EXPECT_EQ(cmd.error().code, EINVAL);
+    return cmd.error().context;
+}
+
+}  // namespace
+
+TEST(XiwperfArgs, ClientMinimalUsesDefaults)
+{
+    Client c = client({"client", "--addr", "10.1.0.1", "--op", "write", "--size", "4096",
+                       "--count", "100"});
+    EXPECT_EQ(c.addr.family, AF_INET);
+    EXPECT_EQ(c.addr.text, "10.1.0.1");
+    EXPECT_EQ(c.addr.bytes[0], 10);
+    EXPECT_EQ(c.addr.bytes[3], 1);
+    EXPECT_EQ(c.port, XIWPERF_DEFAULT_PORT);
+    EXPECT_EQ(c.op, Op::write);
+    EXPECT_EQ(c.size, 4096u);
+    EXPECT_EQ(c.count, 100u);
+    EXPECT_EQ(c.depth, 1u);
+    EXPECT_EQ(c.qps, 1u);
+    EXPECT_EQ(c.timeout_ms, 0u);
+    EXPECT_FALSE(c.check);
+    EXPECT_FALSE(c.json);
+}
+
+TEST(XiwperfArgs, ClientEveryOption)
+{
+    Client c = client({"client", "--addr", "192.0.2.1", "--port", "9000", "--op", "read", "--size",
+                       "1M", "--count", "8", "--depth", "16", "--qps", "4", "--check", "--json",
+                       "--timeout", "3"});
+    EXPECT_EQ(c.port, 9000);
+    EXPECT_EQ(c.op, Op::read);
+    EXPECT_EQ(c.size, 1u << 20);
+    EXPECT_EQ(c.count, 8u);
+    EXPECT_EQ(c.depth, 16u);
+    EXPECT_EQ(c.qps, 4u);
+    EXPECT_EQ(c.timeout_ms, 3000u);
+    EXPECT_TRUE(c.check);
+    EXPECT_TRUE(c.json);
+}
+
+TEST(XiwperfArgs, EqualsFormAndShortOptions)
+{
+    Client c = client({"client", "--addr=10.0.0.1", "--op=send", "-s", "4K", "-n", "10", "-d",
+                       "2", "-q", "3", "-c", "-j", "-p", "7"});
+    EXPECT_EQ(c.addr.text, "10.0.0.1");
+    EXPECT_EQ(c.op, Op::send);
+    EXPECT_EQ(c.size, 4096u);
+    EXPECT_EQ(c.count, 10u);
+    EXPECT_EQ(c.depth, 2u);
+    EXPECT_EQ(c.qps, 3u);
+    EXPECT_EQ(c.port, 7);
+    EXPECT_TRUE(c.check);
+    EXPECT_TRUE(c.json);
+}
+
+TEST(XiwperfArgs, ClientRequiresAddrOpSizeCount)
+{
+    EXPECT_EQ(usage_error({"client", "--op", "read", "--size", "1", "--count", "1"}),
+              "client: missing --addr IP");
+    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--size", "1", "--count", "1"}),
+              "client: missing --op {send,write,read}");
+    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "read", "--count", "1"}),
+              "client: missing --size BYTES");
+    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "read", "--size", "1"}),
+              "client: missing --count N");
+}
+
+TEST(XiwperfArgs, ClientRejectsBadValues)
+{
+    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "atomic", "--size", "1",
+                           "--count", "1"}),
+              "--op: \"atomic\" is not one of send, write, read");
+    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "read", "--size", "0",
+                           "--count", "1"}),
+              "--size: must be 1 to 4194304 bytes");
+    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "read", "--size", "5M",
+                           "--count", "1"}),
+              "--size: must be 1 to 4194304 bytes");
+    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "read", "--size", "1",
+                           "--count", "0"}),
+              "--count: \"0\" is not within 1 to 18446744073709551615");
+    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "read", "--size", "1",
+                           "--count", "1", "--depth", "1025"}),
+              "--depth: \"1025\" is not within 1 to 1024");
+    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "read", "--size", "1",
+                           "--count", "1", "--qps", "65"}),
+              "--qps: \"65\" is not within 1 to 64");
+    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "read", "--size", "1",
+                           "--count", "1", "--port", "65536"}),
+              "--port: \"65536\" is not within 0 to 65535");
+    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "read", "--size", "1",
+                           "--count", "1", "--port", "0"}),
+              "client: --port must be 1 to 65535");
+    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "read", "--size", "1",
+                           "--count", "1x"}),
+              "--count: \"1x\" is not a number");
+}
+
+TEST(XiwperfArgs, ClientCrossChecks)
+{
+    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "read", "--size", "1",
+                           "--count", "3", "--qps", "4"}),
+              "client: --count must be at least --qps (4)");
+    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "read", "--size", "4M",
+                           "--count", "2", "--depth", "256", "--qps", "2"}),
+              "client: --qps * --depth * --size must not exceed 1073741824 bytes");
+    EXPECT_TRUE(parse({"client", "--addr", "10.0.0.1", "--op", "read", "--size", "4M",
+                       "--count", "1", "--depth", "256"}));
+}
+
+TEST(XiwperfArgs, OptionWithoutValue)
+{
+    EXPECT_EQ(usage_error({"client", "--addr"}), "--addr needs a value");
+    EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "--size"}), "--size needs a value");
+}
+
+TEST(XiwperfArgs, UnknownWords)
+{
+    EXPECT_EQ(usage_error({}), "missing command (server, client)");
+    EXPECT_EQ(usage_error({"serve"}), "unknown command \"serve\" (server, client)");
+    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--bogus"}),
+              "client: unknown option \"--bogus\"");
+    EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "extra"}),
+              "server: unknown option \"extra\"");
+    EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "--json=yes"}),
+              "--json takes no value");
+    EXPECT_EQ(usage_error({"client", "--check=1"}), "--check takes no value");
+}
+
+TEST(XiwperfArgs, Server)
+{
+    auto cmd = parse({"server", "--addr", "0.0.0.0", "--port", "0", "--size", "64M", "--json"});
+    ASSERT_TRUE(cmd);
+    auto s = std::get<Server>(*cmd);
+    EXPECT_EQ(s.addr.family, AF_INET);
+    EXPECT_EQ(s.port, 0);
+    EXPECT_EQ(s.size, 64u << 20);
+    EXPECT_TRUE(s.json);
+
+    cmd = parse({"server", "--addr", "10.0.0.1"});
+    ASSERT_TRUE(cmd);
+    s = std::get<Server>(*cmd);
+    EXPECT_EQ(s.port, XIWPERF_DEFAULT_PORT);
+    EXPECT_EQ(s.size, 0u);  // the module's default
+
+    EXPECT_EQ(usage_error({"server"}),
+              "server: missing --addr IP (0.0.0.0 or :: listens on all)");
+    EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "--size", "2G"}),
+              "--size: must be 1 to 1073741824 bytes");
+    EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "--size", "0"}),
+              "--size: must be 1 to 1073741824 bytes");
+    EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "--op", "read"}),
+              "server: unknown option \"--op\"");
+}
+
+TEST(XiwperfArgs, Help)
+{
+    for (auto words : {std::initializer_list<std::string_view>{"help"}, {"--help"}, {"-h"},
+                       {"client", "--help"}, {"server", "-h"}}) {
+        auto cmd = parse(words);
+        ASSERT_TRUE(cmd);
+        EXPECT_TRUE(std::holds_alternative<xiwperf::Help>(*cmd));
+    }
+    EXPECT_NE(xiwperf::usage().find("xiwperf client --addr IP"), std::string::npos);
+}
+
+TEST(XiwperfArgs, Sizes)
+{
+    EXPECT_EQ(*xiwperf::parse_size("1"), 1u);
+    EXPECT_EQ(*xiwperf::parse_size("4096"), 4096u);
+    EXPECT_EQ(*xiwperf::parse_size("4k"), 4096u);
+    EXPECT_EQ(*xiwperf::parse_size("4KiB"), 4096u);
+    EXPECT_EQ(*xiwperf::parse_size("64K"), 65536u);
+    EXPECT_EQ(*xiwperf::parse_size("1M"), 1u << 20);
+    EXPECT_EQ(*xiwperf::parse_size("1mib"), 1u << 20);
+    EXPECT_EQ(*xiwperf::parse_size("1G"), 1u << 30);
+    EXPECT_FALSE(xiwperf::parse_size(""));
+    EXPECT_FALSE(xiwperf::parse_size("K"));
+    EXPECT_FALSE(xiwperf::parse_size("4KB"));
+    EXPECT_FALSE(xiwperf::parse_size("-1"));
+    EXPECT_FALSE(xiwperf::parse_size("1.5M"));
+    EXPECT_FALSE(xiwperf::parse_size("99999999999999999999"));
+    EXPECT_FALSE(xiwperf::parse_size("17179869184G"));  // overflows 64 bits
+}
+
+TEST(XiwperfArgs, Addresses)
+{
+    auto v4 = xiwperf::parse_address("192.0.2.1");
+    ASSERT_TRUE(v4);
+    EXPECT_EQ(v4->family, AF_INET);
+    in_addr a4{};
+    inet_pton(AF_INET, "192.0.2.1", &a4);
+    EXPECT_EQ(0, std::memcmp(v4->bytes.data(), &a4, 4));
+
+    auto v6 = xiwperf::parse_address("fe80::1%7");
+    ASSERT_TRUE(v6);
+    EXPECT_EQ(v6->family, AF_INET6);
+    EXPECT_EQ(v6->scope_id, 7u);
+    EXPECT_EQ(v6->bytes[0], 0xfe);
+    EXPECT_EQ(v6->bytes[15], 1);
+
+    auto lo6 = xiwperf::parse_address("::1");
+    ASSERT_TRUE(lo6);
+    EXPECT_EQ(lo6->scope_id, 0u);
+
+    EXPECT_FALSE(xiwperf::parse_address("host.example"));
+    EXPECT_FALSE(xiwperf::parse_address("10.0.0.1%3"));
+    EXPECT_FALSE(xiwperf::parse_address("fe80::1%no-such-interface0"));
+    EXPECT_FALSE(xiwperf::parse_address("10.0.0.256"));
+}

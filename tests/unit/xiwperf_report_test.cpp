@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "report.hpp"
+
+namespace {
+
+using namespace xiwperf;
+
+Client args(Op op = Op::write, bool check = true)
+{
+    Client c;
+    c.addr = *parse_address("10.1.0.1");
+    c.port = 9000;
+    c.op = op;
+    c.size = 65536;
+    c.count = 1000;
+    c.depth = 16;
+    c.qps = 2;
+    c.check = check;
+    return c;
+}
+
+Outcome good()
+{
+    Outcome o;
+    o.has_result = true;
+    std::strcpy(o.result.device, "siw0");
+    o.result.completed = 1000;
+    o.result.bytes = 1000 * 65536ULL;
+    o.result.nsec = 2'000'000'000;  // 2 s
+    o.result.lat_min_ns = 1'000;
+    o.result.lat_p50_ns = 2'500;
+    o.result.lat_p99_ns = 9'000;
+    o.result.lat_max_ns = 12'000;
+    o.result.lat_mean_ns = 3'000;
+    o.result.checked = 1;
+    o.result.data_ok = 1;
+    o.result.depth = 16;
+    return o;
+}
+
+}  // namespace
+
+TEST(XiwperfReport, JsonHasEveryField)
+{
+    auto j = to_json(args(), good());
+    EXPECT_EQ(j["device"], "siw0");
+    EXPECT_EQ(j["op"], "write");
+    EXPECT_EQ(j["size"], 65536);
+    EXPECT_EQ(j["count"], 1000);
+    EXPECT_EQ(j["qps"], 2);
+    EXPECT_EQ(j["depth"], 16);
+    EXPECT_EQ(j["completed"], 1000);
+    EXPECT_EQ(j["errors"], 0);
+    EXPECT_EQ(j["mismatches"], 0);
+    EXPECT_EQ(j["data_ok"], true);
+    EXPECT_DOUBLE_EQ(j["seconds"].get<double>(), 2.0);
+    EXPECT_EQ(j["bytes"], 65536000);
+    // 65.536 MB in 2 s = 262.144 Mbit/s; 1000 ops in 2 s = 0.0005 Mop/s
+    EXPECT_DOUBLE_EQ(j["gbit_per_s"].get<double>(), 0.262144);
+    EXPECT_DOUBLE_EQ(j["mops"].get<double>(), 0.0005);
+    EXPECT_DOUBLE_EQ(j["lat_us"]["p50"].get<double>(), 2.5);
+    EXPECT_DOUBLE_EQ(j["lat_us"]["p99"].get<double>(), 9.0);
+    EXPECT_DOUBLE_EQ(j["lat_us"]["max"].get<double>(), 12.0);
+    EXPECT_DOUBLE_EQ(j["lat_us"]["min"].get<double>(), 1.0);
+    EXPECT_DOUBLE_EQ(j["lat_us"]["mean"].get<double>(), 3.0);
+    EXPECT_FALSE(j.contains("error"));
+    EXPECT_EQ(exit_status(args(), good()), exit_ok);
+}
+
+TEST(XiwperfReport, DataOkIsNullWithoutCheck)
+{
+    Outcome o = good();
+    o.result.checked = 0;
+    o.result.data_ok = 0;
+    auto j = to_json(args(Op::read, false), o);
+    EXPECT_TRUE(j["data_ok"].is_null());
+    EXPECT_EQ(exit_status(args(Op::read, false), o), exit_ok);
+}
+
+TEST(XiwperfReport, MismatchIsExitThreeWithMessage)
+{
+    Outcome o = good();
+    o.result.data_ok = 0;
+    o.result.mismatches = 3;
+    o.result.first_bad_qp = 1;
+    o.result.first_bad_seq = 17;
+    o.result.first_bad_offset = 5;
+    EXPECT_EQ(exit_status(args(), o), exit_mismatch);
+    EXPECT_EQ(mismatch_message(args(), o.result),
+              "data mismatch: 3 of 1000 operations had wrong data; first: connection 1, "
+              "operation 17, byte 5");
+    EXPECT_NE(mismatch_message(args(Op::read), o.result).find("read pattern"),
+              std::string::npos);
+    auto j = to_json(args(), o);
+    EXPECT_EQ(j["data_ok"], false);
+    EXPECT_EQ(j["error"], mismatch_message(args(), o.result));
+}
+
+TEST(XiwperfReport, ErrorsOrShortRunFail)
+{
+    Outcome o = good();
+    o.result.errors = 1;
+    EXPECT_EQ(exit_status(args(), o), exit_failed);
+    o = good();
+    o.result.completed = 999;
+    EXPECT_EQ(exit_status(args(), o), exit_failed);
+}
+
+TEST(XiwperfReport, FailedIoctlMessages)
+{
+    Client a = args();
+    Outcome o;
+    o.error = ECONNREFUSED;
+    o.has_result = true;
+    o.result.reason = XIWPERF_REASON_REFUSED;
+    EXPECT_EQ(error_message(a, o),
+              "connection to 10.1.0.1:9000 refused: no xiwperf server listening there");
+    EXPECT_EQ(exit_status(a, o), exit_failed);
+    auto j = to_json(a, o);
+    EXPECT_EQ(j["error"], error_message(a, o));
+    EXPECT_TRUE(j["data_ok"].is_null());
+    EXPECT_EQ(j["completed"], 0);
+    EXPECT_DOUBLE_EQ(j["gbit_per_s"].get<double>(), 0.0);
+
+    o.result.reason = XIWPERF_REASON_REJECTED;
+    o.result.remote_reason = XIWPERF_REJECT_RESOURCES;
+    EXPECT_EQ(error_message(a, o),
+              "the server at 10.1.0.1:9000 rejected the connection: it could not allocate "
+              "the connection's resources");
+
+    o.error = EIO;
+    o.result.reason = XIWPERF_REASON_WC;
+    o.result.wc_status = 5;
+    o.result.completed = 12;
+    EXPECT_EQ(error_message(a, o), "an operation failed with WR_FLUSH_ERR after 12 completed");
+
+    o.error = ETIMEDOUT;
+    o.result.reason = XIWPERF_REASON_TIMEOUT;
+    EXPECT_EQ(error_message(a, o), "no progress for 15 s: gave up");
+    a.timeout_ms = 2500;
+    EXPECT_EQ(error_message(a, o), "no progress for 2.5 s: gave up");
+
+    o.error = EMSGSIZE;
+    o.result.reason = XIWPERF_REASON_REMOTE_TOO_SMALL;
+    o.result.remote_size = 1 << 20;
+    o.result.regions = 16;
+    EXPECT_EQ(error_message(a, o),
+              "the server's buffer (1048576 bytes) holds 16 regions of 65536 bytes, write "
+              "--check needs one per outstanding operation (qps * depth = 32): start the "
+              "server with a larger --size");
+    o.result.regions = 0;
+    EXPECT_EQ(error_message(a, o),
+              "the server's buffer (1048576 bytes) is smaller than --size");
+
+    o.error = ENOENT;
+    o.result.reason = XIWPERF_REASON_ADDR;
+    o.result.cm_status = -ENOENT;
+    EXPECT_EQ(error_message(a, o),
+              "cannot resolve 10.1.0.1 to an RDMA device: No such file or directory");
+
+    o.error = ETIMEDOUT;
+    o.result.cm_status = -ETIMEDOUT;
+    EXPECT_EQ(error_message(a, o), "cannot resolve 10.1.0.1: no neighbour answered");
+
+    o.error = EINTR;
+    o.result.reason = XIWPERF_REASON_INTERRUPTED;
+    o.result.completed = 7;
+    EXPECT_EQ(error_message(a, o), "interrupted after 7 operations completed");
+}
+
+TEST(XiwperfReport, IoctlWithoutResult)
+{
+    Outcome o;
+    o.error = EINVAL;
+    EXPECT_EQ(error_message(args(), o), "running the test failed: Invalid argument");
+    EXPECT_EQ(exit_status(args(), o), exit_failed);
+}
+
+TEST(XiwperfReport, WcStatusNames)
+{
+    EXPECT_EQ(wc_status_name(0), "SUCCESS");
+    EXPECT_EQ(wc_status_name(12), "RETRY_EXC_ERR");
+    EXPECT_EQ(wc_status_name(21), "GENERAL_ERR");
+    EXPECT_EQ(wc_status_name(99), "status 99");
+}
+
+TEST(XiwperfReport, Text)
+{
+    std::string t = to_text(args(), good());
+    EXPECT_EQ(t,
+              "write 65536 B x 1000 on siw0, 2 QPs, depth 16: 1000 completed, 0 errors, data ok\n"
+              "2.000 s, 0.262 Gbit/s, 0.0005 Mop/s, latency us p50 2.5 p99 9.0 max 12.0\n");
+}

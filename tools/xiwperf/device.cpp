@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include "device.hpp"
+
+#include <fcntl.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace xiwperf {
+
+static_assert(sizeof(xiwperf_addr) == 24);
+static_assert(sizeof(xiwperf_listen) == 136);
+static_assert(sizeof(xiwperf_serve) == 88);
+static_assert(sizeof(xiwperf_result) == 256);
+static_assert(sizeof(xiwperf_run) == 352);
+
+Fd& Fd::operator=(Fd&& o) noexcept
+{
+    if (this != &o) {
+        if (fd_ >= 0)
+            ::close(fd_);
+        fd_ = o.release();
+    }
+    return *this;
+}
+
+Fd::~Fd()
+{
+    if (fd_ >= 0)
+        ::close(fd_);
+}
+
+int Fd::release()
+{
+    int fd = fd_;
+    fd_ = -1;
+    return fd;
+}
+
+xiwperf_addr abi_address(const Address& a, std::uint16_t port)
+{
+    xiwperf_addr out{};
+    out.family = static_cast<__u16>(a.family);
+    out.port = port;
+    out.scope_id = a.scope_id;
+    std::memcpy(out.addr, a.bytes.data(), sizeof(out.addr));
+    return out;
+}
+
+xiw::Result<Device> Device::open()
+{
+    Fd fd(::open(XIWPERF_DEVICE, O_RDWR | O_CLOEXEC));
+    if (!fd.valid()) {
+        int err = errno;
+        std::string hint = err == ENOENT ? " (is the xiwperf module loaded? modprobe xiwperf)"
+                                         : "";
+        return xiw::make_error(err, std::string("opening ") + XIWPERF_DEVICE + hint);
+    }
+    return Device(std::move(fd));
+}
+
+xiw::Status Device::listen(const Server& args, xiwperf_listen& out)
+{
+    out = xiwperf_listen{};
+    out.version = XIWPERF_ABI_VERSION;
+    out.addr = abi_address(args.addr, args.port);
+    out.size = args.size;
+    if (::ioctl(fd_.get(), XIWPERF_IOC_LISTEN, &out) < 0) {
+        int err = errno;
+        std::string what = "listening on " + args.addr.text + " port " + std::to_string(args.port);
+        if (err == ENODEV)
+            what += " (no RDMA device has this address)";
+        return xiw::make_error(err, what);
+    }
+    return xiw::Ok{};
+}
+
+int Device::serve(xiwperf_serve& stats)
+{
+    stats = xiwperf_serve{};
+    stats.version = XIWPERF_ABI_VERSION;
+    if (::ioctl(fd_.get(), XIWPERF_IOC_SERVE, &stats) < 0)
+        return errno;
+    return 0;
+}
+
+Outcome Device::run(const Client& args)
+{
+    xiwperf_run run{};
+    run.version = XIWPERF_ABI_VERSION;
+    run.flags = args.check ? XIWPERF_F_CHECK : 0;
+    run.addr = abi_address(args.addr, args.port);
+    run.op = static_cast<__u32>(args.op);
+    run.qps = args.qps;
+    run.depth = args.depth;
+    run.timeout_ms = args.timeout_ms;
+    run.size = args.size;
+    run.count = args.count;
+
+    Outcome out;
+    if (::ioctl(fd_.get(), XIWPERF_IOC_RUN, &run) < 0) {
+        out.error = errno;
+        out.has_result = out.error != EFAULT && !(out.error == EINVAL && run.result.reason == 0);
+    } else {
+        out.has_result = true;
+    }
+    out.result = run.result;
+    return out;
+}
+
+}  // namespace xiwperf

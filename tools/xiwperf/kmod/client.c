@@ -1,0 +1,1008 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * xiwperf client: one run of XIWPERF_IOC_RUN, entirely within the ioctl.
+ *
+ * Each connection has @depth lanes; a lane carries one operation at a time
+ * and owns a buffer of its own and one region of the server's buffer.
+ * Completions (CQ callbacks, serialised per connection) record the
+ * latency, verify data and start the lane's next operation. The ioctl
+ * thread connects, posts the first operations, waits for the end (or a
+ * failure, a signal, or no progress within the timeout) and tears down.
+ *
+ * Send tests are flow controlled by the server's credits: a Send is posted
+ * only while the server has a receive posted for it.
+ */
+#include <linux/jiffies.h>
+#include <linux/ktime.h>
+#include <linux/nsproxy.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/wait.h>
+#include <net/net_namespace.h>
+
+#include "conn.h"
+#include "hist.h"
+#include "pattern.h"
+#include "proto.h"
+#include "xiwperf.h"
+
+/* One attempt at resolving the server's address (see xp_resolve_addr()). */
+#define XP_RESOLVE_MS	200U
+/* Sanity limit on the server's chunk table. */
+#define XP_MAX_CHUNKS	4096U
+
+struct xp_client;
+struct xp_cconn;
+
+struct xp_lane {
+	struct ib_cqe cqe;	/* the operation */
+	struct ib_cqe vcqe;	/* write --check: reading it back */
+	struct xp_cconn *c;
+	u32 idx;
+	u64 seq;
+	u64 raddr;		/* its region of the server's buffer */
+	u64 rpos;		/* that region's offset in the buffer */
+	u64 t_post;
+	void *buf;		/* the operation's data */
+	struct xp_map map;
+	void *vbuf;		/* write --check: what was read back */
+	struct xp_map vmap;
+};
+
+struct xp_crx {
+	struct ib_cqe cqe;
+	struct xp_cconn *c;
+	u32 idx;
+};
+
+/* Connection setup progress, set by the event handler. */
+enum xp_step {
+	XP_STEP_NONE,
+	XP_STEP_ADDR,
+	XP_STEP_ROUTE,
+	XP_STEP_ESTABLISHED,
+	XP_STEP_READY,		/* the server's chunk table is read */
+	XP_STEP_FAILED,
+};
+
+struct xp_cconn {
+	struct xp_client *cl;
+	u32 index;
+	struct rdma_cm_id *id;
+	struct xp_qp q;
+	int step;
+	bool addr_timeout;
+	bool established;
+	/* from the server's accept, and its chunk table */
+	u64 rtable;
+	u64 rsize;
+	u32 rchunk;
+	u32 nchunks;
+	u32 rkey;
+	u32 credits;
+	__be64 *table;
+	struct xp_map table_map;
+	struct ib_cqe tcqe;
+	u64 *chunks;
+	/* buffers */
+	struct xp_msg *rx;
+	struct xp_map rx_map;
+	struct xp_crx crx[XP_CTRL_RX];
+	struct xp_lane *lanes;
+	/* lanes and credits, under lock */
+	spinlock_t lock;
+	u32 *free;
+	u32 nfree;
+	u64 total;
+	u64 posted;
+	u64 retired;
+	u64 credit_limit;
+	bool verdict;
+	bool finished;
+	/* results: CQ callbacks only, read after teardown */
+	struct xp_hist *hist;
+	u64 completed;
+	u64 errors;
+	u64 mismatches;
+	u64 first_bad_seq;
+	u64 first_bad_offset;
+	u64 t_last;
+};
+
+struct xp_client {
+	u32 op;
+	u32 flags;
+	u32 qps;
+	u32 depth;
+	u64 size;
+	u64 count;
+	unsigned long timeout;		/* jiffies */
+	u32 timeout_ms;
+	struct sockaddr_storage dst;
+	u64 nslot;			/* operation-sized regions at the server */
+	u64 per_chunk;			/* of them in each chunk */
+	struct xp_cconn **conns;
+	wait_queue_head_t waitq;
+	atomic_t running;		/* connections not finished */
+	atomic64_t progress;		/* completions so far */
+	bool stop;
+	spinlock_t lock;		/* the first failure */
+	struct xiwperf_result *res;
+};
+
+/* Record the first failure, stop every connection and wake the ioctl. */
+static int xp_fail(struct xp_client *cl, int status, u32 reason)
+{
+	spin_lock_bh(&cl->lock);
+	if (!cl->res->status) {
+		cl->res->status = status;
+		cl->res->reason = reason;
+	}
+	WRITE_ONCE(cl->stop, true);
+	spin_unlock_bh(&cl->lock);
+	wake_up(&cl->waitq);
+	return status;
+}
+
+static void xp_fail_cm(struct xp_client *cl, int status, u32 reason,
+		       int cm_status)
+{
+	spin_lock_bh(&cl->lock);
+	if (!cl->res->status)
+		cl->res->cm_status = cm_status;
+	spin_unlock_bh(&cl->lock);
+	xp_fail(cl, status, reason);
+}
+
+static void xp_fail_wc(struct xp_cconn *c, const struct ib_wc *wc)
+{
+	struct xp_client *cl = c->cl;
+
+	spin_lock_bh(&cl->lock);
+	if (!cl->res->status)
+		cl->res->wc_status = wc->status;
+	spin_unlock_bh(&cl->lock);
+	xp_fail(cl, -EIO, XIWPERF_REASON_WC);
+}
+
+static void xp_mismatch(struct xp_cconn *c, u64 seq, u64 off)
+{
+	if (!c->mismatches++) {
+		c->first_bad_seq = seq;
+		c->first_bad_offset = off;
+	}
+}
+
+static void xp_cconn_finish(struct xp_cconn *c)
+{
+	if (atomic_dec_and_test(&c->cl->running))
+		wake_up(&c->cl->waitq);
+}
+
+/* Under c->lock: true the first time everything of @c is done. */
+static bool xp_cconn_done(struct xp_cconn *c)
+{
+	if (c->finished || c->retired < c->total ||
+	    (c->cl->op == XIWPERF_OP_SEND && !c->verdict))
+		return false;
+	c->finished = true;
+	return true;
+}
+
+static void xp_op_done(struct ib_cq *cq, struct ib_wc *wc);
+static void xp_verify_done(struct ib_cq *cq, struct ib_wc *wc);
+
+/* Start the next operation on @lane (c->lock held). */
+static int xp_lane_post(struct xp_lane *lane)
+{
+	struct xp_cconn *c = lane->c;
+	struct xp_client *cl = c->cl;
+	bool check = cl->flags & XIWPERF_F_CHECK;
+	struct ib_sge sge = {
+		.addr = lane->map.dma,
+		.length = cl->size,
+		.lkey = c->q.pd->local_dma_lkey,
+	};
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.wr_cqe = &lane->cqe,
+			.sg_list = &sge,
+			.num_sge = 1,
+			.send_flags = IB_SEND_SIGNALED,
+		},
+	};
+	u64 slot, ch;
+	int ret;
+
+	slot = ((u64)c->index * cl->depth + lane->idx) % cl->nslot;
+	ch = div64_u64(slot, cl->per_chunk);
+	slot -= ch * cl->per_chunk;
+	lane->raddr = c->chunks[ch] + slot * cl->size;
+	lane->rpos = ch * c->rchunk + slot * cl->size;
+	switch (cl->op) {
+	case XIWPERF_OP_SEND:
+		wr.wr.opcode = IB_WR_SEND;
+		if (check)
+			xp_pattern_fill(lane->buf, cl->size,
+					xp_pattern_seed(cl->op, c->index,
+							lane->seq), 0, false);
+		break;
+	case XIWPERF_OP_WRITE:
+		wr.wr.opcode = IB_WR_RDMA_WRITE;
+		if (check)
+			xp_pattern_fill(lane->buf, cl->size,
+					xp_pattern_seed(cl->op, c->index,
+							lane->seq), 0, false);
+		break;
+	default:
+		wr.wr.opcode = IB_WR_RDMA_READ;
+		if (check)	/* poison: the read must overwrite every byte */
+			xp_pattern_fill(lane->buf, cl->size,
+					xp_pattern_seed(cl->op, 0, 0),
+					lane->rpos, true);
+		break;
+	}
+	if (check)
+		xp_sync_for_device(&lane->map, 0, cl->size);
+	wr.remote_addr = lane->raddr;
+	wr.rkey = c->rkey;
+
+	lane->t_post = ktime_get_ns();
+	ret = ib_post_send(c->q.qp, &wr.wr, NULL);
+	if (ret)
+		xp_fail(cl, ret, XIWPERF_REASON_POST);
+	return ret;
+}
+
+/* Start operations on idle lanes while there is work and credit. */
+static void xp_lanes_fill(struct xp_cconn *c)
+{
+	struct xp_client *cl = c->cl;
+
+	lockdep_assert_held(&c->lock);
+	while (c->nfree && c->posted < c->total && !READ_ONCE(cl->stop)) {
+		struct xp_lane *lane;
+
+		if (cl->op == XIWPERF_OP_SEND && c->posted >= c->credit_limit)
+			break;
+		lane = &c->lanes[c->free[--c->nfree]];
+		lane->seq = c->posted;
+		if (xp_lane_post(lane)) {
+			c->nfree++;
+			break;
+		}
+		c->posted++;
+	}
+}
+
+static void xp_lane_retire(struct xp_lane *lane)
+{
+	struct xp_cconn *c = lane->c;
+	bool done;
+
+	spin_lock_bh(&c->lock);
+	c->retired++;
+	c->free[c->nfree++] = lane->idx;
+	xp_lanes_fill(c);
+	done = xp_cconn_done(c);
+	spin_unlock_bh(&c->lock);
+	if (done)
+		xp_cconn_finish(c);
+}
+
+/* write --check: read the region back into the verify buffer. */
+static void xp_verify_post(struct xp_lane *lane)
+{
+	struct xp_cconn *c = lane->c;
+	struct xp_client *cl = c->cl;
+	struct ib_sge sge = {
+		.addr = lane->vmap.dma,
+		.length = cl->size,
+		.lkey = c->q.pd->local_dma_lkey,
+	};
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.wr_cqe = &lane->vcqe,
+			.sg_list = &sge,
+			.num_sge = 1,
+			.opcode = IB_WR_RDMA_READ,
+			.send_flags = IB_SEND_SIGNALED,
+		},
+		.remote_addr = lane->raddr,
+		.rkey = c->rkey,
+	};
+	int ret;
+
+	xp_pattern_fill(lane->vbuf, cl->size,
+			xp_pattern_seed(cl->op, c->index, lane->seq), 0, true);
+	xp_sync_for_device(&lane->vmap, 0, cl->size);
+	ret = ib_post_send(c->q.qp, &wr.wr, NULL);
+	if (ret)
+		xp_fail(cl, ret, XIWPERF_REASON_POST);
+}
+
+static void xp_op_failed(struct xp_cconn *c, const struct ib_wc *wc)
+{
+	c->errors++;
+	atomic64_inc(&c->cl->progress);
+	xp_fail_wc(c, wc);
+}
+
+static void xp_op_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct xp_lane *lane = container_of(wc->wr_cqe, struct xp_lane, cqe);
+	struct xp_cconn *c = lane->c;
+	struct xp_client *cl = c->cl;
+	u64 now = ktime_get_ns();
+	size_t bad;
+
+	if (wc->status != IB_WC_SUCCESS) {
+		xp_op_failed(c, wc);
+		return;
+	}
+	xp_hist_add(c->hist, now - lane->t_post);
+	c->completed++;
+	c->t_last = now;
+	atomic64_inc(&cl->progress);
+
+	if (cl->flags & XIWPERF_F_CHECK) {
+		if (cl->op == XIWPERF_OP_WRITE) {
+			if (!READ_ONCE(cl->stop))
+				xp_verify_post(lane);
+			return;
+		}
+		if (cl->op == XIWPERF_OP_READ) {
+			xp_sync_for_cpu(&lane->map, 0, cl->size);
+			bad = xp_pattern_check(lane->buf, cl->size,
+					       xp_pattern_seed(cl->op, 0, 0),
+					       lane->rpos);
+			if (bad != XP_PATTERN_OK)
+				xp_mismatch(c, lane->seq, bad);
+		}
+	}
+	xp_lane_retire(lane);
+}
+
+static void xp_verify_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct xp_lane *lane = container_of(wc->wr_cqe, struct xp_lane, vcqe);
+	struct xp_cconn *c = lane->c;
+	struct xp_client *cl = c->cl;
+	size_t bad;
+
+	if (wc->status != IB_WC_SUCCESS) {
+		xp_op_failed(c, wc);
+		return;
+	}
+	atomic64_inc(&cl->progress);
+	xp_sync_for_cpu(&lane->vmap, 0, cl->size);
+	bad = xp_pattern_check(lane->vbuf, cl->size,
+			       xp_pattern_seed(cl->op, c->index, lane->seq), 0);
+	if (bad != XP_PATTERN_OK)
+		xp_mismatch(c, lane->seq, bad);
+	xp_lane_retire(lane);
+}
+
+static void xp_ctrl_msg(struct xp_cconn *c, const struct xp_msg *m)
+{
+	struct xp_client *cl = c->cl;
+	u64 value = be64_to_cpu(m->value);
+	bool done = false;
+
+	if (be32_to_cpu(m->magic) != XP_MAGIC) {
+		xp_fail(cl, -EPROTO, XIWPERF_REASON_PROTOCOL);
+		return;
+	}
+	switch (be32_to_cpu(m->type)) {
+	case XP_MSG_CREDIT:
+		spin_lock_bh(&c->lock);
+		c->credit_limit = max(c->credit_limit, c->credits + value);
+		xp_lanes_fill(c);
+		spin_unlock_bh(&c->lock);
+		break;
+	case XP_MSG_VERDICT:
+		if (value != c->total) {
+			xp_fail(cl, -EPROTO, XIWPERF_REASON_PROTOCOL);
+			return;
+		}
+		if (m->mismatches) {
+			c->mismatches += be64_to_cpu(m->mismatches);
+			c->first_bad_seq = be64_to_cpu(m->first_bad_seq);
+			c->first_bad_offset = be64_to_cpu(m->first_bad_offset);
+		}
+		spin_lock_bh(&c->lock);
+		c->verdict = true;
+		done = xp_cconn_done(c);
+		spin_unlock_bh(&c->lock);
+		break;
+	default:
+		xp_fail(cl, -EPROTO, XIWPERF_REASON_PROTOCOL);
+		return;
+	}
+	if (done)
+		xp_cconn_finish(c);
+}
+
+static void xp_rx_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct xp_crx *rx = container_of(wc->wr_cqe, struct xp_crx, cqe);
+	struct xp_cconn *c = rx->c;
+	size_t off = rx->idx * sizeof(struct xp_msg);
+	struct xp_msg m;
+
+	if (wc->status != IB_WC_SUCCESS) {
+		/* Flushed at teardown, or with the operations that report it. */
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			xp_fail_wc(c, wc);
+		return;
+	}
+	xp_sync_for_cpu(&c->rx_map, off, sizeof(m));
+	if (wc->byte_len < sizeof(m)) {
+		xp_fail(c->cl, -EPROTO, XIWPERF_REASON_PROTOCOL);
+		return;
+	}
+	m = c->rx[rx->idx];
+	if (xp_post_recv(&c->q, &rx->cqe, c->rx_map.dma + off, sizeof(m))) {
+		xp_fail(c->cl, -EIO, XIWPERF_REASON_POST);
+		return;
+	}
+	xp_ctrl_msg(c, &m);
+}
+
+static int xp_client_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct xp_cconn *c = id->context;
+	struct xp_client *cl = c->cl;
+	const struct xp_accept *acc;
+	int step = XP_STEP_FAILED;
+	u8 len;
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		step = XP_STEP_ADDR;
+		break;
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		step = XP_STEP_ROUTE;
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		WRITE_ONCE(c->established, true);
+		acc = ev->param.conn.private_data;
+		if (!acc || ev->param.conn.private_data_len < sizeof(*acc) ||
+		    be32_to_cpu(acc->magic) != XP_MAGIC ||
+		    be16_to_cpu(acc->version) != XP_VERSION) {
+			xp_fail(cl, -EPROTO, XIWPERF_REASON_PROTOCOL);
+			break;
+		}
+		c->rtable = be64_to_cpu(acc->table);
+		c->rsize = be64_to_cpu(acc->size);
+		c->rchunk = be32_to_cpu(acc->chunk);
+		c->rkey = be32_to_cpu(acc->rkey);
+		c->credits = be32_to_cpu(acc->credits);
+		if (!c->rsize || !c->rchunk ||
+		    div64_u64(c->rsize + c->rchunk - 1, c->rchunk) >
+		    XP_MAX_CHUNKS) {
+			xp_fail(cl, -EPROTO, XIWPERF_REASON_PROTOCOL);
+			break;
+		}
+		c->nchunks = div64_u64(c->rsize + c->rchunk - 1, c->rchunk);
+		step = XP_STEP_ESTABLISHED;
+		break;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+		if (ev->status == -ETIMEDOUT) {
+			/* xp_resolve_addr() tries again */
+			WRITE_ONCE(c->addr_timeout, true);
+			wake_up(&cl->waitq);
+			return 0;
+		}
+		xp_fail_cm(cl, ev->status < 0 ? ev->status : -EHOSTUNREACH,
+			   XIWPERF_REASON_ADDR, ev->status);
+		break;
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+		xp_fail_cm(cl, ev->status < 0 ? ev->status : -EHOSTUNREACH,
+			   XIWPERF_REASON_ROUTE, ev->status);
+		break;
+	case RDMA_CM_EVENT_REJECTED:
+		acc = rdma_consumer_reject_data(id, ev, &len);
+		if (acc && len >= sizeof(*acc) &&
+		    be32_to_cpu(acc->magic) == XP_MAGIC) {
+			spin_lock_bh(&cl->lock);
+			if (!cl->res->status)
+				cl->res->remote_reason = be16_to_cpu(acc->reject);
+			spin_unlock_bh(&cl->lock);
+			xp_fail_cm(cl, -ECONNREFUSED, XIWPERF_REASON_REJECTED,
+				   ev->status);
+		} else {
+			xp_fail_cm(cl, -ECONNREFUSED, XIWPERF_REASON_REFUSED,
+				   ev->status);
+		}
+		break;
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+		xp_fail_cm(cl, ev->status < 0 ? ev->status : -EHOSTUNREACH,
+			   XIWPERF_REASON_UNREACHABLE, ev->status);
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+		/* Our own disconnect at teardown, or after a finished run. */
+		if (!READ_ONCE(cl->stop) && atomic_read(&cl->running))
+			xp_fail(cl, -ECONNRESET, XIWPERF_REASON_DISCONNECTED);
+		break;
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		xp_fail(cl, -ENODEV, XIWPERF_REASON_DEVICE_REMOVED);
+		break;
+	default:
+		return 0;
+	}
+	if (step != XP_STEP_FAILED || READ_ONCE(c->step) < XP_STEP_ESTABLISHED)
+		/* pairs with xp_wait_step(): the accept data comes first */
+		smp_store_release(&c->step, step);
+	wake_up(&cl->waitq);
+	return 0;
+}
+
+static bool xp_step_reached(struct xp_cconn *c, int step)
+{
+	/* pairs with the event handler's release: the accept data first */
+	return smp_load_acquire(&c->step) >= step;
+}
+
+/* Wait for connection setup to reach @step. */
+static int xp_wait_step(struct xp_cconn *c, int step)
+{
+	struct xp_client *cl = c->cl;
+	long t;
+
+	t = wait_event_interruptible_timeout(cl->waitq,
+					     xp_step_reached(c, step) ||
+					     READ_ONCE(c->addr_timeout) ||
+					     READ_ONCE(cl->stop), cl->timeout);
+	if (READ_ONCE(cl->stop))
+		return -EIO;	/* the failure is recorded */
+	if (t < 0)
+		return xp_fail(cl, -EINTR, XIWPERF_REASON_INTERRUPTED);
+	if (!t)
+		return xp_fail(cl, -ETIMEDOUT, XIWPERF_REASON_TIMEOUT);
+	return 0;
+}
+
+/*
+ * Address resolution, in short attempts: the RDMA core retries a neighbour
+ * lookup when a neighbour update arrives, but misses one that arrives
+ * before the request is queued (as an ARP reply over veth does), and then
+ * waits for the whole timeout. So ask for XP_RESOLVE_MS at a time, within
+ * the run's timeout.
+ */
+static int xp_resolve_addr(struct xp_cconn *c)
+{
+	struct xp_client *cl = c->cl;
+	unsigned long deadline = jiffies + cl->timeout;
+	int ret;
+
+	for (;;) {
+		WRITE_ONCE(c->addr_timeout, false);
+		ret = rdma_resolve_addr(c->id, NULL, (struct sockaddr *)&cl->dst,
+					min(cl->timeout_ms, XP_RESOLVE_MS));
+		if (ret) {
+			xp_fail_cm(cl, ret, XIWPERF_REASON_ADDR, ret);
+			return ret;
+		}
+		ret = xp_wait_step(c, XP_STEP_ADDR);
+		if (ret || !READ_ONCE(c->addr_timeout))
+			return ret;
+		if (time_after(jiffies, deadline)) {
+			xp_fail_cm(cl, -ETIMEDOUT, XIWPERF_REASON_ADDR,
+				   -ETIMEDOUT);
+			return -ETIMEDOUT;
+		}
+	}
+}
+
+static void xp_table_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct xp_cconn *c = container_of(wc->wr_cqe, struct xp_cconn, tcqe);
+	u32 i;
+
+	if (wc->status != IB_WC_SUCCESS) {
+		xp_fail_wc(c, wc);
+		return;
+	}
+	xp_sync_for_cpu(&c->table_map, 0, c->nchunks * sizeof(*c->table));
+	for (i = 0; i < c->nchunks; i++)
+		c->chunks[i] = be64_to_cpu(c->table[i]);
+	/* pairs with xp_step_reached(): the chunk addresses come first */
+	smp_store_release(&c->step, XP_STEP_READY);
+	wake_up(&c->cl->waitq);
+}
+
+/* Read the server's chunk table (where each chunk of its buffer is). */
+static int xp_read_table(struct xp_cconn *c)
+{
+	struct xp_client *cl = c->cl;
+	size_t len = c->nchunks * sizeof(*c->table);
+	struct ib_sge sge = {};
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.wr_cqe = &c->tcqe,
+			.sg_list = &sge,
+			.num_sge = 1,
+			.opcode = IB_WR_RDMA_READ,
+			.send_flags = IB_SEND_SIGNALED,
+		},
+		.remote_addr = c->rtable,
+		.rkey = c->rkey,
+	};
+	int ret;
+
+	c->table = kzalloc(len, GFP_KERNEL);
+	c->chunks = kcalloc(c->nchunks, sizeof(*c->chunks), GFP_KERNEL);
+	if (!c->table || !c->chunks)
+		return xp_fail(cl, -ENOMEM, XIWPERF_REASON_RESOURCES);
+	ret = xp_map(&c->table_map, c->id->device, c->table, len);
+	if (ret)
+		return xp_fail(cl, ret, XIWPERF_REASON_RESOURCES);
+	c->tcqe.done = xp_table_done;
+	sge.addr = c->table_map.dma;
+	sge.length = len;
+	sge.lkey = c->q.pd->local_dma_lkey;
+	ret = ib_post_send(c->q.qp, &wr.wr, NULL);
+	if (ret)
+		return xp_fail(cl, ret, XIWPERF_REASON_POST);
+	return xp_wait_step(c, XP_STEP_READY);
+}
+
+static int xp_cconn_buffers(struct xp_cconn *c)
+{
+	struct xp_client *cl = c->cl;
+	struct ib_device *dev = c->id->device;
+	bool verify = cl->op == XIWPERF_OP_WRITE && (cl->flags & XIWPERF_F_CHECK);
+	u32 i;
+	int ret;
+
+	c->lanes = kcalloc(cl->depth, sizeof(*c->lanes), GFP_KERNEL);
+	c->free = kcalloc(cl->depth, sizeof(*c->free), GFP_KERNEL);
+	c->hist = xp_hist_alloc();
+	if (!c->lanes || !c->free || !c->hist)
+		return -ENOMEM;
+	for (i = 0; i < cl->depth; i++) {
+		struct xp_lane *lane = &c->lanes[i];
+
+		lane->cqe.done = xp_op_done;
+		lane->vcqe.done = xp_verify_done;
+		lane->c = c;
+		lane->idx = i;
+		c->free[i] = cl->depth - 1 - i;
+		lane->buf = xp_buf_alloc(cl->size);
+		if (!lane->buf)
+			return -ENOMEM;
+		ret = xp_map(&lane->map, dev, lane->buf, cl->size);
+		if (ret)
+			return ret;
+		if (!verify)
+			continue;
+		lane->vbuf = xp_buf_alloc(cl->size);
+		if (!lane->vbuf)
+			return -ENOMEM;
+		ret = xp_map(&lane->vmap, dev, lane->vbuf, cl->size);
+		if (ret)
+			return ret;
+	}
+	c->nfree = cl->depth;
+	if (cl->op != XIWPERF_OP_SEND)
+		return 0;
+
+	c->rx = kcalloc(XP_CTRL_RX, sizeof(*c->rx), GFP_KERNEL);
+	if (!c->rx)
+		return -ENOMEM;
+	ret = xp_map(&c->rx_map, dev, c->rx, XP_CTRL_RX * sizeof(*c->rx));
+	if (ret)
+		return ret;
+	for (i = 0; i < XP_CTRL_RX; i++) {
+		c->crx[i].cqe.done = xp_rx_done;
+		c->crx[i].c = c;
+		c->crx[i].idx = i;
+		ret = xp_post_recv(&c->q, &c->crx[i].cqe,
+				   c->rx_map.dma + i * sizeof(*c->rx),
+				   sizeof(*c->rx));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Resolve, set up and connect connection @c. */
+static int xp_cconn_connect(struct xp_cconn *c)
+{
+	struct xp_client *cl = c->cl;
+	struct ib_device *dev;
+	struct rdma_conn_param param = {};
+	struct xp_hello hello = {};
+	bool reads;
+	int ret;
+
+	c->id = rdma_create_id(current->nsproxy->net_ns, xp_client_cm_handler,
+			       c, RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(c->id)) {
+		ret = PTR_ERR(c->id);
+		c->id = NULL;
+		return xp_fail(cl, ret, XIWPERF_REASON_RESOURCES);
+	}
+	ret = xp_resolve_addr(c);
+	if (ret)
+		return ret;
+	dev = c->id->device;
+	if (!c->index)
+		strscpy(cl->res->device, dev_name(&dev->dev),
+			sizeof(cl->res->device));
+	ret = rdma_resolve_route(c->id, cl->timeout_ms);
+	if (ret) {
+		xp_fail_cm(cl, ret, XIWPERF_REASON_ROUTE, ret);
+		return ret;
+	}
+	ret = xp_wait_step(c, XP_STEP_ROUTE);
+	if (ret)
+		return ret;
+
+	ret = xp_qp_create(&c->q, c->id, 0, cl->depth,
+			   cl->op == XIWPERF_OP_SEND ? XP_CTRL_RX : 0);
+	if (!ret)
+		ret = xp_cconn_buffers(c);
+	if (ret)
+		return xp_fail(cl, ret, XIWPERF_REASON_RESOURCES);
+
+	hello.magic = cpu_to_be32(XP_MAGIC);
+	hello.version = cpu_to_be16(XP_VERSION);
+	hello.op = cl->op;
+	hello.flags = cl->flags;
+	hello.size = cpu_to_be32(cl->size);
+	hello.depth = cpu_to_be32(cl->depth);
+	hello.count = cpu_to_be64(c->total);
+	hello.qp_index = cpu_to_be32(c->index);
+	/* Every run reads the chunk table; some read all along. */
+	reads = cl->op == XIWPERF_OP_READ ||
+		(cl->op == XIWPERF_OP_WRITE && (cl->flags & XIWPERF_F_CHECK));
+	param.private_data = &hello;
+	param.private_data_len = sizeof(hello);
+	param.initiator_depth = min3(reads ? cl->depth : 1, 255U,
+				     (u32)dev->attrs.max_qp_init_rd_atom);
+	param.responder_resources = 0;
+	param.retry_count = 7;
+	param.rnr_retry_count = 6;
+	/*
+	 * From this (the caller's) context: an iWARP provider may open its
+	 * TCP socket right here, in the caller's network namespace (siw even
+	 * connects it here, blocking until TCP succeeds, fails or a signal
+	 * arrives).
+	 */
+	ret = rdma_connect(c->id, &param);
+	if (ret && signal_pending(current))
+		return xp_fail(cl, -EINTR, XIWPERF_REASON_INTERRUPTED);
+	if (ret) {
+		xp_fail_cm(cl, ret, ret == -ECONNREFUSED ?
+			   XIWPERF_REASON_REFUSED : XIWPERF_REASON_UNREACHABLE,
+			   ret);
+		return ret;
+	}
+	ret = xp_wait_step(c, XP_STEP_ESTABLISHED);
+	if (ret)
+		return ret;
+	return xp_read_table(c);
+}
+
+static void xp_cconn_destroy(struct xp_cconn *c)
+{
+	u32 i;
+
+	if (c->id) {
+		xp_qp_destroy(&c->q, READ_ONCE(c->established));
+		/* Unmap while the id still holds the device. */
+		for (i = 0; c->lanes && i < c->cl->depth; i++) {
+			xp_unmap(&c->lanes[i].map);
+			xp_unmap(&c->lanes[i].vmap);
+		}
+		xp_unmap(&c->rx_map);
+		xp_unmap(&c->table_map);
+		rdma_destroy_id(c->id);
+	}
+	kfree(c->chunks);
+	kfree(c->table);
+	for (i = 0; c->lanes && i < c->cl->depth; i++) {
+		xp_buf_free(c->lanes[i].vbuf);
+		xp_buf_free(c->lanes[i].buf);
+	}
+	kfree(c->rx);
+	xp_hist_free(c->hist);
+	kfree(c->free);
+	kfree(c->lanes);
+	kfree(c);
+}
+
+/* All connections up: check the server's buffer, post, wait for the end. */
+static int xp_client_go(struct xp_client *cl, u64 *t_start)
+{
+	struct xiwperf_result *res = cl->res;
+	struct xp_cconn *c0 = cl->conns[0];
+	u64 last;
+	long t;
+	u32 i;
+
+	res->remote_size = c0->rsize;
+	for (i = 1; i < cl->qps; i++)
+		if (cl->conns[i]->rsize != c0->rsize ||
+		    cl->conns[i]->rchunk != c0->rchunk)
+			return xp_fail(cl, -EPROTO, XIWPERF_REASON_PROTOCOL);
+	/* Regions of @size never straddle two chunks. */
+	cl->per_chunk = div64_u64(c0->rchunk, cl->size);
+	cl->nslot = (c0->nchunks - 1) * cl->per_chunk +
+		    div64_u64(c0->rsize - (u64)(c0->nchunks - 1) * c0->rchunk,
+			      cl->size);
+	res->regions = min_t(u64, cl->nslot, U32_MAX);
+	if (!cl->nslot ||
+	    (cl->op == XIWPERF_OP_WRITE && (cl->flags & XIWPERF_F_CHECK) &&
+	     cl->nslot < (u64)cl->qps * cl->depth))
+		return xp_fail(cl, -EMSGSIZE, XIWPERF_REASON_REMOTE_TOO_SMALL);
+
+	*t_start = ktime_get_ns();
+	for (i = 0; i < cl->qps; i++) {
+		struct xp_cconn *c = cl->conns[i];
+
+		spin_lock_bh(&c->lock);
+		c->credit_limit = c->credits;
+		xp_lanes_fill(c);
+		spin_unlock_bh(&c->lock);
+	}
+	for (;;) {
+		last = atomic64_read(&cl->progress);
+		t = wait_event_interruptible_timeout(cl->waitq,
+						     !atomic_read(&cl->running) ||
+						     READ_ONCE(cl->stop),
+						     cl->timeout);
+		if (READ_ONCE(cl->stop))
+			return -EIO;	/* the failure is recorded */
+		if (!atomic_read(&cl->running))
+			return 0;
+		if (t < 0)
+			return xp_fail(cl, -EINTR, XIWPERF_REASON_INTERRUPTED);
+		if (!t && atomic64_read(&cl->progress) == last)
+			return xp_fail(cl, -ETIMEDOUT, XIWPERF_REASON_TIMEOUT);
+	}
+}
+
+static void xp_client_results(struct xp_client *cl, u64 t_start, int ret)
+{
+	struct xiwperf_result *res = cl->res;
+	struct xp_hist *all = xp_hist_alloc();
+	u64 t_end = t_start;
+	u32 i;
+
+	for (i = 0; i < cl->qps && cl->conns[i]; i++) {
+		struct xp_cconn *c = cl->conns[i];
+
+		res->completed += c->completed;
+		res->errors += c->errors;
+		if (c->mismatches && !res->mismatches) {
+			res->first_bad_qp = i;
+			res->first_bad_seq = c->first_bad_seq;
+			res->first_bad_offset = c->first_bad_offset;
+		}
+		res->mismatches += c->mismatches;
+		if (c->completed)
+			t_end = max(t_end, c->t_last);
+		if (all && c->hist)
+			xp_hist_merge(all, c->hist);
+	}
+	res->bytes = res->completed * cl->size;
+	res->nsec = t_end - t_start;
+	if (all && all->n) {
+		res->lat_min_ns = all->min;
+		res->lat_max_ns = all->max;
+		res->lat_mean_ns = div64_u64(all->sum, all->n);
+		res->lat_p50_ns = xp_hist_percentile(all, 500);
+		res->lat_p99_ns = xp_hist_percentile(all, 990);
+	}
+	xp_hist_free(all);
+	res->checked = !ret && (cl->flags & XIWPERF_F_CHECK);
+	res->data_ok = res->checked && !res->mismatches;
+	res->depth = cl->depth;
+	res->status = ret;
+}
+
+static int xp_run_valid(const struct xiwperf_run *run)
+{
+	if (run->op < XIWPERF_OP_SEND || run->op > XIWPERF_OP_READ ||
+	    run->flags & ~XIWPERF_F_CHECK ||
+	    !run->qps || run->qps > XIWPERF_MAX_QPS ||
+	    !run->depth || run->depth > XIWPERF_MAX_DEPTH ||
+	    !run->size || run->size > XIWPERF_MAX_SIZE ||
+	    run->size * run->depth * run->qps > XIWPERF_MAX_MEMORY ||
+	    run->count < run->qps)
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * xp_client_run() - run a client test (XIWPERF_IOC_RUN).
+ * @run: parameters; run->result is filled in.
+ *
+ * Connects run->qps connections to the server one after the other, runs
+ * the operations and tears every connection down (disconnect, drain,
+ * destroy) before returning, whatever happened.
+ *
+ * Return: 0 if every operation completed (the data verdict is in
+ * run->result), -EINVAL for bad parameters (run->result untouched), else
+ * the negative errno also stored in run->result.status.
+ */
+int xp_client_run(struct xiwperf_run *run)
+{
+	struct xiwperf_result *res = &run->result;
+	struct xp_client *cl;
+	u64 t_start = 0;
+	u32 i, rem;
+	int ret;
+
+	ret = xp_run_valid(run);
+	if (ret)
+		return ret;
+	cl = kzalloc(sizeof(*cl), GFP_KERNEL);
+	if (!cl)
+		return -ENOMEM;
+	memset(res, 0, sizeof(*res));
+	cl->res = res;
+	cl->op = run->op;
+	cl->flags = run->flags;
+	cl->qps = run->qps;
+	cl->depth = run->depth;
+	cl->size = run->size;
+	cl->count = run->count;
+	cl->timeout_ms = run->timeout_ms ?: XIWPERF_DEFAULT_TIMEOUT_MS;
+	cl->timeout = msecs_to_jiffies(cl->timeout_ms);
+	init_waitqueue_head(&cl->waitq);
+	spin_lock_init(&cl->lock);
+	ret = xp_sockaddr(&cl->dst, &run->addr);
+	if (ret) {
+		kfree(cl);
+		return ret;
+	}
+
+	/* From here on a disconnect by the server fails the run. */
+	atomic_set(&cl->running, cl->qps);
+	cl->conns = kcalloc(cl->qps, sizeof(*cl->conns), GFP_KERNEL);
+	if (!cl->conns) {
+		ret = xp_fail(cl, -ENOMEM, XIWPERF_REASON_RESOURCES);
+		goto out;
+	}
+	for (i = 0; i < cl->qps; i++) {
+		struct xp_cconn *c = kzalloc(sizeof(*c), GFP_KERNEL);
+
+		if (!c) {
+			ret = xp_fail(cl, -ENOMEM, XIWPERF_REASON_RESOURCES);
+			goto out;
+		}
+		c->cl = cl;
+		c->index = i;
+		spin_lock_init(&c->lock);
+		c->total = div_u64_rem(cl->count, cl->qps, &rem) +
+			   (i < rem ? 1 : 0);
+		cl->conns[i] = c;
+		ret = xp_cconn_connect(c);
+		if (ret)
+			goto out;
+	}
+	ret = xp_client_go(cl, &t_start);
+out:
+	spin_lock_bh(&cl->lock);
+	WRITE_ONCE(cl->stop, true);
+	if (ret)
+		ret = res->status ?: ret;
+	spin_unlock_bh(&cl->lock);
+	for (i = 0; cl->conns && i < cl->qps && cl->conns[i]; i++)
+		xp_qp_destroy(&cl->conns[i]->q,
+			      READ_ONCE(cl->conns[i]->established));
+	/* Every completion has run now: collect, then free. */
+	xp_client_results(cl, t_start, ret);
+	for (i = 0; cl->conns && i < cl->qps && cl->conns[i]; i++)
+		xp_cconn_destroy(cl->conns[i]);
+	kfree(cl->conns);
+	kfree(cl);
+	return ret;
+}

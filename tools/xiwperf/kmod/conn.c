@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * xiwperf connection resources. Buffers come from kmalloc, so they are
+ * physically contiguous and in the kernel's linear map: software devices
+ * (siw, rxe) turn a DMA address back into a page with virt_to_page().
+ */
+#include <linux/slab.h>
+
+#include "conn.h"
+
+/**
+ * xp_buf_alloc() - allocate a zeroed, physically contiguous buffer.
+ * @len: its length in bytes, at most KMALLOC_MAX_SIZE (4 MiB on x86-64).
+ *
+ * Return: the buffer, or NULL without memory (quietly: sizes come from
+ * the user).
+ */
+void *xp_buf_alloc(size_t len)
+{
+	if (len > KMALLOC_MAX_SIZE)
+		return NULL;
+	return kzalloc(len, GFP_KERNEL | __GFP_NOWARN);
+}
+
+/**
+ * xp_buf_free() - free a buffer from xp_buf_alloc().
+ * @buf: the buffer, or NULL.
+ */
+void xp_buf_free(void *buf)
+{
+	kfree(buf);
+}
+
+/**
+ * xp_map() - DMA-map a buffer for a device, for either direction.
+ * @map: filled in.
+ * @dev: the device.
+ * @cpu: the buffer (from xp_buf_alloc()).
+ * @len: its length.
+ *
+ * Return: 0, or -ENOMEM if the mapping failed.
+ */
+int xp_map(struct xp_map *map, struct ib_device *dev, void *cpu, size_t len)
+{
+	u64 dma;
+
+	dma = ib_dma_map_single(dev, cpu, len, DMA_BIDIRECTIONAL);
+	if (ib_dma_mapping_error(dev, dma))
+		return -ENOMEM;
+	map->dev = dev;
+	map->cpu = cpu;
+	map->dma = dma;
+	map->len = len;
+	return 0;
+}
+
+/**
+ * xp_unmap() - undo xp_map(); nothing if @map is not mapped.
+ * @map: the mapping.
+ */
+void xp_unmap(struct xp_map *map)
+{
+	if (!map->dev)
+		return;
+	ib_dma_unmap_single(map->dev, map->dma, map->len, DMA_BIDIRECTIONAL);
+	map->dev = NULL;
+}
+
+/**
+ * xp_sync_for_cpu() - make what the device wrote visible to the CPU.
+ * @map: the mapping.
+ * @off: offset of the region.
+ * @len: length of the region.
+ */
+void xp_sync_for_cpu(struct xp_map *map, size_t off, size_t len)
+{
+	ib_dma_sync_single_for_cpu(map->dev, map->dma + off, len,
+				   DMA_BIDIRECTIONAL);
+}
+
+/**
+ * xp_sync_for_device() - hand a region the CPU wrote back to the device.
+ * @map: the mapping.
+ * @off: offset of the region.
+ * @len: length of the region.
+ */
+void xp_sync_for_device(struct xp_map *map, size_t off, size_t len)
+{
+	ib_dma_sync_single_for_device(map->dev, map->dma + off, len,
+				      DMA_BIDIRECTIONAL);
+}
+
+static void xp_qp_event(struct ib_event *ev, void *ctx)
+{
+	pr_debug("QP event %s\n", ib_event_msg(ev->event));
+}
+
+/**
+ * xp_qp_create() - allocate a PD, a CQ and an RC QP for an rdma_cm id.
+ * @q: filled in; on failure everything allocated is released again.
+ * @id: the id, bound to its device (route resolved, or a connect request).
+ * @pd_flags: IB_PD_* flags (the server asks for the global rkey).
+ * @send_wr: send queue depth the caller needs (one more is added for
+ *	ib_drain_qp()).
+ * @recv_wr: receive queue depth the caller needs (likewise).
+ *
+ * Return: 0 or a negative errno; -EINVAL if the device's limits are lower.
+ */
+int xp_qp_create(struct xp_qp *q, struct rdma_cm_id *id, unsigned int pd_flags,
+		 u32 send_wr, u32 recv_wr)
+{
+	struct ib_device *dev = id->device;
+	struct ib_qp_init_attr attr = {};
+	int ret;
+
+	q->id = id;
+	send_wr++;
+	recv_wr++;
+	if (send_wr > dev->attrs.max_qp_wr || recv_wr > dev->attrs.max_qp_wr ||
+	    send_wr + recv_wr > dev->attrs.max_cqe)
+		return -EINVAL;
+
+	q->pd = ib_alloc_pd(dev, pd_flags);
+	if (IS_ERR(q->pd)) {
+		ret = PTR_ERR(q->pd);
+		q->pd = NULL;
+		return ret;
+	}
+	q->cq = ib_alloc_cq_any(dev, q, send_wr + recv_wr, IB_POLL_WORKQUEUE);
+	if (IS_ERR(q->cq)) {
+		ret = PTR_ERR(q->cq);
+		q->cq = NULL;
+		goto err_pd;
+	}
+	attr.event_handler = xp_qp_event;
+	attr.qp_context = q;
+	attr.send_cq = q->cq;
+	attr.recv_cq = q->cq;
+	attr.cap.max_send_wr = send_wr;
+	attr.cap.max_recv_wr = recv_wr;
+	attr.cap.max_send_sge = 1;
+	attr.cap.max_recv_sge = 1;
+	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
+	attr.qp_type = IB_QPT_RC;
+	ret = rdma_create_qp(id, q->pd, &attr);
+	if (ret)
+		goto err_cq;
+	q->qp = id->qp;
+	return 0;
+
+err_cq:
+	ib_free_cq(q->cq);
+	q->cq = NULL;
+err_pd:
+	ib_dealloc_pd(q->pd);
+	q->pd = NULL;
+	return ret;
+}
+
+/**
+ * xp_qp_destroy() - disconnect and release what xp_qp_create() made.
+ * @q: the resources; whatever is NULL is skipped, so this also cleans up
+ *	after a partial setup.
+ * @connected: the connection was accepted or established: disconnect it
+ *	and drain the QP, so that every posted work request has completed
+ *	(flushed) before the QP goes away.
+ *
+ * Buffers the QP used may be unmapped and freed once this returns. The
+ * rdma_cm id itself is left to the caller.
+ */
+void xp_qp_destroy(struct xp_qp *q, bool connected)
+{
+	if (q->qp) {
+		if (connected) {
+			rdma_disconnect(q->id);
+			ib_drain_qp(q->qp);
+		}
+		rdma_destroy_qp(q->id);
+		q->qp = NULL;
+	}
+	if (q->cq) {
+		ib_free_cq(q->cq);
+		q->cq = NULL;
+	}
+	if (q->pd) {
+		ib_dealloc_pd(q->pd);
+		q->pd = NULL;
+	}
+}
+
+/**
+ * xp_post_recv() - post one receive of a single buffer.
+ * @q: the connection.
+ * @cqe: completion callback.
+ * @addr: device address of the buffer.
+ * @len: its length.
+ *
+ * Return: 0 or the error of ib_post_recv().
+ */
+int xp_post_recv(struct xp_qp *q, struct ib_cqe *cqe, u64 addr, u32 len)
+{
+	struct ib_sge sge = {
+		.addr = addr,
+		.length = len,
+		.lkey = q->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = {
+		.wr_cqe = cqe,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+
+	return ib_post_recv(q->qp, &wr, NULL);
+}

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include "report.hpp"
+
+#include <array>
+#include <cstdio>
+#include <cstring>
+
+#include <sys/socket.h>
+
+namespace xiwperf {
+
+namespace {
+
+std::string endpoint(const Client& args)
+{
+    if (args.addr.family == AF_INET6)
+        return "[" + args.addr.text + "]:" + std::to_string(args.port);
+    return args.addr.text + ":" + std::to_string(args.port);
+}
+
+std::string errno_text(int err)
+{
+    return std::strerror(err < 0 ? -err : err);
+}
+
+std::string reject_text(std::uint32_t why)
+{
+    switch (why) {
+    case XIWPERF_REJECT_PROTOCOL:
+        return "it did not understand the request (another xiwperf version?)";
+    case XIWPERF_REJECT_RESOURCES:
+        return "it could not allocate the connection's resources";
+    default:
+        return "reason " + std::to_string(why);
+    }
+}
+
+double seconds(const xiwperf_result& r)
+{
+    return static_cast<double>(r.nsec) / 1e9;
+}
+
+double gbit_per_s(const xiwperf_result& r)
+{
+    return r.nsec ? static_cast<double>(r.bytes) * 8.0 / static_cast<double>(r.nsec) : 0.0;
+}
+
+double mops(const xiwperf_result& r)
+{
+    return r.nsec ? static_cast<double>(r.completed) * 1e3 / static_cast<double>(r.nsec) : 0.0;
+}
+
+double us(std::uint64_t ns)
+{
+    return static_cast<double>(ns) / 1e3;
+}
+
+std::string fmt(const char* f, double v)
+{
+    std::array<char, 64> buf{};
+    std::snprintf(buf.data(), buf.size(), f, v);
+    return buf.data();
+}
+
+}  // namespace
+
+std::string wc_status_name(std::uint32_t status)
+{
+    // enum ib_wc_status (include/rdma/ib_verbs.h), same as ibv_wc_status.
+    static constexpr std::array<const char*, 22> names = {
+        "SUCCESS",          "LOC_LEN_ERR",        "LOC_QP_OP_ERR",     "LOC_EEC_OP_ERR",
+        "LOC_PROT_ERR",     "WR_FLUSH_ERR",       "MW_BIND_ERR",       "BAD_RESP_ERR",
+        "LOC_ACCESS_ERR",   "REM_INV_REQ_ERR",    "REM_ACCESS_ERR",    "REM_OP_ERR",
+        "RETRY_EXC_ERR",    "RNR_RETRY_EXC_ERR",  "LOC_RDD_VIOL_ERR",  "REM_INV_RD_REQ_ERR",
+        "REM_ABORT_ERR",    "INV_EECN_ERR",       "INV_EEC_STATE_ERR", "FATAL_ERR",
+        "RESP_TIMEOUT_ERR", "GENERAL_ERR",
+    };
+    if (status < names.size())
+        return names[status];
+    return "status " + std::to_string(status);
+}
+
+std::string error_message(const Client& args, const Outcome& out)
+{
+    if (!out.error)
+        return {};
+    const xiwperf_result& r = out.result;
+    if (!out.has_result)
+        return "running the test failed: " + errno_text(out.error);
+    switch (r.reason) {
+    case XIWPERF_REASON_ADDR:
+        if (r.cm_status == -ETIMEDOUT)
+            return "cannot resolve " + args.addr.text + ": no neighbour answered";
+        return "cannot resolve " + args.addr.text + " to an RDMA device: " +
+               errno_text(r.cm_status ? r.cm_status : out.error);
+    case XIWPERF_REASON_ROUTE:
+        return "no route to " + args.addr.text + ": " +
+               errno_text(r.cm_status ? r.cm_status : out.error);
+    case XIWPERF_REASON_REFUSED:
+        return "connection to " + endpoint(args) + " refused: no xiwperf server listening there";
+    case XIWPERF_REASON_REJECTED:
+        return "the server at " + endpoint(args) + " rejected the connection: " +
+               reject_text(r.remote_reason);
+    case XIWPERF_REASON_UNREACHABLE:
+        return "cannot connect to " + endpoint(args) + ": " +
+               errno_text(r.cm_status < 0 ? r.cm_status : out.error);
+    case XIWPERF_REASON_TIMEOUT: {
+        auto ms = args.timeout_ms ? args.timeout_ms : XIWPERF_DEFAULT_TIMEOUT_MS;
+        return "no progress for " + fmt("%g", ms / 1000.0) + " s: gave up";
+    }
+    case XIWPERF_REASON_WC:
+        return "an operation failed with " + wc_status_name(r.wc_status) + " after " +
+               std::to_string(r.completed) + " completed";
+    case XIWPERF_REASON_DISCONNECTED:
+        return "the server disconnected after " + std::to_string(r.completed) +
+               " operations completed";
+    case XIWPERF_REASON_DEVICE_REMOVED:
+        return "the RDMA device went away";
+    case XIWPERF_REASON_REMOTE_TOO_SMALL:
+        if (args.op == Op::write && args.check && r.regions)
+            return "the server's buffer (" + std::to_string(r.remote_size) + " bytes) holds " +
+                   std::to_string(r.regions) + " regions of " + std::to_string(args.size) +
+                   " bytes, write --check needs one per outstanding operation (qps * depth = " +
+                   std::to_string(std::uint64_t{args.qps} * args.depth) +
+                   "): start the server with a larger --size";
+        return "the server's buffer (" + std::to_string(r.remote_size) +
+               " bytes) is smaller than --size";
+    case XIWPERF_REASON_INTERRUPTED:
+        return "interrupted after " + std::to_string(r.completed) + " operations completed";
+    case XIWPERF_REASON_RESOURCES:
+        return "setting up the connection failed: " + errno_text(out.error) +
+               (out.error == EINVAL ? " (beyond the device's limits?)" : "");
+    case XIWPERF_REASON_PROTOCOL:
+        return "the peer at " + endpoint(args) + " is not a compatible xiwperf server";
+    case XIWPERF_REASON_POST:
+        return "posting a work request failed: " + errno_text(out.error);
+    default:
+        return "the test failed: " + errno_text(out.error);
+    }
+}
+
+std::string mismatch_message(const Client& args, const xiwperf_result& r)
+{
+    if (!r.mismatches)
+        return {};
+    std::string msg = "data mismatch: " + std::to_string(r.mismatches) + " of " +
+                      std::to_string(r.completed) +
+                      " operations had wrong data; first: connection " +
+                      std::to_string(r.first_bad_qp) + ", operation " +
+                      std::to_string(r.first_bad_seq) + ", byte " +
+                      std::to_string(r.first_bad_offset);
+    if (args.op == Op::read)
+        msg += " (the server writes the read pattern once, at start: has a write client "
+               "overwritten it since?)";
+    return msg;
+}
+
+nlohmann::json to_json(const Client& args, const Outcome& out)
+{
+    const xiwperf_result& r = out.result;
+    nlohmann::json j = {
+        {"device", std::string(r.device, strnlen(r.device, sizeof(r.device)))},
+        {"op", op_name(args.op)},
+        {"size", args.size},
+        {"count", args.count},
+        {"qps", args.qps},
+        {"depth", args.depth},
+        {"completed", r.completed},
+        {"errors", r.errors},
+        {"mismatches", r.mismatches},
+        {"data_ok", nullptr},
+        {"seconds", seconds(r)},
+        {"bytes", r.bytes},
+        {"gbit_per_s", gbit_per_s(r)},
+        {"mops", mops(r)},
+        {"lat_us",
+         {{"min", us(r.lat_min_ns)},
+          {"p50", us(r.lat_p50_ns)},
+          {"p99", us(r.lat_p99_ns)},
+          {"max", us(r.lat_max_ns)},
+          {"mean", us(r.lat_mean_ns)}}},
+    };
+    if (r.checked)
+        j["data_ok"] = r.data_ok != 0;
+    if (auto e = error_message(args, out); !e.empty())
+        j["error"] = e;
+    else if (auto m = mismatch_message(args, r); !m.empty())
+        j["error"] = m;
+    return j;
+}
+
+std::string to_text(const Client& args, const Outcome& out)
+{
+    const xiwperf_result& r = out.result;
+    std::string dev(r.device, strnlen(r.device, sizeof(r.device)));
+    std::string data = r.checked ? (r.data_ok ? "data ok" : "DATA MISMATCH") : "data not checked";
+    return std::string(op_name(args.op)) + " " + std::to_string(args.size) + " B x " +
+           std::to_string(args.count) + " on " + (dev.empty() ? "-" : dev) + ", " +
+           std::to_string(args.qps) + (args.qps == 1 ? " QP" : " QPs") + ", depth " +
+           std::to_string(args.depth) + ": " + std::to_string(r.completed) + " completed, " +
+           std::to_string(r.errors) + " errors, " + data + "\n" + fmt("%.3f s, ", seconds(r)) +
+           fmt("%.3f Gbit/s, ", gbit_per_s(r)) + fmt("%.4f Mop/s, ", mops(r)) +
+           fmt("latency us p50 %.1f", us(r.lat_p50_ns)) + fmt(" p99 %.1f", us(r.lat_p99_ns)) +
+           fmt(" max %.1f\n", us(r.lat_max_ns));
+}
+
+int exit_status(const Client& args, const Outcome& out)
+{
+    if (out.error)
+        return exit_failed;
+    if (out.result.mismatches || (args.check && !out.result.data_ok))
+        return exit_mismatch;
+    if (out.result.errors || out.result.completed != args.count)
+        return exit_failed;
+    return exit_ok;
+}
+
+}  // namespace xiwperf

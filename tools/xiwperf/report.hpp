@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// Turning a client run's result into text, JSON, messages and exit status.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "args.hpp"
+#include "uapi/xiwperf.h"
+
+namespace xiwperf {
+
+constexpr int exit_ok = 0;
+constexpr int exit_failed = 1;
+constexpr int exit_usage = 2;
+constexpr int exit_mismatch = 3;
+
+/// What XIWPERF_IOC_RUN returned.
+struct Outcome {
+    int error = 0;  ///< errno of the failed ioctl, 0 on success
+    bool has_result = false;  ///< result was filled in by the module
+    xiwperf_result result{};
+};
+
+/// Name of an ib_wc_status value, e.g. "WR_FLUSH_ERR".
+std::string wc_status_name(std::uint32_t status);
+
+/// Why the run failed, in words; "" if it did not.
+std::string error_message(const Client& args, const Outcome& out);
+
+/// "N of M operations had wrong data; first: ..."; "" without mismatches.
+std::string mismatch_message(const Client& args, const xiwperf_result& r);
+
+/// The JSON object --json prints (an "error" member only on failure).
+nlohmann::json to_json(const Client& args, const Outcome& out);
+
+/// The human-readable summary (two lines).
+std::string to_text(const Client& args, const Outcome& out);
+
+/// exit_ok, exit_failed, or exit_mismatch.
+int exit_status(const Client& args, const Outcome& out);
+
+}  // namespace xiwperf

@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause) */
+/*
+ * xiwperf: ioctl ABI between the xiwperf command and the xiwperf kernel
+ * module (misc character device /dev/xiwperf).
+ *
+ * The module is an rdma_cm client and server using kernel verbs only, so it
+ * runs over any RDMA device that provides them (siw, rxe, xiw).
+ *
+ * Rules of the ABI:
+ *  - Every structure starts with @version, which the caller sets to
+ *    XIWPERF_ABI_VERSION; any other value fails with EINVAL. The ioctl
+ *    numbers encode the structure sizes, so a changed layout is a new
+ *    number as well.
+ *  - Fixed-size types only, no pointers, no implicit padding; the sizes
+ *    are multiples of 8 and identical for 32- and 64-bit callers.
+ *  - Fields named "reserved" and flag bits not defined here must be zero
+ *    on input (EINVAL otherwise); they give room for later additions.
+ *  - Addresses: IPv4 or IPv6, address bytes in network order, port in
+ *    host order. rdma_cm ids are created in the network namespace of the
+ *    calling process.
+ *
+ * Server (one per open file):
+ *   XIWPERF_IOC_LISTEN binds and listens, allocates the target buffer and
+ *   fills it with the read pattern, then returns at once (so the caller can
+ *   report the bound port). XIWPERF_IOC_SERVE then accepts and serves
+ *   connections until a signal interrupts it (EINTR) or the listener's
+ *   device goes away (ENODEV); it reports the server's counters in both
+ *   cases. Closing the file tears the server and all its connections down.
+ *
+ * Client:
+ *   XIWPERF_IOC_RUN connects @qps RC connections, runs @count operations
+ *   and tears everything down before returning. The ioctl returns 0 when
+ *   every operation completed; the data verdict is then in result.data_ok.
+ *   On any failure it returns -1 with errno set and, unless the failure was
+ *   EFAULT or a malformed argument (EINVAL with result.reason == 0), has
+ *   filled in result with what was done and why it stopped.
+ */
+#ifndef _UAPI_XIWPERF_H
+#define _UAPI_XIWPERF_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define XIWPERF_ABI_VERSION	1
+#define XIWPERF_DEVICE		"/dev/xiwperf"
+#define XIWPERF_DEFAULT_PORT	18515
+
+/*
+ * Buffers are physically contiguous kernel memory: siw and rxe turn the
+ * addresses of a DMA MR back into pages through the kernel's linear map, so
+ * vmalloc memory cannot be used, and the page allocator's largest block is
+ * 4 MiB. So an operation's buffer is at most one such block, and the
+ * server's buffer is a series of 4 MiB chunks (an operation's region never
+ * straddles two).
+ */
+#define XIWPERF_DEFAULT_BUF	(4U << 20)
+#define XIWPERF_MAX_BUF		(1024U << 20)
+/* Client limits; qps * depth * size must not exceed XIWPERF_MAX_MEMORY. */
+#define XIWPERF_MAX_SIZE	(4U << 20)
+#define XIWPERF_MAX_QPS		64
+#define XIWPERF_MAX_DEPTH	1024
+#define XIWPERF_MAX_MEMORY	(1024ULL << 20)
+/* Default no-progress timeout of a client run (milliseconds). */
+#define XIWPERF_DEFAULT_TIMEOUT_MS	15000
+
+#define XIWPERF_NAME_MAX	64	/* = IB_DEVICE_NAME_MAX */
+
+/**
+ * enum xiwperf_op - what a client run does.
+ * @XIWPERF_OP_SEND: Send into receive buffers the server posted.
+ * @XIWPERF_OP_WRITE: RDMA Write into the server's buffer.
+ * @XIWPERF_OP_READ: RDMA Read from the server's buffer.
+ */
+enum xiwperf_op {
+	XIWPERF_OP_SEND = 1,
+	XIWPERF_OP_WRITE = 2,
+	XIWPERF_OP_READ = 3,
+};
+
+/*
+ * Client flag: verify every byte. The pattern depends on the operation, its
+ * sequence number on its connection, the connection index and the byte
+ * offset. Read: the server pre-fills its buffer once, at LISTEN; the client
+ * checks what it read. Write: the client reads each written region back and
+ * checks it. Send: the server checks each message and reports its verdict
+ * in a final message.
+ */
+#define XIWPERF_F_CHECK		0x1U
+
+/**
+ * struct xiwperf_addr - an IP address and port.
+ * @family: AF_INET (2) or AF_INET6 (10).
+ * @port: TCP/rdma_cm port in host byte order; 0 at LISTEN picks a free one.
+ * @scope_id: IPv6 scope (interface index) for link-local addresses, else 0.
+ * @addr: the address in network byte order; IPv4 uses the first 4 bytes.
+ */
+struct xiwperf_addr {
+	__u16 family;
+	__u16 port;
+	__u32 scope_id;
+	__u8 addr[16];
+};
+
+/**
+ * struct xiwperf_listen - argument of XIWPERF_IOC_LISTEN.
+ * @version: in: XIWPERF_ABI_VERSION.
+ * @flags: in: 0.
+ * @addr: in: address to listen on (may be the wildcard); out: port bound.
+ * @size: in: target buffer size in bytes, 0 for XIWPERF_DEFAULT_BUF, at
+ *	most XIWPERF_MAX_BUF; out: the size used.
+ * @device: out: the RDMA device the address belongs to, "" for a wildcard.
+ * @reserved: in: zero.
+ */
+struct xiwperf_listen {
+	__u32 version;
+	__u32 flags;
+	struct xiwperf_addr addr;
+	__u64 size;
+	char device[XIWPERF_NAME_MAX];
+	__u64 reserved[4];
+};
+
+/**
+ * struct xiwperf_serve - argument of XIWPERF_IOC_SERVE (counters are out).
+ * @version: in: XIWPERF_ABI_VERSION.
+ * @flags: in: 0.
+ * @connections: connections accepted since LISTEN.
+ * @active: connections established now.
+ * @rejected: connection requests refused (bad request, no resources).
+ * @received: Send messages received.
+ * @mismatches: of those, messages that failed the --check verification.
+ * @errors: failed work completions (other than flushes at teardown).
+ * @reserved: in: zero.
+ */
+struct xiwperf_serve {
+	__u32 version;
+	__u32 flags;
+	__u64 connections;
+	__u64 active;
+	__u64 rejected;
+	__u64 received;
+	__u64 mismatches;
+	__u64 errors;
+	__u64 reserved[4];
+};
+
+/**
+ * enum xiwperf_reason - why a client run failed (result.reason).
+ * @XIWPERF_REASON_NONE: it did not.
+ * @XIWPERF_REASON_ADDR: address resolution failed (no route, no RDMA device
+ *	for the source address); result.cm_status holds the errno.
+ * @XIWPERF_REASON_ROUTE: route resolution failed.
+ * @XIWPERF_REASON_REFUSED: the peer refused the connection: nothing listens
+ *	on that address and port (result.cm_status: rdma_cm reject status).
+ * @XIWPERF_REASON_REJECTED: an xiwperf server rejected the connection;
+ *	result.remote_reason holds its enum xiwperf_reject code.
+ * @XIWPERF_REASON_UNREACHABLE: connection setup failed or timed out at the
+ *	transport (result.cm_status).
+ * @XIWPERF_REASON_TIMEOUT: no progress within the timeout.
+ * @XIWPERF_REASON_WC: a work completion failed (result.wc_status).
+ * @XIWPERF_REASON_DISCONNECTED: the peer disconnected during the run.
+ * @XIWPERF_REASON_DEVICE_REMOVED: the RDMA device went away.
+ * @XIWPERF_REASON_REMOTE_TOO_SMALL: the server's buffer (result.remote_size)
+ *	cannot hold one operation, or, for write with check, one region per
+ *	outstanding operation (qps * depth regions; see result.regions).
+ * @XIWPERF_REASON_INTERRUPTED: a signal interrupted the run.
+ * @XIWPERF_REASON_RESOURCES: allocating memory, a PD, CQ or QP failed, or
+ *	the device's limits are below what was asked (result.status).
+ * @XIWPERF_REASON_PROTOCOL: the peer is not an xiwperf server of this
+ *	version, or broke the protocol.
+ * @XIWPERF_REASON_POST: posting a work request failed (result.status), as
+ *	it does once the QP is in the error state.
+ */
+enum xiwperf_reason {
+	XIWPERF_REASON_NONE = 0,
+	XIWPERF_REASON_ADDR = 1,
+	XIWPERF_REASON_ROUTE = 2,
+	XIWPERF_REASON_REFUSED = 3,
+	XIWPERF_REASON_REJECTED = 4,
+	XIWPERF_REASON_UNREACHABLE = 5,
+	XIWPERF_REASON_TIMEOUT = 6,
+	XIWPERF_REASON_WC = 7,
+	XIWPERF_REASON_DISCONNECTED = 8,
+	XIWPERF_REASON_DEVICE_REMOVED = 9,
+	XIWPERF_REASON_REMOTE_TOO_SMALL = 10,
+	XIWPERF_REASON_INTERRUPTED = 11,
+	XIWPERF_REASON_RESOURCES = 12,
+	XIWPERF_REASON_PROTOCOL = 13,
+	XIWPERF_REASON_POST = 14,
+};
+
+/**
+ * enum xiwperf_reject - why a server rejected a connection.
+ * @XIWPERF_REJECT_PROTOCOL: malformed or other-version request.
+ * @XIWPERF_REJECT_RESOURCES: the server could not allocate what the
+ *	connection needs.
+ */
+enum xiwperf_reject {
+	XIWPERF_REJECT_PROTOCOL = 1,
+	XIWPERF_REJECT_RESOURCES = 2,
+};
+
+/**
+ * struct xiwperf_result - what a client run did (all out).
+ * @device: RDMA device of the first connection, "" if none was reached.
+ * @completed: operations that completed successfully.
+ * @errors: operations that completed with an error (flushed ones included).
+ * @mismatches: operations whose data failed the check (for send: as
+ *	reported by the server).
+ * @bytes: payload bytes moved: @completed * size.
+ * @nsec: from the first post to the last completion.
+ * @lat_min_ns: fastest operation, post to completion.
+ * @lat_p50_ns: median latency (from a log-linear histogram, within 1.6%).
+ * @lat_p99_ns: 99th percentile latency.
+ * @lat_max_ns: slowest operation.
+ * @lat_mean_ns: mean latency.
+ * @remote_size: size of the server's buffer.
+ * @first_bad_seq: the first mismatching operation: its sequence number on
+ *	its connection...
+ * @first_bad_offset: ...the offset of its first wrong byte...
+ * @first_bad_qp: ...and the connection's index.
+ * @checked: 1 if every operation's data was verified (XIWPERF_F_CHECK and
+ *	the run completed), so that @data_ok is meaningful.
+ * @data_ok: 1 if @checked and no byte was wrong.
+ * @status: 0 or the negative errno the ioctl failed with.
+ * @reason: enum xiwperf_reason.
+ * @wc_status: ib_wc_status of the first failed completion.
+ * @cm_status: status of the failing rdma_cm event.
+ * @remote_reason: enum xiwperf_reject from the server.
+ * @depth: outstanding operations per connection actually used.
+ * @regions: operation-sized regions in the server's buffer (a region never
+ *	straddles two of its 4 MiB chunks); the operations of lane k (of
+ *	depth) of connection q use region (q * depth + k) % @regions.
+ * @reserved: zero.
+ */
+struct xiwperf_result {
+	char device[XIWPERF_NAME_MAX];
+	__u64 completed;
+	__u64 errors;
+	__u64 mismatches;
+	__u64 bytes;
+	__u64 nsec;
+	__u64 lat_min_ns;
+	__u64 lat_p50_ns;
+	__u64 lat_p99_ns;
+	__u64 lat_max_ns;
+	__u64 lat_mean_ns;
+	__u64 remote_size;
+	__u64 first_bad_seq;
+	__u64 first_bad_offset;
+	__u32 first_bad_qp;
+	__u32 checked;
+	__u32 data_ok;
+	__s32 status;
+	__u32 reason;
+	__u32 wc_status;
+	__s32 cm_status;
+	__u32 remote_reason;
+	__u32 depth;
+	__u32 regions;
+	__u64 reserved[6];
+};
+
+/**
+ * struct xiwperf_run - argument of XIWPERF_IOC_RUN.
+ * @version: in: XIWPERF_ABI_VERSION.
+ * @flags: in: XIWPERF_F_*.
+ * @addr: in: server address and port.
+ * @op: in: enum xiwperf_op.
+ * @qps: in: connections (RC QPs), 1..XIWPERF_MAX_QPS.
+ * @depth: in: outstanding operations per connection, 1..XIWPERF_MAX_DEPTH.
+ * @timeout_ms: in: give up after this long without progress (connection
+ *	setup or completions); 0 for XIWPERF_DEFAULT_TIMEOUT_MS.
+ * @size: in: bytes per operation, 1..XIWPERF_MAX_SIZE; @qps * @depth * @size
+ *	at most XIWPERF_MAX_MEMORY.
+ * @count: in: operations in total, spread evenly over the connections.
+ * @reserved: in: zero.
+ * @result: out.
+ */
+struct xiwperf_run {
+	__u32 version;
+	__u32 flags;
+	struct xiwperf_addr addr;
+	__u32 op;
+	__u32 qps;
+	__u32 depth;
+	__u32 timeout_ms;
+	__u64 size;
+	__u64 count;
+	__u64 reserved[4];
+	struct xiwperf_result result;
+};
+
+#define XIWPERF_IOC_MAGIC	0xE7
+#define XIWPERF_IOC_LISTEN	_IOWR(XIWPERF_IOC_MAGIC, 1, struct xiwperf_listen)
+#define XIWPERF_IOC_SERVE	_IOWR(XIWPERF_IOC_MAGIC, 2, struct xiwperf_serve)
+#define XIWPERF_IOC_RUN		_IOWR(XIWPERF_IOC_MAGIC, 3, struct xiwperf_run)
+
+#endif /* _UAPI_XIWPERF_H */
