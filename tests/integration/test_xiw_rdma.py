@@ -1,0 +1,258 @@
+"""xiw's own data path, xiw <-> xiw: connections through rdma_cm and iw_cm,
+MPA, Send/Write/Read with every byte checked by xiwperf, over a veth pair
+between two namespaces and over loopback, and the wire checked by tshark."""
+import json
+import os
+import shlex
+
+import pytest
+
+from conftest import TOP, wait_until
+
+XIWPERF = os.path.join(TOP, "build", "cmake", "tools", "xiwperf")
+XIWPERF_KO = os.path.join(TOP, "tools", "xiwperf", "kmod", "xiwperf.ko")
+PORT = 18515
+SERVER_BUF = 16 << 20
+# The server fills its buffer with the read pattern once, at start: within
+# one test, reads run before anything writes to it.
+
+
+def load_xiwperf(vm):
+    if not os.path.exists(XIWPERF_KO):
+        pytest.fail("xiwperf.ko not built")
+    vm.run(f"modprobe xiwperf 2>/dev/null || "
+           f"{{ modprobe rdma_cm && insmod {XIWPERF_KO}; }}")
+
+
+def client(vm, ns, addr, *args, check=True, timeout=120):
+    """Run an xiwperf client; return (exit status, its JSON result)."""
+    cmd = (f"{XIWPERF} client --addr {addr} --port {PORT} --json "
+           + " ".join(str(a) for a in args))
+    res = vm.ns(ns, cmd, check=False, timeout=timeout) if ns else \
+        vm.run(cmd, check=False, timeout=timeout)
+    lines = res.out.strip().splitlines()
+    result = json.loads(lines[-1]) if lines else {}
+    if check:
+        assert res.rc == 0, f"xiwperf failed:\n{res}"
+        assert result["data_ok"] is True, result
+        assert result["errors"] == 0, result
+    return res.rc, result
+
+
+def start_server(vm, ns, addr, tag):
+    """Start an xiwperf server in ns and wait until it listens."""
+    log = f"/tmp/xiwperf-server-{tag}.log"
+    prefix = f"ip netns exec {ns} " if ns else ""
+    vm.run(f"{prefix}{XIWPERF} server --addr {addr} --port {PORT} "
+           f"--size {SERVER_BUF} > {log} 2>&1 & echo $! > {log}.pid")
+    wait_until(vm, f"grep -q listening {log} || "
+               f"{{ ! kill -0 $(cat {log}.pid) && cat {log} && false; }}",
+               f"xiwperf server on {addr} listening", tries=600)
+    return log
+
+
+def stop_server(vm, log):
+    vm.run(f"kill $(cat {log}.pid) 2>/dev/null; "
+           f"for i in $(seq 100); do kill -0 $(cat {log}.pid) 2>/dev/null "
+           f"|| break; sleep 0.1; done", check=False)
+
+
+@pytest.fixture
+def pair(hosts):
+    """xiw0 on v0 in a, xiw1 on v1 in b, an xiwperf server in b."""
+    vm = hosts
+    load_xiwperf(vm)
+    # Static neighbours: no ARP round trip inside the first connect.
+    mac_a = vm.ns("a", "cat /sys/class/net/v0/address").out.strip()
+    mac_b = vm.ns("b", "cat /sys/class/net/v1/address").out.strip()
+    vm.ns("a", f"ip neigh replace 192.0.2.2 lladdr {mac_b} dev v0")
+    vm.ns("b", f"ip neigh replace 192.0.2.1 lladdr {mac_a} dev v1")
+    vm.ns("a", "rdma link add xiw0 type xiw netdev v0")
+    vm.ns("b", "rdma link add xiw1 type xiw netdev v1")
+    log = start_server(vm, "b", "192.0.2.2", "b")
+    yield vm
+    stop_server(vm, log)
+    vm.run("rmmod xiwperf", check=False)
+
+
+SIZES = [(1, 100), (4096, 100), (1 << 20, 8), (4 << 20, 2)]
+
+
+def test_every_op_and_size_moves_every_byte_between_namespaces(pair):
+    # Reads first: the server's read pattern is written once (see above).
+    for op in ("read", "send", "write"):
+        for size, count in SIZES:
+            rc, r = client(pair, "a", "192.0.2.2", "--op", op, "--size", size,
+                           "--count", count, "--check")
+            assert r["device"] == "xiw0"
+            assert r["completed"] == count, (op, size, r)
+            assert r["bytes"] == size * count, (op, size, r)
+
+
+def test_deep_queues_many_qps_and_reads_beyond_one_ord(pair):
+    # 100 KB Reads, 16 outstanding: ORD/IRD and multi-FPDU Read Responses
+    # interleaved across requests; then 8 QPs at depth 64 for every op.
+    client(pair, "a", "192.0.2.2", "--op", "read", "--size", 100000,
+           "--count", 64, "--depth", 16, "--check")
+    for op in ("read", "send", "write"):
+        rc, r = client(pair, "a", "192.0.2.2", "--op", op, "--size", 4096,
+                       "--count", 1024, "--depth", 64, "--qps", 8, "--check")
+        assert r["completed"] == 1024   # --count is the total over all QPs
+        assert r["qps"] == 8
+
+
+def test_loopback_device(vm):
+    load_xiwperf(vm)
+    vm.run("rdma link add xiwlo type xiw netdev lo")
+    log = start_server(vm, None, "127.0.0.1", "lo")
+    try:
+        for op in ("read", "send", "write"):
+            rc, r = client(vm, None, "127.0.0.1", "--op", op, "--size",
+                           65536, "--count", 50, "--depth", 8, "--check")
+            assert r["device"] == "xiwlo"
+    finally:
+        stop_server(vm, log)
+        vm.run("rmmod xiwperf", check=False)
+
+
+def set_params(vm, **params):
+    for k, v in params.items():
+        vm.run(f"echo {v} > /sys/module/xiw/parameters/{k}")
+
+
+def test_mpa_revision_and_crc_matrix(pair):
+    """Rev 1 and 2, CRC on and off: each combination connects and moves
+    verified data (parameters apply to each new connection)."""
+    try:
+        # Every read before any write (one read pattern per server).
+        for op in ("read", "send", "write"):
+            for rev in (1, 2):
+                for crc in ("required", "off"):
+                    set_params(pair, mpa_rev=rev, crc_policy=crc)
+                    client(pair, "a", "192.0.2.2", "--op", op, "--size",
+                           10000, "--count", 10, "--depth", 4, "--check")
+    finally:
+        set_params(pair, mpa_rev=2, crc_policy="preferred")
+
+
+def test_bad_parameter_values_are_refused_and_change_nothing(vm):
+    vm.run("modprobe xiw")
+    p = "/sys/module/xiw/parameters"
+    for name, bad in (("crc_policy", "sometimes"), ("crc_policy", ""),
+                      ("mpa_rev", "3"), ("mpa_rev", "0"), ("mpa_rev", "x")):
+        before = vm.run(f"cat {p}/{name}").out
+        res = vm.run(f"echo '{bad}' > {p}/{name}", check=False)
+        assert res.rc != 0, (name, bad)
+        assert vm.run(f"cat {p}/{name}").out == before
+    vm.run(f"echo required > {p}/crc_policy")
+    assert vm.run(f"cat {p}/crc_policy").out.strip() == "required"
+    vm.run(f"echo preferred > {p}/crc_policy")
+
+
+def capture(vm, ns, dev, fn, pcap):
+    """Run fn() while dumpcap records dev in ns into pcap."""
+    vm.ns(ns, f"dumpcap -q -i {dev} -w {pcap} -f 'tcp port {PORT}' "
+              f"> /tmp/dumpcap.log 2>&1 & echo $! > /tmp/dumpcap.pid")
+    wait_until(vm, f"test -s {pcap}", "dumpcap started")
+    try:
+        fn()
+    finally:
+        # dumpcap writes in batches: let the file settle before stopping.
+        vm.run(f"a=0; for i in $(seq 50); do sleep 0.3; "
+               f"b=$(stat -c %s {pcap}); [ $a = $b ] && break; a=$b; done")
+        vm.run("kill -INT $(cat /tmp/dumpcap.pid); "
+               "for i in $(seq 100); do kill -0 $(cat /tmp/dumpcap.pid) "
+               "2>/dev/null || break; sleep 0.1; done")
+
+
+def tshark(vm, pcap, *args):
+    """tshark's iwarp_mpa dissector is heuristic: it follows each
+    connection from its MPA Request/Reply, which the capture contains."""
+    return vm.run("tshark -n -r {} {} 2>/dev/null".format(
+        pcap, " ".join(shlex.quote(a) for a in args)), timeout=300).out
+
+
+@pytest.mark.parametrize("crc", ["required", "off"])
+def test_capture_decodes_as_iwarp_without_errors(pair, crc):
+    pcap = f"/tmp/xiw-{crc}.pcapng"
+    set_params(pair, crc_policy=crc)
+    try:
+        capture(pair, "a", "v0", lambda: [
+            client(pair, "a", "192.0.2.2", "--op", op, "--size", 5000,
+                   "--count", 10, "--check")
+            for op in ("read", "send", "write")], pcap)
+    finally:
+        set_params(pair, crc_policy="preferred")
+
+    # Every RDMAP opcode we sent shows up decoded.
+    ops = tshark(pair, pcap, "-Y", "iwarp_rdma", "-T", "fields",
+                 "-e", "iwarp_rdma.opcode").split()
+    ops = {int(o, 0) for o in ops if o}
+    assert {0, 1, 2, 3} <= ops, ops   # Write, Read Req, Read Resp, Send
+    # MPA setup frames carry the C bit we configured.
+    flags = tshark(pair, pcap, "-Y", "iwarp_mpa.req", "-T", "fields",
+                   "-e", "iwarp_mpa.crc_flag").split()
+    assert flags and all(f in (("1", "True") if crc == "required"
+                               else ("0", "False")) for f in flags), flags
+    # Nothing malformed, no expert error (a bad CRC is one).
+    assert tshark(pair, pcap, "-Y", "_ws.malformed").strip() == ""
+    errors = tshark(pair, pcap, "-Y", "_ws.expert.severity == error")
+    assert errors.strip() == "", errors
+    # tshark checks each FPDU's CRC field itself ("Good CRC32"); without
+    # CRC negotiated it checks none.
+    fpdus = tshark(pair, pcap, "-Y", "iwarp_mpa.fpdu").splitlines()
+    assert len(fpdus) > 30, fpdus
+    lines = [ln for ln in tshark(pair, pcap, "-V", "-Y", "iwarp_mpa.fpdu")
+             .splitlines() if "CRC check:" in ln]
+    if crc == "required":
+        assert len(lines) >= len(fpdus), (len(lines), len(fpdus))
+        assert all("(Good CRC32)" in ln for ln in lines), lines
+    else:
+        assert lines == [], lines[:5]   # no CRC negotiated, none checked
+
+
+def test_connect_to_port_without_listener_fails_cleanly(pair):
+    rc, r = client(pair, "a", "192.0.2.2", "--port", PORT + 1, "--op",
+                   "send", "--size", 64, "--count", 1, check=False)
+    assert rc != 0
+
+
+def test_wildcard_listeners_in_two_namespaces_coexist(hosts):
+    """Each namespace gets its own listening socket on 0.0.0.0:PORT."""
+    vm = hosts
+    load_xiwperf(vm)
+    vm.ns("a", "rdma link add xiw0 type xiw netdev v0")
+    vm.ns("b", "rdma link add xiw1 type xiw netdev v1")
+    la = start_server(vm, "a", "0.0.0.0", "wa")
+    lb = start_server(vm, "b", "0.0.0.0", "wb")
+    try:
+        client(vm, "a", "192.0.2.2", "--op", "write", "--size", 4096,
+               "--count", 20, "--check")
+        client(vm, "b", "192.0.2.1", "--op", "read", "--size", 4096,
+               "--count", 20, "--check")
+    finally:
+        stop_server(vm, la)
+        stop_server(vm, lb)
+        vm.run("rmmod xiwperf", check=False)
+
+
+def test_wildcard_listen_with_two_devices_in_one_namespace(hosts):
+    """xiw1 on v1 and xiwb on a dummy netdev share namespace b; one
+    wildcard listen serves both addresses (siw fails with EADDRINUSE)."""
+    vm = hosts
+    load_xiwperf(vm)
+    vm.ns("b", "ip link add d0 type dummy && ip addr add 198.51.100.2/24 "
+               "dev d0 && ip link set d0 up")
+    vm.ns("a", "ip route add 198.51.100.0/24 via 192.0.2.2")
+    vm.ns("a", "rdma link add xiw0 type xiw netdev v0")
+    vm.ns("b", "rdma link add xiw1 type xiw netdev v1")
+    vm.ns("b", "rdma link add xiwd type xiw netdev d0")
+    lb = start_server(vm, "b", "0.0.0.0", "w2")
+    try:
+        client(vm, "a", "192.0.2.2", "--op", "send", "--size", 4096,
+               "--count", 20, "--check")
+        client(vm, "a", "198.51.100.2", "--op", "send", "--size", 4096,
+               "--count", 20, "--check")
+    finally:
+        stop_server(vm, lb)
+        vm.run("rmmod xiwperf", check=False)
