@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""make vm-shell: an interactive shell in the test VM, xiw.ko installed
-(modprobe xiw, or rdma link add ... type xiw). Leave with 'poweroff -f';
+"""make vm-shell: an interactive shell in the test VM, xiw.ko and
+xiwperf.ko installed (modprobe xiw, or rdma link add ... type xiw; then
+build/cmake/tools/xiwperf server/client). Leave with 'poweroff -f';
 Ctrl-A X quits QEMU at once."""
 import os
 import subprocess
@@ -14,7 +15,9 @@ import xiwvm  # noqa: E402
 def main():
     workdir = os.path.join(TOP, "build", "vm", "shell")
     os.makedirs(os.path.join(workdir, "out"), exist_ok=True)
-    vm = xiwvm.VM(workdir, mode="shell")
+    modules = [os.path.join(TOP, "kmod", "xiw.ko"),
+               os.path.join(TOP, "tools", "xiwperf", "kmod", "xiwperf.ko")]
+    vm = xiwvm.VM(workdir, modules=modules, mode="shell")
     print("Booting; the shell appears on this terminal. "
           f"Files written to /run/xiw/out land in {workdir}/out.")
     return subprocess.call(vm.qemu_argv())
