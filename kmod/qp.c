@@ -104,6 +104,14 @@ static int xiw_qp_check_caps(struct ib_qp_cap *cap)
 	return 0;
 }
 
+static void xiw_qp_free_queues(struct xiw_qp *qp)
+{
+	kfree(qp->irq);
+	kfree(qp->orq);
+	kvfree(qp->rq);
+	kvfree(qp->sq);
+}
+
 /**
  * xiw_create_qp() - create an RC queue pair (kernel consumers)
  * @ibqp: RDMA core object
@@ -166,19 +174,8 @@ int xiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	attr->cap.max_inline_data = XIW_MAX_INLINE;
 	return 0;
 fail:
-	kfree(qp->irq);
-	kfree(qp->orq);
-	kvfree(qp->rq);
-	kvfree(qp->sq);
+	xiw_qp_free_queues(qp);
 	return err == -EBUSY ? -ENOMEM : err;
-}
-
-static void xiw_qp_free_queues(struct xiw_qp *qp)
-{
-	kfree(qp->irq);
-	kfree(qp->orq);
-	kvfree(qp->rq);
-	kvfree(qp->sq);
 }
 
 /**

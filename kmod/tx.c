@@ -238,6 +238,15 @@ static void xiw_tx_terminate(struct xiw_qp *qp)
 	xiw_tx_seal(qp, sizeof(*h) + sizeof(*t));
 }
 
+/* Complete the WQE at sq_tx with a local error; caller holds sq_lock. */
+static int xiw_tx_fail_wqe(struct xiw_qp *qp, struct xiw_wqe *wqe, u8 status)
+{
+	wqe->status = status;
+	wqe->done = true;
+	qp->sq_tx++;
+	return XIW_TX_LOCAL_ERR;
+}
+
 /*
  * Pick and frame the next FPDU. Return: what finishing it completes, or
  * -1 when there is nothing to send now.
@@ -270,11 +279,9 @@ static int xiw_tx_next(struct xiw_qp *qp)
 	wqe = &qp->sq[qp->sq_tx % qp->sq_size];
 	if (wqe->opcode == IB_WR_RDMA_READ && !qp->ord) {
 		/* The connection allows no Reads: fail it, never wait. */
-		wqe->status = IB_WC_LOC_QP_OP_ERR;
-		wqe->done = true;
-		qp->sq_tx++;
+		bad = xiw_tx_fail_wqe(qp, wqe, IB_WC_LOC_QP_OP_ERR);
 		spin_unlock_irqrestore(&qp->sq_lock, flags);
-		return XIW_TX_LOCAL_ERR;
+		return bad;
 	}
 	if (wqe->opcode == IB_WR_RDMA_READ &&
 	    (qp->orq_head - qp->orq_tail >= qp->ord ||
@@ -293,11 +300,9 @@ static int xiw_tx_next(struct xiw_qp *qp)
 					 IB_ACCESS_LOCAL_WRITE : 0);
 		if (bad) {
 			spin_lock_irqsave(&qp->sq_lock, flags);
-			wqe->status = bad;
-			wqe->done = true;
-			qp->sq_tx++;
+			bad = xiw_tx_fail_wqe(qp, wqe, bad);
 			spin_unlock_irqrestore(&qp->sq_lock, flags);
-			return XIW_TX_LOCAL_ERR;
+			return bad;
 		}
 	}
 
