@@ -463,7 +463,7 @@ static void xiw_cep_finish(struct xiw_cep *cep, int status, bool abort)
 /* -- MPA frames ----------------------------------------------------------- */
 
 /*
- * Send an MPA frame: header, RFC 6581 data when rev 2, then @pd.
+ * Send an MPA frame: header, RFC 6581 data when @hdr carries S, then @pd.
  */
 static int xiw_cep_send_mpa(struct xiw_cep *cep, struct xiw_mpa_hdr *hdr,
 			    const struct xiw_mpa_v2 *v2, const void *pd,
@@ -475,8 +475,9 @@ static int xiw_cep_send_mpa(struct xiw_cep *cep, struct xiw_mpa_hdr *hdr,
 	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
 	int n;
 
+	BUILD_BUG_ON(sizeof(struct xiw_mpa_v2_data) != XIW_MPA_V2_DATA_LEN);
 	hdr->pd_len = pd_len;
-	if (hdr->rev == 2) {
+	if (hdr->enhanced) {
 		hdr->pd_len += sizeof(struct xiw_mpa_v2_data);
 		xiw_mpa_v2_encode(v2, (struct xiw_mpa_v2_data *)(frame + len));
 		len += sizeof(struct xiw_mpa_v2_data);
@@ -533,9 +534,8 @@ static int xiw_cep_take_v2(struct xiw_cep *cep, u8 **pd, u8 *pd_len)
 	u8 *p = cep->buf + XIW_MPA_HDR_LEN;
 	u16 len = cep->hdr.pd_len;
 
-	if (cep->hdr.rev == 2) {
-		if (len < sizeof(struct xiw_mpa_v2_data))
-			return -EPROTO;
+	if (cep->hdr.enhanced) {
+		/* xiw_mpa_hdr_parse() checked there is room for it. */
 		xiw_mpa_v2_decode((struct xiw_mpa_v2_data *)p, &cep->v2);
 		p += sizeof(struct xiw_mpa_v2_data);
 		len -= sizeof(struct xiw_mpa_v2_data);
@@ -982,33 +982,52 @@ static int xiw_cep_do_connect(struct xiw_cep *cep)
 	xiw_cep_attach(cep);
 	req.kind = XIW_MPA_REQUEST;
 	req.rev = READ_ONCE(mpa_rev);
+	req.enhanced = req.rev == 2;	/* revision 2 always negotiates IRD/ORD */
 	req.crc = xiw_crc_policy() != XIW_CRC_OFF;
 	cep->crc = req.crc;
 	cep->v2 = (struct xiw_mpa_v2){ .ird = cep->ird, .ord = cep->ord };
 	cep->state = XIW_CEP_AWAIT_REPLY;
 	xiw_cep_arm(cep);
 	err = xiw_cep_send_mpa(cep, &req, &cep->v2, cep->buf, cep->pd_len);
-	cep->hdr.rev = req.rev;
+	cep->hdr = req;		/* what the Reply is checked against */
 	cep->got = 0;
 	return err;
 }
 
+/*
+ * A Reply answers in the Request's revision; an enhanced Request (S) gets
+ * an enhanced accepting Reply (RFC 6581 section 10). Rejecting Replies
+ * may omit the enhanced data: siw's do.
+ */
+static int xiw_cep_reply_fits(const struct xiw_mpa_hdr *req,
+			      const struct xiw_mpa_hdr *rep)
+{
+	if (rep->rev != req->rev)
+		return -EPROTO;
+	if (rep->enhanced && !req->enhanced)
+		return -EPROTO;
+	if (req->enhanced && !rep->enhanced && !rep->reject)
+		return -EPROTO;
+	return 0;
+}
+
 static void xiw_cep_got_reply(struct xiw_cep *cep)
 {
+	struct xiw_mpa_hdr req = cep->hdr;
 	u8 *pd, pd_len;
-	u8 rev = cep->hdr.rev;
 	int err;
 
 	err = xiw_cep_read_mpa(cep, XIW_MPA_REPLY);
 	if (err == 0)
 		return;
 	if (err > 0)
-		err = cep->hdr.rev != rev ? -EPROTO :
+		err = xiw_cep_reply_fits(&req, &cep->hdr) ?:
 		      xiw_cep_take_v2(cep, &pd, &pd_len);
 	if (err < 0) {
 		pr_info_ratelimited("xiw: %s: bad MPA Reply (%d)\n",
 				    dev_name(&cep->xdev->ibdev.dev), err);
-		xiw_cep_finish(cep, -ECONNRESET, true);
+		/* A malformed Reply is not a rejection: CONNECT_ERROR. */
+		xiw_cep_finish(cep, err, true);
 		return;
 	}
 	xiw_cep_disarm(cep);
@@ -1182,6 +1201,48 @@ static void xiw_cep_work(struct work_struct *w)
 		xiw_cep_finish(cep, -ECONNABORTED, true);
 	mutex_unlock(&cep->lock);
 	xiw_cep_put(cep);
+}
+
+static bool xiw_cm_device_idle(struct xiw_device *xdev)
+{
+	bool idle;
+
+	spin_lock_bh(&xdev->ceps_lock);
+	idle = list_empty(&xdev->ceps);
+	spin_unlock_bh(&xdev->ceps_lock);
+	return idle;
+}
+
+/**
+ * xiw_cm_device_gone() - end the device's remaining connections and wait
+ *	until their endpoints are freed
+ * @xdev: the device, unregistered: no iw_cm id refers to it any more
+ *
+ * What can remain are endpoints closing gracefully, waiting for the peer's
+ * FIN or their timer: they are aborted, so that none outlives the device
+ * (or the module, and with it its timer's callback).
+ */
+void xiw_cm_device_gone(struct xiw_device *xdev)
+{
+	struct xiw_cep *cep, *found;
+
+	do {
+		found = NULL;
+		spin_lock_bh(&xdev->ceps_lock);
+		list_for_each_entry(cep, &xdev->ceps, node) {
+			if (!cep->doomed && kref_get_unless_zero(&cep->ref)) {
+				cep->doomed = true;
+				found = cep;
+				break;
+			}
+		}
+		spin_unlock_bh(&xdev->ceps_lock);
+		if (found) {
+			xiw_cep_abort(found);
+			xiw_cep_put(found);
+		}
+	} while (found);
+	wait_event(xdev->ceps_gone, xiw_cm_device_idle(xdev));
 }
 
 /**

@@ -25,12 +25,15 @@ static const char *xiw_mpa_key(enum xiw_mpa_frame_kind kind)
  * @expect: the frame kind this end is waiting for
  * @hdr: decoded header, written only on success
  *
- * Checks the key, the reserved flag bits, the revision and the private
- * data length. The R bit is legal only in a reply.
+ * Checks the key, the revision and the private data length. The R bit is
+ * legal only in a reply. The reserved flag bits are not checked (RFC 5044
+ * says they must not be); in revision 1 that includes the bit revision 2
+ * calls S, and an S frame must have room for the enhanced data.
  *
  * Return: 0, -EAGAIN if fewer than %XIW_MPA_HDR_LEN octets are present,
- * -EBADMSG for a wrong key or reserved bits, -EPROTO for an unsupported
- * revision or a request carrying R, -EMSGSIZE if PD_Length exceeds 512.
+ * -EBADMSG for a wrong key, -EPROTO for an unsupported revision, a request
+ * carrying R or an S frame too short for the enhanced data, -EMSGSIZE if
+ * PD_Length exceeds 512.
  */
 int xiw_mpa_hdr_parse(const void *buf, size_t len,
 		      enum xiw_mpa_frame_kind expect, struct xiw_mpa_hdr *hdr)
@@ -48,19 +51,21 @@ int xiw_mpa_hdr_parse(const void *buf, size_t len,
 	rev = p[XIW_MPA_KEY_LEN + 1];
 	pd_len = get_unaligned_be16(p + XIW_MPA_KEY_LEN + 2);
 
-	if (flags & XIW_MPA_FLAG_RESERVED)
-		return -EBADMSG;
 	if (rev < XIW_MPA_REV_MIN || rev > XIW_MPA_REV_MAX)
 		return -EPROTO;
 	if (expect == XIW_MPA_REQUEST && (flags & XIW_MPA_FLAG_REJECT))
 		return -EPROTO;
 	if (pd_len > XIW_MPA_PD_MAX)
 		return -EMSGSIZE;
+	if (rev >= 2 && (flags & XIW_MPA_FLAG_ENHANCED) &&
+	    pd_len < XIW_MPA_V2_DATA_LEN)
+		return -EPROTO;
 
 	hdr->kind = expect;
 	hdr->markers = flags & XIW_MPA_FLAG_MARKERS;
 	hdr->crc = flags & XIW_MPA_FLAG_CRC;
 	hdr->reject = flags & XIW_MPA_FLAG_REJECT;
+	hdr->enhanced = rev >= 2 && (flags & XIW_MPA_FLAG_ENHANCED);
 	hdr->rev = rev;
 	hdr->pd_len = pd_len;
 	return 0;
@@ -68,7 +73,8 @@ int xiw_mpa_hdr_parse(const void *buf, size_t len,
 
 /**
  * xiw_mpa_hdr_build() - encode an MPA Request/Reply header
- * @hdr: header to encode; the caller keeps pd_len within 512
+ * @hdr: header to encode; the caller keeps pd_len within 512 and sets
+ *	@hdr->enhanced only in revision 2
  * @buf: %XIW_MPA_HDR_LEN octets of output
  */
 void xiw_mpa_hdr_build(const struct xiw_mpa_hdr *hdr, void *buf)
@@ -82,6 +88,8 @@ void xiw_mpa_hdr_build(const struct xiw_mpa_hdr *hdr, void *buf)
 		flags |= XIW_MPA_FLAG_CRC;
 	if (hdr->reject && hdr->kind == XIW_MPA_REPLY)
 		flags |= XIW_MPA_FLAG_REJECT;
+	if (hdr->enhanced)
+		flags |= XIW_MPA_FLAG_ENHANCED;
 
 	memcpy(p, xiw_mpa_key(hdr->kind), XIW_MPA_KEY_LEN);
 	p[XIW_MPA_KEY_LEN] = flags;

@@ -12,11 +12,12 @@
 #define XIW_MPA_KEY_LEN		16
 #define XIW_MPA_HDR_LEN		20	/* key, flags, rev, PD_Length */
 #define XIW_MPA_PD_MAX		512
+#define XIW_MPA_V2_DATA_LEN	4	/* RFC 6581 IRD/ORD word pair */
 
 #define XIW_MPA_FLAG_MARKERS	0x80
 #define XIW_MPA_FLAG_CRC	0x40
 #define XIW_MPA_FLAG_REJECT	0x20
-#define XIW_MPA_FLAG_RESERVED	0x1f
+#define XIW_MPA_FLAG_ENHANCED	0x10	/* RFC 6581 'S', revision 2 only */
 
 #define XIW_MPA_REV_MIN		1
 #define XIW_MPA_REV_MAX		2
@@ -42,6 +43,8 @@ enum xiw_mpa_frame_kind {
  * @markers: M bit, sender wants markers
  * @crc: C bit, sender wants CRC
  * @reject: R bit (reply only)
+ * @enhanced: S bit of revision 2: the private data begins with the
+ *	RFC 6581 enhanced connection data (struct xiw_mpa_v2_data)
  * @rev: MPA revision
  * @pd_len: length of the private data that follows the header
  */
@@ -50,6 +53,7 @@ struct xiw_mpa_hdr {
 	bool markers;
 	bool crc;
 	bool reject;
+	bool enhanced;
 	u8 rev;
 	u16 pd_len;
 };

@@ -94,10 +94,11 @@ static void mpa_crc_is_split_invariant(struct kunit *test)
 static void mpa_hdr_round_trip(struct kunit *test)
 {
 	static const struct xiw_mpa_hdr cases[] = {
-		{ XIW_MPA_REQUEST, false, false, false, 1, 0 },
-		{ XIW_MPA_REQUEST, true, true, false, 2, 512 },
-		{ XIW_MPA_REPLY, false, true, true, 2, 28 },
-		{ XIW_MPA_REPLY, true, false, false, 1, 1 },
+		{ XIW_MPA_REQUEST, false, false, false, false, 1, 0 },
+		{ XIW_MPA_REQUEST, true, true, false, true, 2, 512 },
+		{ XIW_MPA_REQUEST, false, true, false, false, 2, 0 },
+		{ XIW_MPA_REPLY, false, true, true, true, 2, 28 },
+		{ XIW_MPA_REPLY, true, false, false, false, 1, 1 },
 	};
 	u8 buf[XIW_MPA_HDR_LEN];
 	struct xiw_mpa_hdr out;
@@ -111,6 +112,7 @@ static void mpa_hdr_round_trip(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, out.markers, cases[i].markers);
 		KUNIT_EXPECT_EQ(test, out.crc, cases[i].crc);
 		KUNIT_EXPECT_EQ(test, out.reject, cases[i].reject);
+		KUNIT_EXPECT_EQ(test, out.enhanced, cases[i].enhanced);
 		KUNIT_EXPECT_EQ(test, out.rev, cases[i].rev);
 		KUNIT_EXPECT_EQ(test, out.pd_len, cases[i].pd_len);
 	}
@@ -120,11 +122,11 @@ static void mpa_hdr_wire_layout(struct kunit *test)
 {
 	static const u8 expect[XIW_MPA_HDR_LEN] = {
 		'M', 'P', 'A', ' ', 'I', 'D', ' ', 'R', 'e', 'p', ' ',
-		'F', 'r', 'a', 'm', 'e', 0x60, 0x02, 0x01, 0x02,
+		'F', 'r', 'a', 'm', 'e', 0x70, 0x02, 0x01, 0x02,
 	};
 	struct xiw_mpa_hdr hdr = {
 		.kind = XIW_MPA_REPLY, .crc = true, .reject = true,
-		.rev = 2, .pd_len = 258,
+		.enhanced = true, .rev = 2, .pd_len = 258,
 	};
 	u8 buf[XIW_MPA_HDR_LEN];
 
@@ -147,12 +149,15 @@ static void mpa_hdr_rejects_malformed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, xiw_mpa_hdr_parse(buf, sizeof(buf),
 						XIW_MPA_REPLY, &out), -EBADMSG);
 
-	for (flag = 0; flag < 5; flag++) {
+	/* Res bits are not checked on reception (RFC 5044 section 7.1). */
+	for (flag = 0; flag < 4; flag++) {
 		xiw_mpa_hdr_build(&good, buf);
 		buf[16] |= 1 << flag;
 		KUNIT_EXPECT_EQ(test, xiw_mpa_hdr_parse(buf, sizeof(buf),
 							XIW_MPA_REQUEST, &out),
-				-EBADMSG);
+				0);
+		KUNIT_EXPECT_TRUE(test, out.crc);
+		KUNIT_EXPECT_FALSE(test, out.enhanced);
 	}
 	xiw_mpa_hdr_build(&good, buf);
 	buf[16] |= XIW_MPA_FLAG_REJECT;
@@ -176,6 +181,23 @@ static void mpa_hdr_rejects_malformed(struct kunit *test)
 	buf[19] = 0x00;	/* 512 is the limit, and legal */
 	KUNIT_EXPECT_EQ(test, xiw_mpa_hdr_parse(buf, sizeof(buf),
 						XIW_MPA_REQUEST, &out), 0);
+
+	/* S means enhanced data only in revision 2, and it must fit. */
+	xiw_mpa_hdr_build(&good, buf);
+	buf[16] |= XIW_MPA_FLAG_ENHANCED;
+	buf[17] = 1;
+	KUNIT_EXPECT_EQ(test, xiw_mpa_hdr_parse(buf, sizeof(buf),
+						XIW_MPA_REQUEST, &out), 0);
+	KUNIT_EXPECT_FALSE(test, out.enhanced);
+	buf[17] = 2;
+	buf[18] = 0;
+	buf[19] = XIW_MPA_V2_DATA_LEN - 1;
+	KUNIT_EXPECT_EQ(test, xiw_mpa_hdr_parse(buf, sizeof(buf),
+						XIW_MPA_REQUEST, &out), -EPROTO);
+	buf[19] = XIW_MPA_V2_DATA_LEN;
+	KUNIT_EXPECT_EQ(test, xiw_mpa_hdr_parse(buf, sizeof(buf),
+						XIW_MPA_REQUEST, &out), 0);
+	KUNIT_EXPECT_TRUE(test, out.enhanced);
 
 	buf[3] = 'x';
 	out.rev = 0xaa;

@@ -4,7 +4,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -128,3 +127,19 @@ def hosts(vm):
         ip -n a link set lo up && ip -n b link set lo up
     """)
     return vm
+
+
+@pytest.fixture
+def pair(hosts):
+    """xiw0 on v0 in a, xiw1 on v1 in b, an xiwperf server in b."""
+    from xiwperf_run import (load_xiwperf, start_server, static_neighbours,
+                             stop_server)
+    vm = hosts
+    load_xiwperf(vm)
+    static_neighbours(vm)
+    vm.ns("a", "rdma link add xiw0 type xiw netdev v0")
+    vm.ns("b", "rdma link add xiw1 type xiw netdev v1")
+    log = start_server(vm, "b", "192.0.2.2", "b")
+    yield vm
+    stop_server(vm, log)
+    vm.run("rmmod xiwperf", check=False)

@@ -1,78 +1,11 @@
 """xiw's own data path, xiw <-> xiw: connections through rdma_cm and iw_cm,
 MPA, Send/Write/Read with every byte checked by xiwperf, over a veth pair
 between two namespaces and over loopback, and the wire checked by tshark."""
-import json
-import os
-import shlex
-
 import pytest
 
-from conftest import TOP, wait_until
-
-XIWPERF = os.path.join(TOP, "build", "cmake", "tools", "xiwperf")
-XIWPERF_KO = os.path.join(TOP, "tools", "xiwperf", "kmod", "xiwperf.ko")
-PORT = 18515
-SERVER_BUF = 16 << 20
-# The server fills its buffer with the read pattern once, at start: within
-# one test, reads run before anything writes to it.
-
-
-def load_xiwperf(vm):
-    if not os.path.exists(XIWPERF_KO):
-        pytest.fail("xiwperf.ko not built")
-    vm.run(f"modprobe xiwperf 2>/dev/null || "
-           f"{{ modprobe rdma_cm && insmod {XIWPERF_KO}; }}")
-
-
-def client(vm, ns, addr, *args, check=True, timeout=120):
-    """Run an xiwperf client; return (exit status, its JSON result)."""
-    cmd = (f"{XIWPERF} client --addr {addr} --port {PORT} --json "
-           + " ".join(str(a) for a in args))
-    res = vm.ns(ns, cmd, check=False, timeout=timeout) if ns else \
-        vm.run(cmd, check=False, timeout=timeout)
-    lines = res.out.strip().splitlines()
-    result = json.loads(lines[-1]) if lines else {}
-    if check:
-        assert res.rc == 0, f"xiwperf failed:\n{res}"
-        assert result["data_ok"] is True, result
-        assert result["errors"] == 0, result
-    return res.rc, result
-
-
-def start_server(vm, ns, addr, tag):
-    """Start an xiwperf server in ns and wait until it listens."""
-    log = f"/tmp/xiwperf-server-{tag}.log"
-    prefix = f"ip netns exec {ns} " if ns else ""
-    vm.run(f"{prefix}{XIWPERF} server --addr {addr} --port {PORT} "
-           f"--size {SERVER_BUF} > {log} 2>&1 & echo $! > {log}.pid")
-    wait_until(vm, f"grep -q listening {log} || "
-               f"{{ ! kill -0 $(cat {log}.pid) && cat {log} && false; }}",
-               f"xiwperf server on {addr} listening", tries=600)
-    return log
-
-
-def stop_server(vm, log):
-    vm.run(f"kill $(cat {log}.pid) 2>/dev/null; "
-           f"for i in $(seq 100); do kill -0 $(cat {log}.pid) 2>/dev/null "
-           f"|| break; sleep 0.1; done", check=False)
-
-
-@pytest.fixture
-def pair(hosts):
-    """xiw0 on v0 in a, xiw1 on v1 in b, an xiwperf server in b."""
-    vm = hosts
-    load_xiwperf(vm)
-    # Static neighbours: no ARP round trip inside the first connect.
-    mac_a = vm.ns("a", "cat /sys/class/net/v0/address").out.strip()
-    mac_b = vm.ns("b", "cat /sys/class/net/v1/address").out.strip()
-    vm.ns("a", f"ip neigh replace 192.0.2.2 lladdr {mac_b} dev v0")
-    vm.ns("b", f"ip neigh replace 192.0.2.1 lladdr {mac_a} dev v1")
-    vm.ns("a", "rdma link add xiw0 type xiw netdev v0")
-    vm.ns("b", "rdma link add xiw1 type xiw netdev v1")
-    log = start_server(vm, "b", "192.0.2.2", "b")
-    yield vm
-    stop_server(vm, log)
-    vm.run("rmmod xiwperf", check=False)
+from capture import capture, tshark
+from xiwperf_run import (PORT, client, load_xiwperf, set_params,
+                         start_server, stop_server)
 
 
 SIZES = [(1, 100), (4096, 100), (1 << 20, 8), (4 << 20, 2)]
@@ -115,11 +48,6 @@ def test_loopback_device(vm):
         vm.run("rmmod xiwperf", check=False)
 
 
-def set_params(vm, **params):
-    for k, v in params.items():
-        vm.run(f"echo {v} > /sys/module/xiw/parameters/{k}")
-
-
 def test_mpa_revision_and_crc_matrix(pair):
     """Rev 1 and 2, CRC on and off: each combination connects and moves
     verified data (parameters apply to each new connection)."""
@@ -147,29 +75,6 @@ def test_bad_parameter_values_are_refused_and_change_nothing(vm):
     vm.run(f"echo required > {p}/crc_policy")
     assert vm.run(f"cat {p}/crc_policy").out.strip() == "required"
     vm.run(f"echo preferred > {p}/crc_policy")
-
-
-def capture(vm, ns, dev, fn, pcap):
-    """Run fn() while dumpcap records dev in ns into pcap."""
-    vm.ns(ns, f"dumpcap -q -i {dev} -w {pcap} -f 'tcp port {PORT}' "
-              f"> /tmp/dumpcap.log 2>&1 & echo $! > /tmp/dumpcap.pid")
-    wait_until(vm, f"test -s {pcap}", "dumpcap started")
-    try:
-        fn()
-    finally:
-        # dumpcap writes in batches: let the file settle before stopping.
-        vm.run(f"a=0; for i in $(seq 50); do sleep 0.3; "
-               f"b=$(stat -c %s {pcap}); [ $a = $b ] && break; a=$b; done")
-        vm.run("kill -INT $(cat /tmp/dumpcap.pid); "
-               "for i in $(seq 100); do kill -0 $(cat /tmp/dumpcap.pid) "
-               "2>/dev/null || break; sleep 0.1; done")
-
-
-def tshark(vm, pcap, *args):
-    """tshark's iwarp_mpa dissector is heuristic: it follows each
-    connection from its MPA Request/Reply, which the capture contains."""
-    return vm.run("tshark -n -r {} {} 2>/dev/null".format(
-        pcap, " ".join(shlex.quote(a) for a in args)), timeout=300).out
 
 
 @pytest.mark.parametrize("crc", ["required", "off"])

@@ -480,9 +480,13 @@ static int xp_connect_request(struct xp_server *srv, struct rdma_cm_id *id,
 	acc.credits = cpu_to_be32(c->nrecv);
 	param.private_data = &acc;
 	param.private_data_len = sizeof(acc);
-	/* The event already states both from this side's point of view. */
-	param.responder_resources = min_t(u32, ev->param.conn.responder_resources,
-					  dev->attrs.max_qp_rd_atom);
+	/*
+	 * Clients read (the chunk table at least): offer the device's whole
+	 * IRD. The request's figure is no guide without MPA revision 2's
+	 * negotiation: siw then reports 0. The event states the initiator
+	 * depth from this side's point of view already.
+	 */
+	param.responder_resources = dev->attrs.max_qp_rd_atom;
 	param.initiator_depth = min_t(u32, ev->param.conn.initiator_depth,
 				      dev->attrs.max_qp_init_rd_atom);
 	param.rnr_retry_count = 6;

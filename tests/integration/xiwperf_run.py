@@ -1,0 +1,88 @@
+"""Running xiwperf in the guest: load the module, start and stop a
+server, run a client and read its JSON, set xiw's module parameters."""
+import json
+import os
+
+import pytest
+
+from conftest import TOP, wait_until
+
+XIWPERF = os.path.join(TOP, "build", "cmake", "tools", "xiwperf")
+XIWPERF_KO = os.path.join(TOP, "tools", "xiwperf", "kmod", "xiwperf.ko")
+PORT = 18515
+SERVER_BUF = 16 << 20
+# The server fills its buffer with the read pattern once, at start: within
+# one test, reads run before anything writes to it.
+
+
+def load_xiwperf(vm):
+    if not os.path.exists(XIWPERF_KO):
+        pytest.fail("xiwperf.ko not built")
+    vm.run(f"modprobe xiwperf 2>/dev/null || "
+           f"{{ modprobe rdma_cm && insmod {XIWPERF_KO}; }}")
+
+
+def client(vm, ns, addr, *args, check=True, timeout=120):
+    """Run an xiwperf client; return (exit status, its JSON result)."""
+    cmd = (f"{XIWPERF} client --addr {addr} --port {PORT} --json "
+           + " ".join(str(a) for a in args))
+    res = vm.ns(ns, cmd, check=False, timeout=timeout) if ns else \
+        vm.run(cmd, check=False, timeout=timeout)
+    lines = res.out.strip().splitlines()
+    result = json.loads(lines[-1]) if lines else {}
+    if check:
+        assert res.rc == 0, f"xiwperf failed:\n{res}"
+        assert result["data_ok"] is True, result
+        assert result["errors"] == 0, result
+    return res.rc, result
+
+
+def start_server(vm, ns, addr, tag):
+    """Start an xiwperf server in ns and wait until it listens."""
+    log = f"/tmp/xiwperf-server-{tag}.log"
+    prefix = f"ip netns exec {ns} " if ns else ""
+    vm.run(f"{prefix}{XIWPERF} server --addr {addr} --port {PORT} "
+           f"--size {SERVER_BUF} > {log} 2>&1 & echo $! > {log}.pid")
+    wait_until(vm, f"grep -q listening {log} || "
+               f"{{ ! kill -0 $(cat {log}.pid) && cat {log} && false; }}",
+               f"xiwperf server on {addr} listening", tries=600)
+    return log
+
+
+def stop_server(vm, log):
+    vm.run(f"kill $(cat {log}.pid) 2>/dev/null; "
+           f"for i in $(seq 100); do kill -0 $(cat {log}.pid) 2>/dev/null "
+           f"|| break; sleep 0.1; done", check=False)
+
+
+def set_params(vm, **params):
+    for k, v in params.items():
+        vm.run(f"echo {v} > /sys/module/xiw/parameters/{k}")
+
+
+def static_neighbours(vm):
+    """Static ARP entries between the hosts: no neighbour resolution
+    inside the first connect (see Documentation/xiwperf.md)."""
+    mac_a = vm.ns("a", "cat /sys/class/net/v0/address").out.strip()
+    mac_b = vm.ns("b", "cat /sys/class/net/v1/address").out.strip()
+    vm.ns("a", f"ip neigh replace 192.0.2.2 lladdr {mac_b} dev v0")
+    vm.ns("b", f"ip neigh replace 192.0.2.1 lladdr {mac_a} dev v1")
+
+
+def start_client(vm, ns, addr, tag, *args):
+    """Start an xiwperf client in the background; wait_client() ends it."""
+    out = f"/tmp/xiwperf-client-{tag}"
+    vm.run(f"rm -f {out}.json {out}.rc; (ip netns exec {ns} {XIWPERF} client "
+           f"--addr {addr} --port {PORT} --json "
+           + " ".join(str(a) for a in args)
+           + f" > {out}.json 2> {out}.err; echo $? > {out}.rc) "
+           f"> /dev/null 2>&1 &")
+    return out
+
+
+def wait_client(vm, out, tries=600):
+    """Exit status and JSON result of a client started by start_client()."""
+    wait_until(vm, f"test -s {out}.rc", f"xiwperf client {out} ended", tries)
+    rc = int(vm.run(f"cat {out}.rc").out)
+    lines = vm.run(f"cat {out}.json").out.strip().splitlines()
+    return rc, (json.loads(lines[-1]) if lines else {})
