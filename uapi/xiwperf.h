@@ -231,6 +231,12 @@ enum xiwperf_reject {
  * @regions: operation-sized regions in the server's buffer (a region never
  *	straddles two of its 4 MiB chunks); the operations of lane k (of
  *	depth) of connection q use region (q * depth + k) % @regions.
+ * @flushed: operations that completed with IB_WC_WR_FLUSH_ERR (counted in
+ *	@errors too).
+ * @wc_unexpected: completions for an operation that was not outstanding
+ *	(a provider completing a work request twice).
+ * @wc_missing: operations still outstanding after the QP was drained at
+ *	teardown (a provider losing a completion).
  * @reserved: zero.
  */
 struct xiwperf_result {
@@ -258,7 +264,10 @@ struct xiwperf_result {
 	__u32 remote_reason;
 	__u32 depth;
 	__u32 regions;
-	__u64 reserved[6];
+	__u64 flushed;
+	__u32 wc_unexpected;
+	__u32 wc_missing;
+	__u64 reserved[4];
 };
 
 /**

@@ -57,6 +57,9 @@ TEST(XiwperfReport, JsonHasEveryField)
     EXPECT_EQ(j["completed"], 1000);
     EXPECT_EQ(j["errors"], 0);
     EXPECT_EQ(j["mismatches"], 0);
+    EXPECT_EQ(j["flushed"], 0);
+    EXPECT_EQ(j["wc_unexpected"], 0);
+    EXPECT_EQ(j["wc_missing"], 0);
     EXPECT_EQ(j["data_ok"], true);
     EXPECT_DOUBLE_EQ(j["seconds"].get<double>(), 2.0);
     EXPECT_EQ(j["bytes"], 65536000);
@@ -109,6 +112,22 @@ TEST(XiwperfReport, ErrorsOrShortRunFail)
     o = good();
     o.result.completed = 999;
     EXPECT_EQ(exit_status(args(), o), exit_failed);
+}
+
+TEST(XiwperfReport, BrokenCompletionSemanticsFail)
+{
+    Outcome o = good();
+    o.result.wc_unexpected = 2;
+    EXPECT_EQ(exit_status(args(), o), exit_failed);
+    auto j = to_json(args(), o);
+    EXPECT_EQ(j["wc_unexpected"], 2);
+    EXPECT_NE(j["error"].get<std::string>().find("2 completions for operations not outstanding"),
+              std::string::npos);
+    o = good();
+    o.result.wc_missing = 1;
+    EXPECT_EQ(exit_status(args(), o), exit_failed);
+    EXPECT_NE(to_json(args(), o)["error"].get<std::string>().find("1 operations never completed"),
+              std::string::npos);
 }
 
 TEST(XiwperfReport, FailedIoctlMessages)

@@ -139,6 +139,15 @@ std::string error_message(const Client& args, const Outcome& out)
     }
 }
 
+std::string completion_message(const xiwperf_result& r)
+{
+    if (!r.wc_unexpected && !r.wc_missing)
+        return {};
+    return "the device broke completion semantics: " + std::to_string(r.wc_unexpected) +
+           " completions for operations not outstanding, " + std::to_string(r.wc_missing) +
+           " operations never completed (not even flushed)";
+}
+
 std::string mismatch_message(const Client& args, const xiwperf_result& r)
 {
     if (!r.mismatches)
@@ -168,6 +177,9 @@ nlohmann::json to_json(const Client& args, const Outcome& out)
         {"completed", r.completed},
         {"errors", r.errors},
         {"mismatches", r.mismatches},
+        {"flushed", r.flushed},
+        {"wc_unexpected", r.wc_unexpected},
+        {"wc_missing", r.wc_missing},
         {"data_ok", nullptr},
         {"seconds", seconds(r)},
         {"bytes", r.bytes},
@@ -184,6 +196,8 @@ nlohmann::json to_json(const Client& args, const Outcome& out)
         j["data_ok"] = r.data_ok != 0;
     if (auto e = error_message(args, out); !e.empty())
         j["error"] = e;
+    else if (auto c = completion_message(r); !c.empty())
+        j["error"] = c;
     else if (auto m = mismatch_message(args, r); !m.empty())
         j["error"] = m;
     return j;
@@ -210,7 +224,8 @@ int exit_status(const Client& args, const Outcome& out)
         return exit_failed;
     if (out.result.mismatches || (args.check && !out.result.data_ok))
         return exit_mismatch;
-    if (out.result.errors || out.result.completed != args.count)
+    if (out.result.errors || out.result.completed != args.count || out.result.wc_unexpected ||
+        out.result.wc_missing)
         return exit_failed;
     return exit_ok;
 }

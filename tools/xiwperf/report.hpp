@@ -30,6 +30,9 @@ std::string wc_status_name(std::uint32_t status);
 /// Why the run failed, in words; "" if it did not.
 std::string error_message(const Client& args, const Outcome& out);
 
+/// Completions the device delivered twice or never; "" if none.
+std::string completion_message(const xiwperf_result& r);
+
 /// "N of M operations had wrong data; first: ..."; "" without mismatches.
 std::string mismatch_message(const Client& args, const xiwperf_result& r);
 

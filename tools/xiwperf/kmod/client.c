@@ -45,6 +45,7 @@ struct xp_lane {
 	u64 raddr;		/* its region of the server's buffer */
 	u64 rpos;		/* that region's offset in the buffer */
 	u64 t_post;
+	u32 outstanding;	/* work requests posted, not yet completed */
 	void *buf;		/* the operation's data */
 	struct xp_map map;
 	void *vbuf;		/* write --check: what was read back */
@@ -105,6 +106,8 @@ struct xp_cconn {
 	struct xp_hist *hist;
 	u64 completed;
 	u64 errors;
+	u64 flushed;
+	u32 wc_unexpected;
 	u64 mismatches;
 	u64 first_bad_seq;
 	u64 first_bad_offset;
@@ -250,9 +253,12 @@ static int xp_lane_post(struct xp_lane *lane)
 	wr.rkey = c->rkey;
 
 	lane->t_post = ktime_get_ns();
+	lane->outstanding++;
 	ret = ib_post_send(c->q.qp, &wr.wr, NULL);
-	if (ret)
+	if (ret) {
+		lane->outstanding--;
 		xp_fail(cl, ret, XIWPERF_REASON_POST);
+	}
 	return ret;
 }
 
@@ -318,14 +324,35 @@ static void xp_verify_post(struct xp_lane *lane)
 	xp_pattern_fill(lane->vbuf, cl->size,
 			xp_pattern_seed(cl->op, c->index, lane->seq), 0, true);
 	xp_sync_for_device(&lane->vmap, 0, cl->size);
+	lane->outstanding++;
 	ret = ib_post_send(c->q.qp, &wr.wr, NULL);
-	if (ret)
+	if (ret) {
+		lane->outstanding--;
 		xp_fail(cl, ret, XIWPERF_REASON_POST);
+	}
+}
+
+/*
+ * Account for a completion of @lane's operation or verify read: false if
+ * nothing was outstanding (a duplicate, counted and otherwise ignored).
+ * Posting and completing one lane never overlap: a lane is posted again
+ * only from its own completion, in the CQ's context.
+ */
+static bool xp_lane_completes(struct xp_lane *lane)
+{
+	if (!lane->outstanding) {
+		lane->c->wc_unexpected++;
+		return false;
+	}
+	lane->outstanding--;
+	return true;
 }
 
 static void xp_op_failed(struct xp_cconn *c, const struct ib_wc *wc)
 {
 	c->errors++;
+	if (wc->status == IB_WC_WR_FLUSH_ERR)
+		c->flushed++;
 	atomic64_inc(&c->cl->progress);
 	xp_fail_wc(c, wc);
 }
@@ -338,6 +365,8 @@ static void xp_op_done(struct ib_cq *cq, struct ib_wc *wc)
 	u64 now = ktime_get_ns();
 	size_t bad;
 
+	if (!xp_lane_completes(lane))
+		return;
 	if (wc->status != IB_WC_SUCCESS) {
 		xp_op_failed(c, wc);
 		return;
@@ -372,6 +401,8 @@ static void xp_verify_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct xp_client *cl = c->cl;
 	size_t bad;
 
+	if (!xp_lane_completes(lane))
+		return;
 	if (wc->status != IB_WC_SUCCESS) {
 		xp_op_failed(c, wc);
 		return;
@@ -873,13 +904,17 @@ static void xp_client_results(struct xp_client *cl, u64 t_start, int ret)
 	struct xiwperf_result *res = cl->res;
 	struct xp_hist *all = xp_hist_alloc();
 	u64 t_end = t_start;
-	u32 i;
+	u32 i, j;
 
 	for (i = 0; i < cl->qps && cl->conns[i]; i++) {
 		struct xp_cconn *c = cl->conns[i];
 
 		res->completed += c->completed;
 		res->errors += c->errors;
+		res->flushed += c->flushed;
+		res->wc_unexpected += c->wc_unexpected;
+		for (j = 0; c->lanes && j < cl->depth; j++)
+			res->wc_missing += c->lanes[j].outstanding;
 		if (c->mismatches && !res->mismatches) {
 			res->first_bad_qp = i;
 			res->first_bad_seq = c->first_bad_seq;
