@@ -138,6 +138,8 @@ enum {
  * @saved_data_ready: the socket's callback before xiw took over
  * @saved_state_change: likewise
  * @saved_write_space: likewise
+ * @node: on the device's list of endpoints (xdev->ceps_lock)
+ * @doomed: xiw_cm_device_gone() aborted it (xdev->ceps_lock)
  */
 struct xiw_cep {
 	struct kref ref;
@@ -164,6 +166,8 @@ struct xiw_cep {
 	void (*saved_data_ready)(struct sock *sk);
 	void (*saved_state_change)(struct sock *sk);
 	void (*saved_write_space)(struct sock *sk);
+	struct list_head node;
+	bool doomed;
 };
 
 /**
@@ -210,8 +214,14 @@ static DEFINE_MUTEX(xiw_listen_lock);
 static void xiw_cep_free(struct kref *ref)
 {
 	struct xiw_cep *cep = container_of(ref, struct xiw_cep, ref);
+	struct xiw_device *xdev = cep->xdev;
 
 	WARN_ON_ONCE(cep->sock || cep->cm_id || cep->qp);
+	/* Woken under the lock: a waiter sees the list empty only after. */
+	spin_lock_bh(&xdev->ceps_lock);
+	list_del(&cep->node);
+	wake_up(&xdev->ceps_gone);
+	spin_unlock_bh(&xdev->ceps_lock);
 	kfree(cep);
 }
 
@@ -279,6 +289,9 @@ static struct xiw_cep *xiw_cep_alloc(struct xiw_device *xdev, bool active)
 	INIT_DELAYED_WORK(&cep->timer, xiw_cep_timer_fn);
 	cep->xdev = xdev;
 	cep->active = active;
+	spin_lock_bh(&xdev->ceps_lock);
+	list_add_tail(&cep->node, &xdev->ceps);
+	spin_unlock_bh(&xdev->ceps_lock);
 	return cep;
 }
 
@@ -656,6 +669,14 @@ static void xiw_listener_work(struct work_struct *w)
 			sock_release(sock);
 			continue;
 		}
+		/*
+		 * The accepted socket is a clone of the listener's: it has
+		 * the listener's data_ready (its user data was not copied).
+		 * Give it the stack's own back before taking it over.
+		 */
+		write_lock_bh(&sock->sk->sk_callback_lock);
+		sock->sk->sk_data_ready = lis->saved_data_ready;
+		write_unlock_bh(&sock->sk->sk_callback_lock);
 		tcp_sock_set_nodelay(sock->sk);
 		sock->sk->sk_sndtimeo = msecs_to_jiffies(mpa_timeout_ms);
 		cep->sock = sock;
@@ -677,7 +698,7 @@ static void xiw_listen_data_ready(struct sock *sk)
 	struct xiw_listener *lis;
 
 	read_lock_bh(&sk->sk_callback_lock);
-	lis = sk->sk_user_data;
+	lis = __locked_read_sk_user_data_with_flags(sk, 0);
 	if (lis)
 		queue_work(xiw_cm_wq, &lis->work);
 	read_unlock_bh(&sk->sk_callback_lock);
@@ -735,7 +756,9 @@ static struct xiw_listener *xiw_listener_new(struct net *net,
 	INIT_WORK(&lis->work, xiw_listener_work);
 	write_lock_bh(&sock->sk->sk_callback_lock);
 	lis->saved_data_ready = sock->sk->sk_data_ready;
-	sock->sk->sk_user_data = lis;
+	/* NOCOPY: accepted sockets are cloned without it (see accept). */
+	__rcu_assign_sk_user_data_with_flags(sock->sk, lis,
+					     SK_USER_DATA_NOCOPY);
 	sock->sk->sk_data_ready = xiw_listen_data_ready;
 	write_unlock_bh(&sock->sk->sk_callback_lock);
 	list_add(&lis->node, &xiw_listeners);
@@ -807,7 +830,7 @@ int xiw_destroy_listen(struct iw_cm_id *id)
 		list_del(&lis->node);
 		sock = lis->sock;
 		write_lock_bh(&sock->sk->sk_callback_lock);
-		sock->sk->sk_user_data = NULL;
+		rcu_assign_sk_user_data(sock->sk, NULL);
 		sock->sk->sk_data_ready = lis->saved_data_ready;
 		write_unlock_bh(&sock->sk->sk_callback_lock);
 		lis->sock = NULL;
@@ -815,8 +838,9 @@ int xiw_destroy_listen(struct iw_cm_id *id)
 	mutex_unlock(&xiw_listen_lock);
 
 	if (sock) {
-		cancel_work_sync(&lis->work);
+		/* Connections not accepted yet go with the socket. */
 		sock_release(sock);
+		cancel_work_sync(&lis->work);
 		kfree(lis);
 	}
 	id->provider_data = NULL;
@@ -892,6 +916,7 @@ int xiw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 		rep.kind = XIW_MPA_REPLY;
 		rep.crc = cep->crc;
 		rep.rev = cep->hdr.rev;
+		rep.enhanced = cep->hdr.enhanced;
 		err = xiw_cep_send_mpa(cep, &rep, &v2, param->private_data,
 				       param->private_data_len);
 	}
@@ -937,6 +962,7 @@ int xiw_reject(struct iw_cm_id *id, const void *pdata, u8 len)
 		rep.kind = XIW_MPA_REPLY;
 		rep.reject = true;
 		rep.rev = cep->hdr.rev;
+		rep.enhanced = cep->hdr.enhanced;
 		xiw_mpa_v2_respond(&cep->v2, 0, 0, &v2);
 		xiw_cep_send_mpa(cep, &rep, &v2, pdata, len);
 	}

@@ -9,6 +9,7 @@
 #include <rdma/iw_cm.h>
 
 struct xiw_cep;
+struct xiw_device;
 struct xiw_qp;
 
 int xiw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param);
@@ -22,6 +23,7 @@ void xiw_cep_shutdown(struct xiw_cep *cep);
 void xiw_cep_get(struct xiw_cep *cep);
 void xiw_cep_put(struct xiw_cep *cep);
 
+void xiw_cm_device_gone(struct xiw_device *xdev);
 int xiw_cm_init(void);
 void xiw_cm_exit(void);
 

@@ -89,6 +89,9 @@ static void xiw_dealloc_driver(struct ib_device *ibdev)
 		list_del_init(&xdev->list);
 	mutex_unlock(&xiw_devices_lock);
 
+	/* Connections still closing (e.g. waiting for the peer's FIN). */
+	xiw_cm_device_gone(xdev);
+
 	netdev_put(xdev->netdev, &xdev->netdev_tracker);
 }
 
@@ -163,6 +166,9 @@ static struct xiw_device *xiw_device_alloc(struct net_device *netdev)
 	INIT_LIST_HEAD(&xdev->list);
 	xa_init_flags(&xdev->mrs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&xdev->qps, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
+	spin_lock_init(&xdev->ceps_lock);
+	INIT_LIST_HEAD(&xdev->ceps);
+	init_waitqueue_head(&xdev->ceps_gone);
 	xdev->netdev = netdev;
 	netdev_hold(netdev, &xdev->netdev_tracker, GFP_KERNEL);
 
@@ -272,6 +278,34 @@ static void xiw_port_event(struct xiw_device *xdev, enum ib_event_type type)
 	ib_dispatch_event(&event);
 }
 
+/*
+ * The netdev was taken down: end every connection of the device now, as
+ * an RNIC losing its port would, rather than leave TCP retransmitting
+ * into a dead interface for minutes. Each QP goes to error (flushing its
+ * work requests) and its connection is aborted; QPs not connected yet are
+ * left alone. Loss of carrier alone only changes the port state: TCP
+ * rides out a flapping link.
+ */
+static void xiw_abort_connections(struct xiw_device *xdev)
+{
+	unsigned long qpn;
+	struct xiw_qp *qp;
+	void *entry;
+	bool connected;
+
+	xa_for_each(&xdev->qps, qpn, entry) {
+		qp = xiw_qp_lookup(xdev, qpn);
+		if (!qp)
+			continue;
+		spin_lock_irq(&qp->lock);
+		connected = qp->cep;
+		spin_unlock_irq(&qp->lock);
+		if (connected)
+			xiw_qp_to_error(qp);
+		xiw_qp_put(qp);
+	}
+}
+
 /**
  * xiw_netdev_event() - follow the netdevs xiw devices are bound to
  * @nb: the module's notifier block
@@ -297,8 +331,10 @@ int xiw_netdev_event(struct notifier_block *nb, unsigned long event,
 	}
 
 	switch (event) {
-	case NETDEV_UP:
 	case NETDEV_DOWN:
+		xiw_abort_connections(xdev);
+		fallthrough;
+	case NETDEV_UP:
 	case NETDEV_CHANGE:
 		up = netif_running(netdev) && netif_carrier_ok(netdev);
 		xiw_port_event(xdev, up ? IB_EVENT_PORT_ACTIVE :

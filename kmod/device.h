@@ -49,6 +49,10 @@
  * @mr_next: allocation cursor for @mrs
  * @qps: QP number to struct xiw_qp
  * @qp_next: allocation cursor for @qps
+ * @ceps_lock: protects @ceps
+ * @ceps: every connection endpoint of the device, until freed: the
+ *	  device's removal ends them and waits for them
+ * @ceps_gone: woken when an endpoint leaves @ceps
  */
 struct xiw_device {
 	struct ib_device ibdev;
@@ -60,6 +64,9 @@ struct xiw_device {
 	u32 mr_next;
 	struct xarray qps;
 	u32 qp_next;
+	spinlock_t ceps_lock;	/* ceps */
+	struct list_head ceps;
+	wait_queue_head_t ceps_gone;
 };
 
 static inline struct xiw_device *to_xiw_dev(struct ib_device *ibdev)

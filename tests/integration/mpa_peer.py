@@ -1,0 +1,94 @@
+#!/usr/bin/python3
+"""A misbehaving MPA peer on plain TCP, run inside the guest.
+
+  mpa_peer.py send HOST PORT HEX [--close]
+      connect, send the bytes, then wait until the other side closes the
+      connection; print "closed" (FIN) or "reset" (RST) and exit 0, or
+      exit 1 if it is still open after --wait seconds.
+  mpa_peer.py listen HOST PORT {silent,garbage,HEX}
+      accept one connection, read the MPA Request, then answer nothing
+      (silent) or junk (garbage) or the given bytes; wait until the other
+      side closes and print "closed"/"reset" as above.
+
+Used by the scenarios that check xiw's connection setup against garbage
+and silence; the waits are bounded, never asserted on.
+"""
+import argparse
+import socket
+import sys
+
+MPA_REQ_KEY = b"MPA ID Req Frame"
+
+
+def wait_closed(sock, wait):
+    sock.settimeout(wait)
+    try:
+        while True:
+            data = sock.recv(4096)
+            if not data:
+                return "closed"
+    except ConnectionResetError:
+        return "reset"
+    except socket.timeout:
+        return None
+
+
+def read_request(sock, wait):
+    """The 20-byte header and its private data, or None on timeout."""
+    sock.settimeout(wait)
+    buf = b""
+    try:
+        while len(buf) < 20 or len(buf) < 20 + int.from_bytes(buf[18:20], "big"):
+            data = sock.recv(4096)
+            if not data:
+                return None
+            buf += data
+    except (socket.timeout, ConnectionResetError):
+        return None
+    return buf
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("mode", choices=["send", "listen"])
+    ap.add_argument("host")
+    ap.add_argument("port", type=int)
+    ap.add_argument("what")
+    ap.add_argument("--close", action="store_true",
+                    help="send: close right after sending")
+    ap.add_argument("--wait", type=float, default=30.0)
+    args = ap.parse_args()
+
+    if args.mode == "send":
+        sock = socket.create_connection((args.host, args.port), timeout=10)
+        sock.sendall(bytes.fromhex(args.what))
+        if args.close:
+            sock.close()
+            print("sent")
+            return 0
+    else:
+        lsock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        lsock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        lsock.bind((args.host, args.port))
+        lsock.listen(1)
+        print("listening", flush=True)
+        lsock.settimeout(args.wait)
+        sock, _ = lsock.accept()
+        req = read_request(sock, args.wait)
+        if req is None or not req.startswith(MPA_REQ_KEY):
+            print("no MPA Request")
+            return 1
+        if args.what == "garbage":
+            sock.sendall(b"HTTP/1.0 400 Bad Request\r\n\r\n")
+        elif args.what != "silent":
+            sock.sendall(bytes.fromhex(args.what))
+    how = wait_closed(sock, args.wait)
+    if how is None:
+        print("still open")
+        return 1
+    print(how)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

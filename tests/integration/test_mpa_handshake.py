@@ -1,0 +1,96 @@
+"""Connection setup against peers that do not speak MPA properly: xiw
+closes the TCP connection, reports nothing to a listening ULP (no
+CONNECT_REQUEST for garbage) or fails the connecting ULP's connect, never
+hangs (every step has mpa_timeout_ms), and keeps serving real clients."""
+import os
+
+import pytest
+
+import cm_trace
+from conftest import TOP, wait_until
+from xiwperf_run import client, set_params
+
+PEER = os.path.join(TOP, "tests", "integration", "mpa_peer.py")
+SERVER = "192.0.2.2"
+FAKE_PORT = 18600
+TIMEOUT_MS = 1500
+
+REQ = b"MPA ID Req Frame".hex()
+REP = b"MPA ID Rep Frame".hex()
+
+# What a client sends to xiw's listener instead of a valid MPA Request.
+BAD_REQUESTS = {
+    "http": (b"GET / HTTP/1.0\r\n\r\n" + b" " * 20).hex(),
+    "reply_key": REP + "40020000",
+    "revision_3": REQ + "40030000",
+    "revision_0": REQ + "40000000",
+    "reject_bit_in_request": REQ + "60020004" + "00000000",
+    "pd_length_513": REQ + "40020201" + "00" * 513,
+    "enhanced_without_room": REQ + "50020002" + "0000",
+    "truncated_header": REQ[:20],
+    "header_without_private_data": REQ + "40020040",
+    "nothing": "",
+}
+
+
+@pytest.fixture
+def short_timeouts(pair):
+    set_params(pair, mpa_timeout_ms=TIMEOUT_MS)
+    yield pair
+    set_params(pair, mpa_timeout_ms=10000)
+
+
+@pytest.mark.parametrize("case", BAD_REQUESTS)
+def test_bad_mpa_request_is_dropped_without_an_event(short_timeouts, case):
+    vm = short_timeouts
+    cm_trace.start(vm)
+    res = vm.ns("a", f"/usr/bin/python3 {PEER} send {SERVER} 18515 "
+                     f"'{BAD_REQUESTS[case]}' --wait 30", check=False,
+                timeout=60)
+    assert res.rc == 0, res      # xiw closed it: "closed" or "reset"
+    assert res.out.strip() in ("closed", "reset"), res
+    events = cm_trace.stop(vm)
+    assert not any("CONNECT_REQUEST" in ev for ev in events.values()), \
+        dict(events)
+    # The listener is intact.
+    client(vm, "a", SERVER, "--op", "send", "--size", 100, "--count", 5,
+           "--check")
+
+
+def fake_responder(vm, answer):
+    """A plain TCP listener in b that reads the MPA Request and answers
+    `answer`; returns the file its verdict goes to."""
+    log = f"/tmp/mpa-peer-{FAKE_PORT}.log"
+    vm.run(f"ip netns exec b /usr/bin/python3 {PEER} listen {SERVER} "
+           f"{FAKE_PORT} '{answer}' --wait 30 > {log} 2>&1 &")
+    wait_until(vm, f"grep -q listening {log}", "fake responder listening")
+    return log
+
+
+# What a fake responder answers to xiw's MPA Request (revision 2, S set).
+BAD_REPLIES = {
+    "silent": "silent",
+    "garbage": "garbage",
+    "request_key": REQ + "50020004" + "00010001",
+    "other_revision": REP + "40010000",
+    "enhanced_data_missing": REP + "40020000",
+    "pd_length_513": REP + "50020201" + "00" * 513,
+    "truncated_private_data": REP + "50020010" + "00010001",
+}
+
+
+@pytest.mark.parametrize("case", BAD_REPLIES)
+def test_bad_mpa_reply_fails_the_connect(short_timeouts, case):
+    vm = short_timeouts
+    log = fake_responder(vm, BAD_REPLIES[case])
+    rc, r = client(vm, "a", SERVER, "--port", FAKE_PORT, "--op", "send",
+                   "--size", 100, "--count", 1, check=False)
+    assert rc == 1, r
+    assert r["completed"] == 0, r
+    if case == "silent" or case == "truncated_private_data":
+        assert "timed out" in r["error"], r
+    wait_until(vm, f"grep -qE '^(closed|reset)$' {log}",
+               "xiw closed the fake responder's connection")
+    # The same device still connects to a real server.
+    client(vm, "a", SERVER, "--op", "send", "--size", 100, "--count", 5,
+           "--check")
