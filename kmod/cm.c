@@ -993,11 +993,19 @@ static int xiw_cep_do_connect(struct xiw_cep *cep)
 	}
 	tcp_sock_set_nodelay(cep->sock->sk);
 	cep->sock->sk->sk_sndtimeo = msecs_to_jiffies(mpa_timeout_ms);
-	if (local.ss_family == AF_INET)
-		((struct sockaddr_in *)&local)->sin_port = 0;
-	else
-		((struct sockaddr_in6 *)&local)->sin6_port = 0;
+	/*
+	 * The port rdma_cm chose, so that the TCP connection is the one
+	 * rdma_cm (and "rdma resource show") reports; its port space is not
+	 * TCP's, though: if TCP has the port in use, take any.
+	 */
 	err = kernel_bind(cep->sock, (struct sockaddr *)&local, alen);
+	if (err == -EADDRINUSE) {
+		if (local.ss_family == AF_INET)
+			((struct sockaddr_in *)&local)->sin_port = 0;
+		else
+			((struct sockaddr_in6 *)&local)->sin6_port = 0;
+		err = kernel_bind(cep->sock, (struct sockaddr *)&local, alen);
+	}
 	if (err)
 		return err;
 	err = kernel_connect(cep->sock, (struct sockaddr *)&id->remote_addr,

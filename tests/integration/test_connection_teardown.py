@@ -41,6 +41,12 @@ def test_graceful_disconnect_events_exactly_once(pair):
     events = cm_trace.stop(vm)
     # 4 client ids and 4 accepted server ids, each ended once.
     assert cm_trace.assert_exactly_once(events) == 8, dict(events)
+    # The TCP connections are the ones rdma_cm reports: each client id's
+    # address pair appears reversed on a server id.
+    pairs = {(k[1], k[2]) for k, ev in events.items() if "ESTABLISHED" in ev}
+    clients = [p for p in pairs if p[1].endswith(f":{PORT}")]
+    assert len(clients) == 4, pairs
+    assert all((dst, src) in pairs for src, dst in clients), pairs
 
 
 def test_tcp_reset_mid_transfer_flushes_and_disconnects_once(pair):
