@@ -197,7 +197,8 @@ struct xiw_rx {
  * @xdev: the device
  * @ref: references: creation, iw_cm (iw_add_ref), the connection
  * @freed: completed when @ref drops to zero, so destroy can return
- * @lock: protects @state, @cep, @sock, @term_cause, @term_sent
+ * @lock: protects @state, @cep, @sock, @term_cause, @term_sent,
+ *	@term_info
  * @state: stream state
  * @sq_lock: protects the send queue, the outbound read queue and @irq
  * @sq: send queue, @sq_size entries; @sq_head posted, @sq_tx next to
@@ -227,6 +228,9 @@ struct xiw_rx {
  * @tx_after: what finishing the pending FPDU completes (tx.c)
  * @term_cause: Terminate to send (0: none)
  * @term_sent: the Terminate went out
+ * @term_info_len: octets of @term_info
+ * @term_info: the Terminate header to send (control field and what it
+ *	includes), built with @term_cause
  * @rx: receive engine state
  */
 struct xiw_qp {
@@ -235,7 +239,7 @@ struct xiw_qp {
 	struct kref ref;
 	struct completion freed;
 
-	spinlock_t lock;	/* state, cep, sock, term_cause */
+	spinlock_t lock;	/* state, cep, sock, term_* */
 	enum xiw_qp_state state;
 
 	spinlock_t sq_lock;	/* sq, orq, irq and their indices */
@@ -281,6 +285,8 @@ struct xiw_qp {
 	u8 tx_after;
 	int term_cause;
 	bool term_sent;
+	u8 term_info_len;
+	u8 term_info[XIW_TERM_INFO_MAX];
 
 	struct xiw_rx rx;
 };
@@ -323,7 +329,8 @@ void xiw_qp_to_error(struct xiw_qp *qp);
 void xiw_qp_flush(struct xiw_qp *qp);
 int xiw_qp_start(struct xiw_qp *qp, struct socket *sock, bool crc,
 		 u16 ord, u16 ird);
-void xiw_qp_terminate(struct xiw_qp *qp, int cause);
+void xiw_qp_terminate(struct xiw_qp *qp, int cause,
+		      const struct xiw_term_src *src);
 struct xiw_cep *xiw_qp_cep_get(struct xiw_qp *qp);
 
 /* tx.c */

@@ -657,8 +657,11 @@ int xiw_qp_start(struct xiw_qp *qp, struct socket *sock, bool crc,
  *	carrying @cause, then close
  * @qp: the QP
  * @cause: XIW_TERM() value
+ * @src: the received segment at fault (its headers go into the Terminate
+ *	where RFC 5040 says so), or NULL
  */
-void xiw_qp_terminate(struct xiw_qp *qp, int cause)
+void xiw_qp_terminate(struct xiw_qp *qp, int cause,
+		      const struct xiw_term_src *src)
 {
 	unsigned long flags;
 	bool kick = false;
@@ -667,6 +670,8 @@ void xiw_qp_terminate(struct xiw_qp *qp, int cause)
 	if (qp->state == XIW_QPS_RTS || qp->state == XIW_QPS_CLOSING) {
 		qp->state = XIW_QPS_TERMINATE;
 		qp->term_cause = cause;
+		qp->term_info_len = xiw_term_info_build(cause, src,
+							qp->term_info);
 		kick = true;
 	}
 	spin_unlock_irqrestore(&qp->lock, flags);

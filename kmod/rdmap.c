@@ -4,6 +4,8 @@
  */
 #include <linux/kernel.h>
 #include <linux/minmax.h>
+#include <linux/string.h>
+#include <linux/unaligned.h>
 
 #include "rdmap.h"
 
@@ -109,6 +111,49 @@ u32 xiw_term_ctrl(int cause, u32 flags)
 	       (u32)XIW_TERM_ETYPE(cause) << XIW_TERM_ETYPE_SHIFT |
 	       (u32)XIW_TERM_CODE(cause) << XIW_TERM_CODE_SHIFT |
 	       (flags & (XIW_TERM_FLAG_M | XIW_TERM_FLAG_D | XIW_TERM_FLAG_R));
+}
+
+/**
+ * xiw_term_info_build() - encode a Terminate header with what RFC 5040
+ *	figure 10 says it includes
+ * @cause: value made by XIW_TERM()
+ * @src: the offending received segment, or NULL for a local error
+ * @out: %XIW_TERM_INFO_MAX octets
+ *
+ * LLP (MPA) errors and local catastrophic errors carry nothing but the
+ * control field. DDP errors and RDMAP remote operation errors carry the
+ * segment length (M) and DDP header (D) when the header is known; RDMAP
+ * remote protection errors add the RDMAP header (R) of a Read Request.
+ *
+ * Return: octets written to @out.
+ */
+size_t xiw_term_info_build(int cause, const struct xiw_term_src *src, u8 *out)
+{
+	unsigned int layer = XIW_TERM_LAYER(cause);
+	unsigned int etype = XIW_TERM_ETYPE(cause);
+	size_t len = sizeof(struct xiw_terminate_hdr);
+	bool headers = src && src->ddp_hdr &&
+		       (layer == XIW_TERM_LAYER_DDP ||
+			(layer == XIW_TERM_LAYER_RDMAP &&
+			 etype != XIW_RDMAP_ETYPE_CATASTROPHIC));
+	bool rdma = headers && src->rdma_hdr && layer == XIW_TERM_LAYER_RDMAP &&
+		    etype == XIW_RDMAP_ETYPE_PROT;
+	u32 flags = 0;
+
+	if (headers) {
+		flags |= XIW_TERM_FLAG_M | XIW_TERM_FLAG_D;
+		put_unaligned_be16(src->seg_len, out + len);
+		len += 2;
+		memcpy(out + len, src->ddp_hdr, src->ddp_len);
+		len += src->ddp_len;
+	}
+	if (rdma) {
+		flags |= XIW_TERM_FLAG_R;
+		memcpy(out + len, src->rdma_hdr, sizeof(*src->rdma_hdr));
+		len += sizeof(*src->rdma_hdr);
+	}
+	put_unaligned_be32(xiw_term_ctrl(cause, flags), out);
+	return len;
 }
 
 /**

@@ -44,6 +44,33 @@ int xiw_check_ctrl(const struct xiw_ddp_ctrl *ctrl);
 u32 xiw_term_ctrl(int cause, u32 flags);
 int xiw_term_cause(u32 ctrl);
 
+/*
+ * The Terminate header after the untagged DDP header: control field, then
+ * (per RFC 5040 figure 10) the offending segment's DDP segment length and
+ * DDP header, and for a Read Request its RDMAP header.
+ */
+#define XIW_TERM_INFO_MAX	(sizeof(struct xiw_terminate_hdr) + 2 + \
+				 sizeof(struct xiw_untagged_hdr) + \
+				 sizeof(struct xiw_read_req))
+
+/**
+ * struct xiw_term_src - the received segment a Terminate is about
+ * @seg_len: its DDP segment length (ULPDU length); valid if @ddp_hdr
+ * @ddp_hdr: its DDP header as received, or NULL if not available (the
+ *	error was found before the whole header was in)
+ * @ddp_len: length of @ddp_hdr: tagged or untagged header size
+ * @rdma_hdr: the RDMA Read Request header it carried, or NULL
+ */
+struct xiw_term_src {
+	u16 seg_len;
+	const void *ddp_hdr;
+	u8 ddp_len;
+	const struct xiw_read_req *rdma_hdr;
+};
+
+size_t xiw_term_info_build(int cause, const struct xiw_term_src *src,
+			   u8 *out);
+
 /**
  * struct xiw_mpa_v2 - decoded RFC 6581 enhanced connection data
  * @ird: IRD, 0..0x3fff (0x3fff: "do not negotiate")

@@ -4,6 +4,7 @@
  */
 #include <kunit/test.h>
 #include <linux/stddef.h>
+#include <linux/unaligned.h>
 
 #include "rdmap.h"
 
@@ -102,6 +103,65 @@ static void rdmap_terminate_ctrl_round_trip(struct kunit *test)
 	KUNIT_EXPECT_NE(test, XIW_TERM(0, 0, 0), 0);
 }
 
+static void rdmap_terminate_includes_per_figure_10(struct kunit *test)
+{
+	static const u8 ddp[sizeof(struct xiw_untagged_hdr)] = {
+		0x41, 0x41, 1, 2, 3, 4, 0, 0, 0, 1, 0, 0, 0, 7, 0, 0, 0, 0,
+	};
+	struct xiw_read_req rr = { .size = cpu_to_be32(0x1000) };
+	struct xiw_term_src src = {
+		.seg_len = 46, .ddp_hdr = ddp, .ddp_len = sizeof(ddp),
+		.rdma_hdr = &rr,
+	};
+	u8 out[XIW_TERM_INFO_MAX];
+	size_t len;
+
+	/* MPA errors: control field only, whatever is known. */
+	len = xiw_term_info_build(XIW_TERM(XIW_TERM_LAYER_LLP, 0, 2), &src,
+				  out);
+	KUNIT_EXPECT_EQ(test, len, 4);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(out), 0x20020000U);
+
+	/* DDP error: M, D, segment length and DDP header. */
+	len = xiw_term_info_build(XIW_TERM(XIW_TERM_LAYER_DDP,
+					   XIW_DDP_ETYPE_UNTAGGED, 1), &src,
+				  out);
+	KUNIT_EXPECT_EQ(test, len, 4 + 2 + sizeof(ddp));
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(out),
+			0x12010000U | XIW_TERM_FLAG_M | XIW_TERM_FLAG_D);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be16(out + 4), 46);
+	KUNIT_EXPECT_MEMEQ(test, out + 6, ddp, sizeof(ddp));
+
+	/* Remote protection error on a Read Request: R and its header. */
+	len = xiw_term_info_build(XIW_TERM(XIW_TERM_LAYER_RDMAP,
+					   XIW_RDMAP_ETYPE_PROT,
+					   XIW_RDMAP_INV_STAG), &src, out);
+	KUNIT_EXPECT_EQ(test, len, 4 + 2 + sizeof(ddp) + sizeof(rr));
+	KUNIT_EXPECT_TRUE(test, get_unaligned_be32(out) & XIW_TERM_FLAG_R);
+	KUNIT_EXPECT_MEMEQ(test, out + 6 + sizeof(ddp), &rr, sizeof(rr));
+
+	/* Remote operation error: headers, but never the RDMAP header. */
+	len = xiw_term_info_build(XIW_TERM(XIW_TERM_LAYER_RDMAP,
+					   XIW_RDMAP_ETYPE_OP,
+					   XIW_RDMAP_UNEXP_OPCODE), &src, out);
+	KUNIT_EXPECT_EQ(test, len, 4 + 2 + sizeof(ddp));
+	KUNIT_EXPECT_FALSE(test, get_unaligned_be32(out) & XIW_TERM_FLAG_R);
+
+	/* Local catastrophic error, or no header known: control only. */
+	len = xiw_term_info_build(XIW_TERM(XIW_TERM_LAYER_RDMAP,
+					   XIW_RDMAP_ETYPE_CATASTROPHIC, 0),
+				  &src, out);
+	KUNIT_EXPECT_EQ(test, len, 4);
+	src.ddp_hdr = NULL;
+	len = xiw_term_info_build(XIW_TERM(XIW_TERM_LAYER_DDP,
+					   XIW_DDP_ETYPE_UNTAGGED, 1), &src,
+				  out);
+	KUNIT_EXPECT_EQ(test, len, 4);
+	KUNIT_EXPECT_EQ(test, xiw_term_info_build(XIW_TERM(XIW_TERM_LAYER_DDP,
+							   1, 0), NULL, out),
+			4);
+}
+
 static void rdmap_mpa_v2_round_trip(struct kunit *test)
 {
 	struct xiw_mpa_v2 in = { .ird = 16, .ord = 0x3ffe, .p2p = true,
@@ -162,6 +222,7 @@ static struct kunit_case xiw_rdmap_cases[] = {
 	KUNIT_CASE(rdmap_accepts_each_supported_opcode),
 	KUNIT_CASE(rdmap_rejects_bad_control),
 	KUNIT_CASE(rdmap_terminate_ctrl_round_trip),
+	KUNIT_CASE(rdmap_terminate_includes_per_figure_10),
 	KUNIT_CASE(rdmap_mpa_v2_round_trip),
 	KUNIT_CASE(rdmap_mpa_v2_negotiation),
 	{}

@@ -48,17 +48,48 @@ void xiw_rx_reset(struct xiw_qp *qp)
 	rx->state = XIW_RX_DEAD;
 }
 
+/*
+ * What of the segment at fault is known: the DDP header once all of it is
+ * in, a Read Request's RDMAP header likewise.
+ */
+static void xiw_rx_term_src(struct xiw_rx *rx, struct xiw_term_src *src)
+{
+	const struct xiw_ddp_ctrl *c =
+		(const struct xiw_ddp_ctrl *)(rx->hdr + XIW_MPA_LEN_SIZE);
+	u8 ddp_len;
+
+	*src = (struct xiw_term_src){};
+	if (rx->state == XIW_RX_DEAD ||
+	    rx->hdr_got < XIW_MPA_LEN_SIZE + sizeof(*c))
+		return;
+	ddp_len = c->ddp & XIW_DDP_TAGGED ? sizeof(struct xiw_tagged_hdr) :
+					    sizeof(struct xiw_untagged_hdr);
+	if (rx->hdr_got < XIW_MPA_LEN_SIZE + ddp_len)
+		return;
+	src->seg_len = get_unaligned_be16(rx->hdr);
+	src->ddp_hdr = c;
+	src->ddp_len = ddp_len;
+	if (!(c->ddp & XIW_DDP_TAGGED) &&
+	    (c->rdmap & XIW_RDMAP_OPCODE_MASK) == XIW_OP_READ_REQ &&
+	    rx->hdr_got >= XIW_MPA_LEN_SIZE + ddp_len +
+			   sizeof(struct xiw_read_req))
+		src->rdma_hdr = (const struct xiw_read_req *)
+				(rx->hdr + XIW_MPA_LEN_SIZE + ddp_len);
+}
+
 static void xiw_rx_fail(struct xiw_qp *qp, int cause)
 {
 	struct xiw_rx *rx = &qp->rx;
+	struct xiw_term_src src;
 
 	pr_info_ratelimited("xiw: %s qp %u: terminate: layer %u type %u code 0x%02x (%s)\n",
 			    dev_name(&qp->xdev->ibdev.dev), qp->ibqp.qp_num,
 			    XIW_TERM_LAYER(cause), XIW_TERM_ETYPE(cause),
 			    XIW_TERM_CODE(cause),
 			    xiw_op_table[rx->op & XIW_RDMAP_OPCODE_MASK].name ?: "?");
+	xiw_rx_term_src(rx, &src);	/* before the reset: it reads rx */
+	xiw_qp_terminate(qp, cause, &src);
 	xiw_rx_reset(qp);
-	xiw_qp_terminate(qp, cause);
 }
 
 static struct xiw_ddp_ctrl *xiw_rx_ctrl(struct xiw_rx *rx)

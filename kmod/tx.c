@@ -226,16 +226,18 @@ static void xiw_tx_read_resp(struct xiw_qp *qp, struct xiw_irq_entry *e)
 static void xiw_tx_terminate(struct xiw_qp *qp)
 {
 	struct xiw_untagged_hdr *h = xiw_tx_untagged(qp);
-	struct xiw_terminate_hdr *t = (struct xiw_terminate_hdr *)(h + 1);
 
 	xiw_tx_ctrl(&h->ctrl, false, true, XIW_OP_TERMINATE);
 	h->inval_stag = 0;
 	h->qn = cpu_to_be32(XIW_QN_TERMINATE);
 	h->msn = cpu_to_be32(qp->msn[XIW_QN_TERMINATE]++);
 	h->mo = 0;
-	t->ctrl = cpu_to_be32(xiw_term_ctrl(qp->term_cause, 0));
-	xiw_tx_hdr(qp, sizeof(*h) + sizeof(*t));
-	xiw_tx_seal(qp, sizeof(*h) + sizeof(*t));
+	xiw_tx_hdr(qp, sizeof(*h));
+	/* Control field and included headers, built by xiw_qp_terminate(). */
+	qp->tx_kvec[1].iov_base = qp->term_info;
+	qp->tx_kvec[1].iov_len = qp->term_info_len;
+	qp->tx_nvec = 2;
+	xiw_tx_seal(qp, sizeof(*h) + qp->term_info_len);
 }
 
 /* Complete the WQE at sq_tx with a local error; caller holds sq_lock. */

@@ -5,6 +5,12 @@
       connect, send the bytes, then wait until the other side closes the
       connection; print "closed" (FIN) or "reset" (RST) and exit 0, or
       exit 1 if it is still open after --wait seconds.
+  mpa_peer.py rdma HOST PORT PDHEX FPDUHEX
+      complete an MPA revision 2 handshake as initiator (IRD = ORD = 1,
+      no CRC, PDHEX as the ULP's private data), send the bytes FPDUHEX
+      (whole FPDUs, framed by the caller), then print one JSON line per
+      FPDU received until the connection closes: opcode, DDP header and,
+      for a Terminate, its control field and included octets.
   mpa_peer.py listen HOST PORT {silent,garbage,HEX}
       accept one connection, read the MPA Request, then answer nothing
       (silent) or junk (garbage) or the given bytes; wait until the other
@@ -14,7 +20,9 @@ Used by the scenarios that check xiw's connection setup against garbage
 and silence; the waits are bounded, never asserted on.
 """
 import argparse
+import json
 import socket
+import struct
 import sys
 
 MPA_REQ_KEY = b"MPA ID Req Frame"
@@ -48,17 +56,69 @@ def read_request(sock, wait):
     return buf
 
 
+def recv_exact(sock, n):
+    buf = b""
+    while len(buf) < n:
+        data = sock.recv(n - len(buf))
+        if not data:
+            return None
+        buf += data
+    return buf
+
+
+def rdma_session(sock, pd, fpdus, wait):
+    """Handshake as initiator, send the FPDUs, report what comes back."""
+    sock.settimeout(wait)
+    enhanced = struct.pack(">HH", 1, 1)         # IRD 1, ORD 1
+    body = enhanced + pd
+    sock.sendall(MPA_REQ_KEY + bytes([0x10, 2]) + struct.pack(">H", len(body))
+                 + body)
+    hdr = recv_exact(sock, 20)
+    if hdr is None or hdr[:16] != b"MPA ID Rep Frame" or hdr[16] & 0x20:
+        print(json.dumps({"error": "no accepting MPA Reply"}))
+        return 1
+    crc = bool(hdr[16] & 0x40)
+    recv_exact(sock, struct.unpack(">H", hdr[18:20])[0])
+    sock.sendall(fpdus)
+    while True:
+        try:
+            raw = recv_exact(sock, 2)
+        except ConnectionResetError:
+            raw = None
+        if raw is None:
+            return 0
+        ulen = struct.unpack(">H", raw)[0]
+        pad = -(ulen + 2) % 4
+        rest = recv_exact(sock, ulen + pad + 4)
+        if rest is None:
+            return 0
+        ulpdu = rest[:ulen]
+        ddp, rdmap = ulpdu[0], ulpdu[1]
+        out = {"opcode": rdmap & 0xf, "tagged": bool(ddp & 0x80),
+               "crc": crc, "ulpdu": ulpdu.hex()}
+        if not ddp & 0x80 and (rdmap & 0xf) == 7 and ulen >= 22:
+            out["term_ctrl"] = struct.unpack(">I", ulpdu[18:22])[0]
+            out["term_rest"] = ulpdu[22:].hex()
+        print(json.dumps(out), flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["send", "listen"])
+    ap.add_argument("mode", choices=["send", "listen", "rdma"])
     ap.add_argument("host")
     ap.add_argument("port", type=int)
     ap.add_argument("what")
+    ap.add_argument("fpdus", nargs="?", default="",
+                    help="rdma: the FPDUs to send, in hex")
     ap.add_argument("--close", action="store_true",
                     help="send: close right after sending")
     ap.add_argument("--wait", type=float, default=30.0)
     args = ap.parse_args()
 
+    if args.mode == "rdma":
+        sock = socket.create_connection((args.host, args.port), timeout=10)
+        return rdma_session(sock, bytes.fromhex(args.what),
+                            bytes.fromhex(args.fpdus), args.wait)
     if args.mode == "send":
         sock = socket.create_connection((args.host, args.port), timeout=10)
         sock.sendall(bytes.fromhex(args.what))

@@ -1,0 +1,101 @@
+"""The Terminate xiw sends when a peer breaks the rules, byte for byte:
+layer/type/code, and the header-control bits with what RFC 5040 figure 10
+says to include — the faulty segment's length and DDP header for DDP and
+RDMAP errors, the Read Request's RDMAP header for a remote protection
+error on one. The peer is mpa_peer.py: a real MPA handshake with an xiw
+xiwperf server, then hand-framed FPDUs."""
+import json
+import os
+import struct
+
+import pytest
+
+from conftest import TOP
+from xiwperf_run import set_params
+
+PEER = os.path.join(TOP, "tests", "integration", "mpa_peer.py")
+SERVER = "192.0.2.2"
+# An xiwperf hello (tools/xiwperf/kmod/proto.h): magic, version 1, op read,
+# 1 byte, depth 1, count 1, connection 0. The server posts no receives.
+HELLO = struct.pack(">IHBBIIQII", 0x58505246, 1, 3, 0, 1, 1, 1, 0, 0)
+TERMINATE = 7
+M, D, R = 1 << 15, 1 << 14, 1 << 13
+
+
+def fpdu(ulpdu):
+    """MPA framing without CRC (none negotiated) or markers."""
+    pad = -(len(ulpdu) + 2) % 4
+    return struct.pack(">H", len(ulpdu)) + ulpdu + b"\0" * pad + b"\0" * 4
+
+
+def tagged(op, stag, to, payload=b""):
+    return bytes([0xC1, 0x40 | op]) + struct.pack(">IQ", stag, to) + payload
+
+
+def untagged(op, qn, msn, mo=0, body=b""):
+    return (bytes([0x41, 0x40 | op]) + b"\0" * 4
+            + struct.pack(">III", qn, msn, mo) + body)
+
+
+def read_request(src_stag):
+    return struct.pack(">IQIIQ", 0x1234, 0x1000, 64, src_stag, 0)
+
+
+def term(ctrl_layer, etype, code):
+    return ctrl_layer << 28 | etype << 24 | code << 16
+
+
+@pytest.fixture
+def peer(pair):
+    set_params(pair, crc_policy="off")
+    yield pair
+    set_params(pair, crc_policy="preferred")
+
+
+def exchange(vm, *ulpdus):
+    frames = b"".join(fpdu(u) for u in ulpdus)
+    res = vm.ns("a", f"/usr/bin/python3 {PEER} rdma {SERVER} 18515 "
+                     f"{HELLO.hex()} {frames.hex()} --wait 30",
+                check=False, timeout=60)
+    assert res.rc == 0, res
+    return [json.loads(ln) for ln in res.out.splitlines() if ln.strip()]
+
+
+def the_terminate(frames):
+    terms = [f for f in frames if f["opcode"] == TERMINATE]
+    assert len(terms) == 1, frames
+    return terms[0]["term_ctrl"], bytes.fromhex(terms[0]["term_rest"])
+
+
+def test_write_to_unknown_stag_terminates_with_ddp_header(peer):
+    seg = tagged(0, 0xDEAD0100, 0, b"abcd")
+    ctrl, rest = the_terminate(exchange(peer, seg))
+    # DDP, tagged buffer error, invalid STag; M and D, not R.
+    assert ctrl == term(1, 1, 0x00) | M | D, hex(ctrl)
+    assert rest == struct.pack(">H", len(seg)) + seg[:14], rest.hex()
+
+
+def test_read_request_for_unknown_stag_includes_rdma_header(peer):
+    rr = read_request(0xDEAD0100)
+    seg = untagged(1, 1, 1, body=rr)
+    ctrl, rest = the_terminate(exchange(peer, seg))
+    # RDMAP, remote protection error, invalid STag; M, D and R.
+    assert ctrl == term(0, 1, 0x00) | M | D | R, hex(ctrl)
+    assert rest == struct.pack(">H", len(seg)) + seg[:18] + rr, rest.hex()
+
+
+def test_send_without_posted_receive_terminates_with_ddp_header(peer):
+    seg = untagged(3, 0, 1, body=b"hello")
+    ctrl, rest = the_terminate(exchange(peer, seg))
+    # DDP, untagged buffer error, no buffer available.
+    assert ctrl == term(1, 2, 0x02) | M | D, hex(ctrl)
+    assert rest == struct.pack(">H", len(seg)) + seg[:18], rest.hex()
+
+
+def test_bad_ddp_version_terminates_with_control_only(peer):
+    """Found in the first four octets: no header is complete to include."""
+    seg = bytearray(tagged(0, 0xDEAD0100, 0, b"abcd"))
+    seg[0] = 0xC2                               # DDP version 2
+    ctrl, rest = the_terminate(exchange(peer, bytes(seg)))
+    assert ctrl >> 28 == 1 and not ctrl & (M | D | R), hex(ctrl)
+    assert rest == b"", rest.hex()
