@@ -60,6 +60,8 @@
 #define XIWPERF_MAX_QPS		64
 #define XIWPERF_MAX_DEPTH	1024
 #define XIWPERF_MAX_MEMORY	(1024ULL << 20)
+/* Scatter/gather elements per operation (struct xiwperf_run.sge). */
+#define XIWPERF_MAX_SGE		4
 /* Default no-progress timeout of a client run (milliseconds). */
 #define XIWPERF_DEFAULT_TIMEOUT_MS	15000
 
@@ -86,6 +88,13 @@ enum xiwperf_op {
  * in a final message.
  */
 #define XIWPERF_F_CHECK		0x1U
+/*
+ * Client flag: post Send and RDMA Write with IB_SEND_INLINE, on a QP created
+ * with cap.max_inline_data = size (not for Read). A device that refuses that
+ * QP, or grants less inline data than size, fails the run with
+ * XIWPERF_REASON_UNSUPPORTED.
+ */
+#define XIWPERF_F_INLINE	0x2U
 
 /**
  * struct xiwperf_addr - an IP address and port.
@@ -170,6 +179,10 @@ struct xiwperf_serve {
  *	version, or broke the protocol.
  * @XIWPERF_REASON_POST: posting a work request failed (result.status), as
  *	it does once the QP is in the error state.
+ * @XIWPERF_REASON_UNSUPPORTED: a device cannot do what the run asks for:
+ *	result.unsupported says what (enum xiwperf_unsupported), result.limit
+ *	what the device allows. Nothing was posted; fewer SGEs or no inline
+ *	data are never used instead.
  */
 enum xiwperf_reason {
 	XIWPERF_REASON_NONE = 0,
@@ -187,6 +200,26 @@ enum xiwperf_reason {
 	XIWPERF_REASON_RESOURCES = 12,
 	XIWPERF_REASON_PROTOCOL = 13,
 	XIWPERF_REASON_POST = 14,
+	XIWPERF_REASON_UNSUPPORTED = 15,
+};
+
+/**
+ * enum xiwperf_unsupported - what a device cannot do (result.unsupported).
+ * @XIWPERF_UNSUPPORTED_SGE: the local device takes fewer SGEs per work
+ *	request of the operation than asked for: result.limit is its
+ *	max_send_sge (Send, RDMA Write) or, for RDMA Read, the smaller of
+ *	max_sge_rd and max_send_sge.
+ * @XIWPERF_UNSUPPORTED_RECV_SGE: the server's device takes fewer SGEs per
+ *	receive than asked for (Send): result.limit is its max_recv_sge. The
+ *	server rejected the connection with XIWPERF_REJECT_UNSUPPORTED.
+ * @XIWPERF_UNSUPPORTED_INLINE: the local device refused a QP with
+ *	run.size bytes of inline data (result.status is the error of
+ *	rdma_create_qp(), result.limit 0), or granted only result.limit bytes.
+ */
+enum xiwperf_unsupported {
+	XIWPERF_UNSUPPORTED_SGE = 1,
+	XIWPERF_UNSUPPORTED_RECV_SGE = 2,
+	XIWPERF_UNSUPPORTED_INLINE = 3,
 };
 
 /**
@@ -194,10 +227,13 @@ enum xiwperf_reason {
  * @XIWPERF_REJECT_PROTOCOL: malformed or other-version request.
  * @XIWPERF_REJECT_RESOURCES: the server could not allocate what the
  *	connection needs.
+ * @XIWPERF_REJECT_UNSUPPORTED: the server's device cannot do what the
+ *	request asks for (more SGEs per receive than its max_recv_sge).
  */
 enum xiwperf_reject {
 	XIWPERF_REJECT_PROTOCOL = 1,
 	XIWPERF_REJECT_RESOURCES = 2,
+	XIWPERF_REJECT_UNSUPPORTED = 3,
 };
 
 /**
@@ -237,6 +273,9 @@ enum xiwperf_reject {
  *	(a provider completing a work request twice).
  * @wc_missing: operations still outstanding after the QP was drained at
  *	teardown (a provider losing a completion).
+ * @unsupported: with XIWPERF_REASON_UNSUPPORTED: enum xiwperf_unsupported.
+ * @limit: with XIWPERF_REASON_UNSUPPORTED: what the device allows (SGEs or
+ *	bytes of inline data), 0 if it did not say.
  * @reserved: zero.
  */
 struct xiwperf_result {
@@ -267,7 +306,9 @@ struct xiwperf_result {
 	__u64 flushed;
 	__u32 wc_unexpected;
 	__u32 wc_missing;
-	__u64 reserved[4];
+	__u32 unsupported;
+	__u32 limit;
+	__u64 reserved[3];
 };
 
 /**
@@ -283,6 +324,14 @@ struct xiwperf_result {
  * @size: in: bytes per operation, 1..XIWPERF_MAX_SIZE; @qps * @depth * @size
  *	at most XIWPERF_MAX_MEMORY.
  * @count: in: operations in total, spread evenly over the connections.
+ * @sge: in: SGEs describing each operation's local buffer, 1 to
+ *	XIWPERF_MAX_SGE, 0 meaning 1: the buffer is split into that many
+ *	consecutive pieces of equal length (the first size % @sge one byte
+ *	longer; @size pieces of one byte if @size is smaller). Send receives
+ *	at the server are posted the same way. The device must take that many
+ *	(see XIWPERF_REASON_UNSUPPORTED). The client's own work requests
+ *	(reading the chunk table, reading back for write --check, control
+ *	messages) use one SGE.
  * @reserved: in: zero.
  * @result: out.
  */
@@ -296,7 +345,8 @@ struct xiwperf_run {
 	__u32 timeout_ms;
 	__u64 size;
 	__u64 count;
-	__u64 reserved[4];
+	__u32 sge;
+	__u32 reserved[7];
 	struct xiwperf_result result;
 };
 

@@ -161,3 +161,51 @@ def test_wildcard_listen_with_two_devices_in_one_namespace(hosts):
     finally:
         stop_server(vm, lb)
         vm.run("rmmod xiwperf", check=False)
+
+
+def test_multiple_sges_and_inline_data(pair):
+    """Kernel verbs with several SGEs per work request and inline data:
+    every byte still lands where it belongs. xiw takes 6 SGEs per Send,
+    Write and receive but 1 per Read (max_sge_rd), and 256 bytes inline."""
+    def run(*args, **kw):
+        return client(pair, "a", "192.0.2.2", *args, **kw)
+
+    # Reads first (the server's read pattern). A 1-byte buffer is one SGE
+    # whatever --sge says; two SGEs per Read are beyond xiw's max_sge_rd.
+    for size in (1, 4096):
+        rc, r = run("--op", "read", "--size", size, "--count", 10,
+                    "--sge", 4 if size == 1 else 1, "--check")
+        assert r["completed"] == 10
+    rc, r = run("--op", "read", "--size", 4096, "--count", 10, "--sge", 2,
+                "--check", check=False)
+    assert rc == 1, r
+    assert r["error"] == ("device xiw0 does not support 2 SGEs per RDMA "
+                          "Read: its max_sge_rd is 1"), r
+    assert r["completed"] == 0 and r["data_ok"] is None
+
+    # Send (the server's receives get as many SGEs) and Write, 1 to 4
+    # SGEs, sizes that do and do not divide evenly, 7 bytes over 4 SGEs
+    # being 2+2+2+1, 100000 bytes several FPDUs long.
+    for op in ("send", "write"):
+        for sge in (1, 2, 3, 4):
+            for size, count in ((1, 10), (7, 10), (4096, 20), (100000, 8)):
+                rc, r = run("--op", op, "--size", size, "--count", count,
+                            "--depth", 4, "--sge", sge, "--check")
+                assert (r["op"], r["sge"], r["inline"]) == (op, sge, False)
+                assert r["completed"] == count, (op, sge, size, r)
+                assert r["bytes"] == size * count
+
+    # Inline data, alone and gathered from 4 SGEs; beyond xiw's 256 bytes
+    # the QP is refused and the run fails with a clear message.
+    for op in ("send", "write"):
+        for size, sge in ((1, 1), (200, 1), (200, 4), (256, 3)):
+            rc, r = run("--op", op, "--size", size, "--count", 20, "--depth",
+                        4, "--sge", sge, "--inline", "--check")
+            assert (r["sge"], r["inline"]) == (sge, True)
+            assert r["completed"] == 20, (op, size, sge, r)
+        rc, r = run("--op", op, "--size", 300, "--count", 1, "--inline",
+                    "--check", check=False)
+        assert rc == 1, r
+        assert r["error"].startswith("device xiw0 does not support 300 bytes "
+                                     "of inline data: "), r
+        assert r["completed"] == 0

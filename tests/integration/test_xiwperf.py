@@ -403,6 +403,45 @@ def test_xiwperf_rxe_across_namespaces_fails_cleanly(hosts, perf):
     assert out["device"] == "rxe2" and out["completed"] == 0
 
 
+def test_xiwperf_sges_and_inline(perf, device):
+    """--sge and --inline over siw and rxe: every byte verified, and what a
+    device cannot do fails cleanly. siw takes 1 SGE per Read (max_sge_rd)
+    and 80 bytes inline, rxe 32 SGEs per Read and 512 bytes inline."""
+    dev, addr = device
+    srv = perf.server(addr)
+
+    def run(op, size, *extra, expect_rc=0):
+        res = perf.vm.run(f"{XIWPERF} {perf.client_args(srv, op, size, 10, depth=4)} "
+                          + " ".join(extra), timeout=300, check=False)
+        lines = res.out.strip().splitlines()
+        assert lines, f"no JSON from the client:\n{res}"
+        out = json.loads(lines[-1])
+        assert res.rc == expect_rc, f"client exit {res.rc}, expected {expect_rc}:\n{res}"
+        if not expect_rc:
+            assert_clean_run(out, dev, op, size, 10, 4, 1)
+        return out
+
+    # read first: writes overwrite the pattern the server filled in
+    if dev == "siw0":
+        out = run("read", 4096, "--sge", "2", expect_rc=1)
+        assert out["error"] == ("device siw0 does not support 2 SGEs per RDMA Read: "
+                                "its max_sge_rd is 1")
+        assert out["completed"] == 0
+    else:
+        out = run("read", 4096, "--sge", "4")
+        assert out["sge"] == 4
+    for op in ("send", "write"):
+        for size in (7, 4096):
+            out = run(op, size, "--sge", "4")
+            assert (out["sge"], out["inline"]) == (4, False)
+        for size, sge in ((1, 1), (64, 1), (64, 4)):
+            out = run(op, size, "--sge", str(sge), "--inline")
+            assert (out["sge"], out["inline"]) == (sge, True)
+        out = run(op, 4096, "--inline", expect_rc=1)
+        assert out["error"].startswith(f"device {dev} does not support 4096 bytes of "
+                                       "inline data: ")
+
+
 def test_xiwperf_benchmark_64k(perf):
     """64 KiB, depth 16 over siw and rxe: the numbers land in the run's
     out directory (xiwperf-bench.json) for the record."""

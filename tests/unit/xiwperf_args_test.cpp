@@ -62,6 +62,8 @@ TEST(XiwperfArgs, ClientMinimalUsesDefaults)
     EXPECT_EQ(c.depth, 1u);
     EXPECT_EQ(c.qps, 1u);
     EXPECT_EQ(c.timeout_ms, 0u);
+    EXPECT_EQ(c.sge, 1u);
+    EXPECT_FALSE(c.inline_data);
     EXPECT_FALSE(c.check);
     EXPECT_FALSE(c.json);
 }
@@ -70,7 +72,7 @@ TEST(XiwperfArgs, ClientEveryOption)
 {
     Client c = client({"client", "--addr", "192.0.2.1", "--port", "9000", "--op", "read", "--size",
                        "1M", "--count", "8", "--depth", "16", "--qps", "4", "--check", "--json",
-                       "--timeout", "3"});
+                       "--timeout", "3", "--sge", "3"});
     EXPECT_EQ(c.port, 9000);
     EXPECT_EQ(c.op, Op::read);
     EXPECT_EQ(c.size, 1u << 20);
@@ -78,8 +80,44 @@ TEST(XiwperfArgs, ClientEveryOption)
     EXPECT_EQ(c.depth, 16u);
     EXPECT_EQ(c.qps, 4u);
     EXPECT_EQ(c.timeout_ms, 3000u);
+    EXPECT_EQ(c.sge, 3u);
     EXPECT_TRUE(c.check);
     EXPECT_TRUE(c.json);
+}
+
+TEST(XiwperfArgs, SgeAndInline)
+{
+    Client c = client({"client", "--addr", "10.0.0.1", "--op", "send", "--size", "200",
+                       "--count", "1", "--sge", "4", "--inline"});
+    EXPECT_EQ(c.sge, 4u);
+    EXPECT_TRUE(c.inline_data);
+    c = client({"client", "--addr", "10.0.0.1", "--op", "write", "--size", "1", "--count", "1",
+                "--sge=1", "--inline"});
+    EXPECT_EQ(c.sge, 1u);
+    EXPECT_TRUE(c.inline_data);
+    // more SGEs than bytes is fine: one SGE per byte
+    c = client({"client", "--addr", "10.0.0.1", "--op", "read", "--size", "2", "--count", "1",
+                "--sge", "4"});
+    EXPECT_EQ(c.sge, 4u);
+    EXPECT_FALSE(c.inline_data);
+
+    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "write", "--size", "1",
+                           "--count", "1", "--sge", "0"}),
+              "--sge: \"0\" is not within 1 to 4");
+    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "write", "--size", "1",
+                           "--count", "1", "--sge", "5"}),
+              "--sge: \"5\" is not within 1 to 4");
+    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "write", "--size", "1",
+                           "--count", "1", "--sge", "2x"}),
+              "--sge: \"2x\" is not a number");
+    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "write", "--sge"}),
+              "--sge needs a value");
+    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "read", "--size", "1",
+                           "--count", "1", "--inline"}),
+              "client: --inline works with --op send and write only");
+    EXPECT_EQ(usage_error({"client", "--inline=yes"}), "--inline takes no value");
+    EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "--sge", "2"}),
+              "server: unknown option \"--sge\"");
 }
 
 TEST(XiwperfArgs, EqualsFormAndShortOptions)
@@ -206,6 +244,7 @@ TEST(XiwperfArgs, Help)
         EXPECT_TRUE(std::holds_alternative<xiwperf::Help>(*cmd));
     }
     EXPECT_NE(xiwperf::usage().find("xiwperf client --addr IP"), std::string::npos);
+    EXPECT_NE(xiwperf::usage().find("[--sge N] [--inline]"), std::string::npos);
 }
 
 TEST(XiwperfArgs, Sizes)

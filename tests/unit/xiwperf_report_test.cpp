@@ -54,6 +54,8 @@ TEST(XiwperfReport, JsonHasEveryField)
     EXPECT_EQ(j["count"], 1000);
     EXPECT_EQ(j["qps"], 2);
     EXPECT_EQ(j["depth"], 16);
+    EXPECT_EQ(j["sge"], 1);
+    EXPECT_EQ(j["inline"], false);
     EXPECT_EQ(j["completed"], 1000);
     EXPECT_EQ(j["errors"], 0);
     EXPECT_EQ(j["mismatches"], 0);
@@ -214,4 +216,97 @@ TEST(XiwperfReport, Text)
     EXPECT_EQ(t,
               "write 65536 B x 1000 on siw0, 2 QPs, depth 16: 1000 completed, 0 errors, data ok\n"
               "2.000 s, 0.262 Gbit/s, 0.0005 Mop/s, latency us p50 2.5 p99 9.0 max 12.0\n");
+}
+
+TEST(XiwperfReport, SgeAndInlineInJsonAndText)
+{
+    Client a = args(Op::send);
+    a.sge = 4;
+    a.inline_data = true;
+    auto j = to_json(a, good());
+    EXPECT_EQ(j["sge"], 4);
+    EXPECT_EQ(j["inline"], true);
+    EXPECT_EQ(to_text(a, good()),
+              "send 65536 B x 1000 on siw0, 2 QPs, depth 16, 4 SGEs, inline: 1000 completed, "
+              "0 errors, data ok\n"
+              "2.000 s, 0.262 Gbit/s, 0.0005 Mop/s, latency us p50 2.5 p99 9.0 max 12.0\n");
+    a.sge = 1;
+    a.inline_data = false;
+    EXPECT_EQ(to_text(a, good()).substr(0, 47),
+              "send 65536 B x 1000 on siw0, 2 QPs, depth 16: 1");
+}
+
+TEST(XiwperfReport, UnsupportedMessages)
+{
+    Outcome o;
+    o.error = EOPNOTSUPP;
+    o.has_result = true;
+    std::strcpy(o.result.device, "xiw0");
+    o.result.reason = XIWPERF_REASON_UNSUPPORTED;
+    o.result.unsupported = XIWPERF_UNSUPPORTED_SGE;
+    o.result.limit = 1;
+
+    Client a = args(Op::read);
+    a.sge = 2;
+    EXPECT_EQ(error_message(a, o),
+              "device xiw0 does not support 2 SGEs per RDMA Read: its max_sge_rd is 1");
+    EXPECT_EQ(exit_status(a, o), exit_failed);
+    auto j = to_json(a, o);
+    EXPECT_EQ(j["error"], error_message(a, o));
+    EXPECT_TRUE(j["data_ok"].is_null());
+
+    // a buffer shorter than --sge uses one SGE per byte
+    a.size = 3;
+    a.sge = 4;
+    EXPECT_EQ(error_message(a, o),
+              "device xiw0 does not support 3 SGEs per RDMA Read: its max_sge_rd is 1");
+
+    a = args(Op::write);
+    a.sge = 4;
+    o.result.limit = 3;
+    EXPECT_EQ(error_message(a, o),
+              "device xiw0 does not support 4 SGEs per RDMA Write: its max_send_sge is 3");
+    a.op = Op::send;
+    EXPECT_EQ(error_message(a, o),
+              "device xiw0 does not support 4 SGEs per Send: its max_send_sge is 3");
+
+    o.result.unsupported = XIWPERF_UNSUPPORTED_RECV_SGE;
+    o.result.remote_reason = XIWPERF_REJECT_UNSUPPORTED;
+    o.result.limit = 2;
+    EXPECT_EQ(error_message(a, o),
+              "the server at 10.1.0.1:9000 rejected the connection: its device does not "
+              "support 4 SGEs per receive: its max_recv_sge is 2");
+
+    a = args(Op::send);
+    a.inline_data = true;
+    a.size = 300;
+    o.error = EINVAL;
+    o.result.unsupported = XIWPERF_UNSUPPORTED_INLINE;
+    o.result.limit = 0;
+    EXPECT_EQ(error_message(a, o),
+              "device xiw0 does not support 300 bytes of inline data: it refused the QP "
+              "(Invalid argument)");
+    o.error = EOPNOTSUPP;
+    o.result.limit = 256;
+    EXPECT_EQ(error_message(a, o),
+              "device xiw0 does not support 300 bytes of inline data: it grants at most 256");
+    a.size = 1;
+    EXPECT_EQ(error_message(a, o),
+              "device xiw0 does not support 1 byte of inline data: it grants at most 256");
+
+    std::memset(o.result.device, 0, sizeof(o.result.device));
+    o.result.unsupported = 99;
+    EXPECT_EQ(error_message(a, o), "the device does not support what the run asks for");
+}
+
+TEST(XiwperfReport, RejectedAsUnsupported)
+{
+    Outcome o;
+    o.error = ECONNREFUSED;
+    o.has_result = true;
+    o.result.reason = XIWPERF_REASON_REJECTED;
+    o.result.remote_reason = XIWPERF_REJECT_UNSUPPORTED;
+    EXPECT_EQ(error_message(args(), o),
+              "the server at 10.1.0.1:9000 rejected the connection: its device does not "
+              "support what the request asks for");
 }

@@ -229,6 +229,13 @@ xiw::Result<Command> parse_client(Words& w)
             if (!n)
                 return n.error();
             c.timeout_ms = *n * 1000;
+        } else if (opt == "--sge") {
+            auto n = number_option<std::uint32_t>(w, opt, 1, XIWPERF_MAX_SGE);
+            if (!n)
+                return n.error();
+            c.sge = *n;
+        } else if (opt == "--inline") {
+            c.inline_data = true;
         } else if (opt == "--check" || opt == "-c") {
             c.check = true;
         } else if (opt == "-h" || opt == "--help") {
@@ -252,6 +259,8 @@ xiw::Result<Command> parse_client(Words& w)
     if (c.size * c.depth * c.qps > XIWPERF_MAX_MEMORY)
         return usage_error("client: --qps * --depth * --size must not exceed " +
                            std::to_string(XIWPERF_MAX_MEMORY) + " bytes");
+    if (c.inline_data && c.op == Op::read)
+        return usage_error("client: --inline works with --op send and write only");
     if (c.count < c.qps)
         return usage_error("client: --count must be at least --qps (" + std::to_string(c.qps) +
                            ")");
@@ -355,8 +364,8 @@ std::string usage()
 {
     return "Usage: xiwperf server --addr IP [--port N] [--size BYTES] [--json]\n"
            "       xiwperf client --addr IP [--port N] --op {send,write,read} --size BYTES\n"
-           "                      --count N [--depth N] [--qps N] [--check] [--timeout SEC]\n"
-           "                      [--json]\n"
+           "                      --count N [--depth N] [--qps N] [--sge N] [--inline]\n"
+           "                      [--check] [--timeout SEC] [--json]\n"
            "\n"
            "server  listen on IP:PORT (default port " +
            std::to_string(XIWPERF_DEFAULT_PORT) +
@@ -366,6 +375,11 @@ std::string usage()
            "        connections with DEPTH outstanding each (defaults 1); --check verifies\n"
            "        every byte; --timeout gives up after SEC seconds without progress\n"
            "        (default 15); --json prints one JSON object as the last line.\n"
+           "        --sge N (1 to " +
+           std::to_string(XIWPERF_MAX_SGE) +
+           ", default 1) splits each operation's buffer into N SGEs (the\n"
+           "        server's receives too); --inline posts send and write with inline\n"
+           "        data. A device that cannot do either fails the run.\n"
            "\n"
            "Needs the xiwperf module (modprobe xiwperf) and an RDMA device for IP.\n"
            "Exit status: 0 success, 1 failure, 2 usage error, 3 data mismatch.\n";

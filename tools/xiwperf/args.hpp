@@ -43,6 +43,8 @@ struct Client {
     std::uint32_t depth = 1;
     std::uint32_t qps = 1;
     std::uint32_t timeout_ms = 0;  ///< 0: the module's default
+    std::uint32_t sge = 1;         ///< SGEs per operation, 1..XIWPERF_MAX_SGE
+    bool inline_data = false;      ///< --inline: IB_SEND_INLINE (send, write)
     bool check = false;
     bool json = false;
 };

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include "report.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstring>
@@ -30,8 +31,55 @@ std::string reject_text(std::uint32_t why)
         return "it did not understand the request (another xiwperf version?)";
     case XIWPERF_REJECT_RESOURCES:
         return "it could not allocate the connection's resources";
+    case XIWPERF_REJECT_UNSUPPORTED:
+        return "its device does not support what the request asks for";
     default:
         return "reason " + std::to_string(why);
+    }
+}
+
+std::string plural(std::uint64_t n, const std::string& one, const std::string& many)
+{
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+// SGEs each operation uses: one per byte of a buffer shorter than --sge.
+std::uint64_t sges_used(const Client& args)
+{
+    return std::min<std::uint64_t>(args.sge, args.size);
+}
+
+std::string device_or(const xiwperf_result& r, const std::string& fallback)
+{
+    std::string dev(r.device, strnlen(r.device, sizeof(r.device)));
+    return dev.empty() ? fallback : "device " + dev;
+}
+
+std::string unsupported_text(const Client& args, const Outcome& out)
+{
+    const xiwperf_result& r = out.result;
+    std::string sges = plural(sges_used(args), "SGE", "SGEs");
+    switch (r.unsupported) {
+    case XIWPERF_UNSUPPORTED_SGE:
+        if (args.op == Op::read)
+            return device_or(r, "the device") + " does not support " + sges +
+                   " per RDMA Read: its max_sge_rd is " + std::to_string(r.limit);
+        return device_or(r, "the device") + " does not support " + sges + " per " +
+               (args.op == Op::send ? "Send" : "RDMA Write") + ": its max_send_sge is " +
+               std::to_string(r.limit);
+    case XIWPERF_UNSUPPORTED_RECV_SGE:
+        return "the server at " + endpoint(args) + " rejected the connection: its device " +
+               "does not support " + sges + " per receive: its max_recv_sge is " +
+               std::to_string(r.limit);
+    case XIWPERF_UNSUPPORTED_INLINE: {
+        std::string what = device_or(r, "the device") + " does not support " +
+                           plural(args.size, "byte", "bytes") + " of inline data: ";
+        if (r.limit)
+            return what + "it grants at most " + std::to_string(r.limit);
+        return what + "it refused the QP (" + errno_text(out.error) + ")";
+    }
+    default:
+        return device_or(r, "the device") + " does not support what the run asks for";
     }
 }
 
@@ -134,6 +182,8 @@ std::string error_message(const Client& args, const Outcome& out)
         return "the peer at " + endpoint(args) + " is not a compatible xiwperf server";
     case XIWPERF_REASON_POST:
         return "posting a work request failed: " + errno_text(out.error);
+    case XIWPERF_REASON_UNSUPPORTED:
+        return unsupported_text(args, out);
     default:
         return "the test failed: " + errno_text(out.error);
     }
@@ -174,6 +224,8 @@ nlohmann::json to_json(const Client& args, const Outcome& out)
         {"count", args.count},
         {"qps", args.qps},
         {"depth", args.depth},
+        {"sge", args.sge},
+        {"inline", args.inline_data},
         {"completed", r.completed},
         {"errors", r.errors},
         {"mismatches", r.mismatches},
@@ -208,14 +260,18 @@ std::string to_text(const Client& args, const Outcome& out)
     const xiwperf_result& r = out.result;
     std::string dev(r.device, strnlen(r.device, sizeof(r.device)));
     std::string data = r.checked ? (r.data_ok ? "data ok" : "DATA MISMATCH") : "data not checked";
+    std::string how = std::to_string(args.qps) + (args.qps == 1 ? " QP" : " QPs") + ", depth " +
+                      std::to_string(args.depth);
+    if (args.sge > 1)
+        how += ", " + plural(args.sge, "SGE", "SGEs");
+    if (args.inline_data)
+        how += ", inline";
     return std::string(op_name(args.op)) + " " + std::to_string(args.size) + " B x " +
-           std::to_string(args.count) + " on " + (dev.empty() ? "-" : dev) + ", " +
-           std::to_string(args.qps) + (args.qps == 1 ? " QP" : " QPs") + ", depth " +
-           std::to_string(args.depth) + ": " + std::to_string(r.completed) + " completed, " +
-           std::to_string(r.errors) + " errors, " + data + "\n" + fmt("%.3f s, ", seconds(r)) +
-           fmt("%.3f Gbit/s, ", gbit_per_s(r)) + fmt("%.4f Mop/s, ", mops(r)) +
-           fmt("latency us p50 %.1f", us(r.lat_p50_ns)) + fmt(" p99 %.1f", us(r.lat_p99_ns)) +
-           fmt(" max %.1f\n", us(r.lat_max_ns));
+           std::to_string(args.count) + " on " + (dev.empty() ? "-" : dev) + ", " + how + ": " +
+           std::to_string(r.completed) + " completed, " + std::to_string(r.errors) + " errors, " +
+           data + "\n" + fmt("%.3f s, ", seconds(r)) + fmt("%.3f Gbit/s, ", gbit_per_s(r)) +
+           fmt("%.4f Mop/s, ", mops(r)) + fmt("latency us p50 %.1f", us(r.lat_p50_ns)) +
+           fmt(" p99 %.1f", us(r.lat_p99_ns)) + fmt(" max %.1f\n", us(r.lat_max_ns));
 }
 
 int exit_status(const Client& args, const Outcome& out)

@@ -119,6 +119,7 @@ struct xp_client {
 	u32 flags;
 	u32 qps;
 	u32 depth;
+	u32 nsge;			/* SGEs per operation: min(sge, size) */
 	u64 size;
 	u64 count;
 	unsigned long timeout;		/* jiffies */
@@ -157,6 +158,19 @@ static void xp_fail_cm(struct xp_client *cl, int status, u32 reason,
 		cl->res->cm_status = cm_status;
 	spin_unlock_bh(&cl->lock);
 	xp_fail(cl, status, reason);
+}
+
+/* A device cannot do what was asked: enum xiwperf_unsupported, its limit. */
+static int xp_fail_unsupported(struct xp_client *cl, int status, u32 what,
+			       u32 limit)
+{
+	spin_lock_bh(&cl->lock);
+	if (!cl->res->status) {
+		cl->res->unsupported = what;
+		cl->res->limit = limit;
+	}
+	spin_unlock_bh(&cl->lock);
+	return xp_fail(cl, status, XIWPERF_REASON_UNSUPPORTED);
 }
 
 static void xp_fail_wc(struct xp_cconn *c, const struct ib_wc *wc)
@@ -203,21 +217,27 @@ static int xp_lane_post(struct xp_lane *lane)
 	struct xp_cconn *c = lane->c;
 	struct xp_client *cl = c->cl;
 	bool check = cl->flags & XIWPERF_F_CHECK;
-	struct ib_sge sge = {
-		.addr = lane->map.dma,
-		.length = cl->size,
-		.lkey = c->q.pd->local_dma_lkey,
-	};
+	bool inl = cl->flags & XIWPERF_F_INLINE;
+	struct ib_sge sge[XIWPERF_MAX_SGE];
 	struct ib_rdma_wr wr = {
 		.wr = {
 			.wr_cqe = &lane->cqe,
-			.sg_list = &sge,
-			.num_sge = 1,
+			.sg_list = sge,
 			.send_flags = IB_SEND_SIGNALED,
 		},
 	};
 	u64 slot, ch;
 	int ret;
+
+	/*
+	 * The device copies inline data at posting, through the CPU: the
+	 * SGEs hold kernel addresses then (as with siw, rxe and hardware).
+	 */
+	wr.wr.num_sge = xp_sge_split(sge, cl->nsge,
+				     inl ? (uintptr_t)lane->buf : lane->map.dma,
+				     cl->size, c->q.pd->local_dma_lkey);
+	if (inl)
+		wr.wr.send_flags |= IB_SEND_INLINE;
 
 	slot = ((u64)c->index * cl->depth + lane->idx) % cl->nslot;
 	ch = div64_u64(slot, cl->per_chunk);
@@ -475,7 +495,7 @@ static void xp_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	m = c->rx[rx->idx];
-	if (xp_post_recv(&c->q, &rx->cqe, c->rx_map.dma + off, sizeof(m))) {
+	if (xp_post_recv(&c->q, &rx->cqe, c->rx_map.dma + off, sizeof(m), 1)) {
 		xp_fail(c->cl, -EIO, XIWPERF_REASON_POST);
 		return;
 	}
@@ -537,7 +557,17 @@ static int xp_client_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	case RDMA_CM_EVENT_REJECTED:
 		acc = rdma_consumer_reject_data(id, ev, &len);
 		if (acc && len >= sizeof(*acc) &&
-		    be32_to_cpu(acc->magic) == XP_MAGIC) {
+		    be32_to_cpu(acc->magic) == XP_MAGIC &&
+		    be16_to_cpu(acc->reject) == XIWPERF_REJECT_UNSUPPORTED) {
+			spin_lock_bh(&cl->lock);
+			if (!cl->res->status)
+				cl->res->remote_reason = XIWPERF_REJECT_UNSUPPORTED;
+			spin_unlock_bh(&cl->lock);
+			xp_fail_unsupported(cl, -EOPNOTSUPP,
+					    XIWPERF_UNSUPPORTED_RECV_SGE,
+					    be32_to_cpu(acc->limit));
+		} else if (acc && len >= sizeof(*acc) &&
+			   be32_to_cpu(acc->magic) == XP_MAGIC) {
 			spin_lock_bh(&cl->lock);
 			if (!cl->res->status)
 				cl->res->remote_reason = be16_to_cpu(acc->reject);
@@ -734,10 +764,47 @@ static int xp_cconn_buffers(struct xp_cconn *c)
 		c->crx[i].idx = i;
 		ret = xp_post_recv(&c->q, &c->crx[i].cqe,
 				   c->rx_map.dma + i * sizeof(*c->rx),
-				   sizeof(*c->rx));
+				   sizeof(*c->rx), 1);
 		if (ret)
 			return ret;
 	}
+	return 0;
+}
+
+/*
+ * The QP, once the device is known: it must take the operation's SGEs and
+ * inline data as asked, or the run fails (never quietly with less).
+ */
+static int xp_cconn_qp(struct xp_cconn *c)
+{
+	struct xp_client *cl = c->cl;
+	struct ib_device *dev = c->id->device;
+	bool inl = cl->flags & XIWPERF_F_INLINE;
+	struct ib_qp_cap cap = {
+		.max_send_wr = cl->depth,
+		.max_recv_wr = cl->op == XIWPERF_OP_SEND ? XP_CTRL_RX : 0,
+		.max_send_sge = cl->nsge,
+		.max_recv_sge = 1,
+		.max_inline_data = inl ? cl->size : 0,
+	};
+	u32 limit = dev->attrs.max_send_sge;
+	int ret;
+
+	if (cl->op == XIWPERF_OP_READ)
+		limit = min_t(u32, limit, dev->attrs.max_sge_rd);
+	if (cl->nsge > limit)
+		return xp_fail_unsupported(cl, -EOPNOTSUPP,
+					   XIWPERF_UNSUPPORTED_SGE, limit);
+	ret = xp_qp_create(&c->q, c->id, 0, &cap);
+	if (ret && inl && c->q.create_err)
+		return xp_fail_unsupported(cl, ret, XIWPERF_UNSUPPORTED_INLINE,
+					   0);
+	if (ret)
+		return xp_fail(cl, ret, XIWPERF_REASON_RESOURCES);
+	if (inl && cap.max_inline_data < cl->size)
+		return xp_fail_unsupported(cl, -EOPNOTSUPP,
+					   XIWPERF_UNSUPPORTED_INLINE,
+					   cap.max_inline_data);
 	return 0;
 }
 
@@ -774,21 +841,22 @@ static int xp_cconn_connect(struct xp_cconn *c)
 	if (ret)
 		return ret;
 
-	ret = xp_qp_create(&c->q, c->id, 0, cl->depth,
-			   cl->op == XIWPERF_OP_SEND ? XP_CTRL_RX : 0);
-	if (!ret)
-		ret = xp_cconn_buffers(c);
+	ret = xp_cconn_qp(c);
+	if (ret)
+		return ret;
+	ret = xp_cconn_buffers(c);
 	if (ret)
 		return xp_fail(cl, ret, XIWPERF_REASON_RESOURCES);
 
 	hello.magic = cpu_to_be32(XP_MAGIC);
 	hello.version = cpu_to_be16(XP_VERSION);
 	hello.op = cl->op;
-	hello.flags = cl->flags;
+	hello.flags = cl->flags & XIWPERF_F_CHECK;
 	hello.size = cpu_to_be32(cl->size);
 	hello.depth = cpu_to_be32(cl->depth);
 	hello.count = cpu_to_be64(c->total);
 	hello.qp_index = cpu_to_be32(c->index);
+	hello.sge = cpu_to_be32(cl->nsge);
 	/* Every run reads the chunk table; some read all along. */
 	reads = cl->op == XIWPERF_OP_READ ||
 		(cl->op == XIWPERF_OP_WRITE && (cl->flags & XIWPERF_F_CHECK));
@@ -945,7 +1013,7 @@ static void xp_client_results(struct xp_client *cl, u64 t_start, int ret)
 static int xp_run_valid(const struct xiwperf_run *run)
 {
 	if (run->op < XIWPERF_OP_SEND || run->op > XIWPERF_OP_READ ||
-	    run->flags & ~XIWPERF_F_CHECK ||
+	    (run->flags & XIWPERF_F_INLINE && run->op == XIWPERF_OP_READ) ||
 	    !run->qps || run->qps > XIWPERF_MAX_QPS ||
 	    !run->depth || run->depth > XIWPERF_MAX_DEPTH ||
 	    !run->size || run->size > XIWPERF_MAX_SIZE ||
@@ -989,6 +1057,7 @@ int xp_client_run(struct xiwperf_run *run)
 	cl->depth = run->depth;
 	cl->size = run->size;
 	cl->count = run->count;
+	cl->nsge = min_t(u64, run->sge ?: 1, run->size);
 	cl->timeout_ms = run->timeout_ms ?: XIWPERF_DEFAULT_TIMEOUT_MS;
 	cl->timeout = msecs_to_jiffies(cl->timeout_ms);
 	init_waitqueue_head(&cl->waitq);

@@ -4,9 +4,11 @@
  * physically contiguous and in the kernel's linear map: software devices
  * (siw, rxe) turn a DMA address back into a page with virt_to_page().
  */
+#include <linux/minmax.h>
 #include <linux/slab.h>
 
 #include "conn.h"
+#include "xiwperf.h"
 
 /**
  * xp_buf_alloc() - allocate a zeroed, physically contiguous buffer.
@@ -97,25 +99,31 @@ static void xp_qp_event(struct ib_event *ev, void *ctx)
 
 /**
  * xp_qp_create() - allocate a PD, a CQ and an RC QP for an rdma_cm id.
- * @q: filled in; on failure everything allocated is released again.
+ * @q: filled in; on failure everything allocated is released again, and
+ *	@q->create_err says whether rdma_create_qp() was what failed.
  * @id: the id, bound to its device (route resolved, or a connect request).
  * @pd_flags: IB_PD_* flags (the server asks for the global rkey).
- * @send_wr: send queue depth the caller needs (one more is added for
- *	ib_drain_qp()).
- * @recv_wr: receive queue depth the caller needs (likewise).
+ * @cap: the capabilities the caller needs: queue depths (one more work
+ *	request each is added for ib_drain_qp()), SGEs per work request (at
+ *	least one) and inline data. On success, what the device granted.
  *
- * Return: 0 or a negative errno; -EINVAL if the device's limits are lower.
+ * SGE counts are the caller's to check against the device's attributes
+ * first; the device itself judges the inline data.
+ *
+ * Return: 0 or a negative errno; -EINVAL if the device's queue limits are
+ * lower.
  */
 int xp_qp_create(struct xp_qp *q, struct rdma_cm_id *id, unsigned int pd_flags,
-		 u32 send_wr, u32 recv_wr)
+		 struct ib_qp_cap *cap)
 {
 	struct ib_device *dev = id->device;
 	struct ib_qp_init_attr attr = {};
+	u32 send_wr = cap->max_send_wr + 1;
+	u32 recv_wr = cap->max_recv_wr + 1;
 	int ret;
 
 	q->id = id;
-	send_wr++;
-	recv_wr++;
+	q->create_err = 0;
 	if (send_wr > dev->attrs.max_qp_wr || recv_wr > dev->attrs.max_qp_wr ||
 	    send_wr + recv_wr > dev->attrs.max_cqe)
 		return -EINVAL;
@@ -136,16 +144,20 @@ int xp_qp_create(struct xp_qp *q, struct rdma_cm_id *id, unsigned int pd_flags,
 	attr.qp_context = q;
 	attr.send_cq = q->cq;
 	attr.recv_cq = q->cq;
+	attr.cap = *cap;
 	attr.cap.max_send_wr = send_wr;
 	attr.cap.max_recv_wr = recv_wr;
-	attr.cap.max_send_sge = 1;
-	attr.cap.max_recv_sge = 1;
+	attr.cap.max_send_sge = max(cap->max_send_sge, 1U);
+	attr.cap.max_recv_sge = max(cap->max_recv_sge, 1U);
 	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
 	attr.qp_type = IB_QPT_RC;
 	ret = rdma_create_qp(id, q->pd, &attr);
-	if (ret)
+	if (ret) {
+		q->create_err = ret;
 		goto err_cq;
+	}
 	q->qp = id->qp;
+	*cap = attr.cap;
 	return 0;
 
 err_cq:
@@ -189,26 +201,56 @@ void xp_qp_destroy(struct xp_qp *q, bool connected)
 }
 
 /**
- * xp_post_recv() - post one receive of a single buffer.
+ * xp_sge_split() - describe a buffer by consecutive SGEs of equal length.
+ * @sge: filled in; room for @n entries.
+ * @n: SGEs wanted, at least 1.
+ * @addr: address of the buffer.
+ * @len: its length, at least 1.
+ * @lkey: local key of every SGE.
+ *
+ * The first len % n SGEs are one byte longer than the others; a buffer
+ * shorter than @n bytes gets one SGE per byte.
+ *
+ * Return: the number of SGEs filled in, min(@n, @len).
+ */
+u32 xp_sge_split(struct ib_sge *sge, u32 n, u64 addr, u32 len, u32 lkey)
+{
+	u32 i, base, rem;
+
+	n = clamp(n, 1U, max(len, 1U));
+	base = len / n;
+	rem = len % n;
+	for (i = 0; i < n; i++) {
+		sge[i].addr = addr;
+		sge[i].length = base + (i < rem ? 1 : 0);
+		sge[i].lkey = lkey;
+		addr += sge[i].length;
+	}
+	return n;
+}
+
+/**
+ * xp_post_recv() - post one receive of a buffer.
  * @q: the connection.
  * @cqe: completion callback.
  * @addr: device address of the buffer.
  * @len: its length.
+ * @nsge: SGEs to describe it with (see xp_sge_split()), 1 to
+ *	XIWPERF_MAX_SGE.
  *
  * Return: 0 or the error of ib_post_recv().
  */
-int xp_post_recv(struct xp_qp *q, struct ib_cqe *cqe, u64 addr, u32 len)
+int xp_post_recv(struct xp_qp *q, struct ib_cqe *cqe, u64 addr, u32 len,
+		 u32 nsge)
 {
-	struct ib_sge sge = {
-		.addr = addr,
-		.length = len,
-		.lkey = q->pd->local_dma_lkey,
-	};
+	struct ib_sge sge[XIWPERF_MAX_SGE];
 	struct ib_recv_wr wr = {
 		.wr_cqe = cqe,
-		.sg_list = &sge,
-		.num_sge = 1,
+		.sg_list = sge,
 	};
 
+	if (!nsge || nsge > XIWPERF_MAX_SGE)
+		return -EINVAL;
+	wr.num_sge = xp_sge_split(sge, nsge, addr, len, q->pd->local_dma_lkey);
 	return ib_post_recv(q->qp, &wr, NULL);
 }

@@ -36,17 +36,22 @@ void xp_sync_for_device(struct xp_map *map, size_t off, size_t len);
  * @pd: protection domain.
  * @cq: the one CQ for sends and receives, polled from a workqueue.
  * @qp: the RC QP, created on @id.
+ * @create_err: the error of rdma_create_qp() if xp_qp_create() failed
+ *	there (the device refused the QP's capabilities), else 0.
  */
 struct xp_qp {
 	struct rdma_cm_id *id;
 	struct ib_pd *pd;
 	struct ib_cq *cq;
 	struct ib_qp *qp;
+	int create_err;
 };
 
 int xp_qp_create(struct xp_qp *q, struct rdma_cm_id *id, unsigned int pd_flags,
-		 u32 send_wr, u32 recv_wr);
+		 struct ib_qp_cap *cap);
 void xp_qp_destroy(struct xp_qp *q, bool connected);
-int xp_post_recv(struct xp_qp *q, struct ib_cqe *cqe, u64 addr, u32 len);
+u32 xp_sge_split(struct ib_sge *sge, u32 n, u64 addr, u32 len, u32 lkey);
+int xp_post_recv(struct xp_qp *q, struct ib_cqe *cqe, u64 addr, u32 len,
+		 u32 nsge);
 
 #endif /* XIWPERF_CONN_H */

@@ -124,6 +124,8 @@ static long xp_ioctl_run(void __user *uarg)
 		goto out;
 	}
 	if (run->version != XIWPERF_ABI_VERSION ||
+	    run->flags & ~(XIWPERF_F_CHECK | XIWPERF_F_INLINE) ||
+	    run->sge > XIWPERF_MAX_SGE ||
 	    !xp_zero(run->reserved, sizeof(run->reserved))) {
 		ret = -EINVAL;
 		goto out;

@@ -17,12 +17,15 @@
  * @magic: XP_MAGIC.
  * @version: XP_VERSION.
  * @op: enum xiwperf_op of the run.
- * @flags: XIWPERF_F_* of the run.
+ * @flags: the XIWPERF_F_* flags of the run the server acts on: only
+ *	XIWPERF_F_CHECK (inline data concerns the client alone).
  * @size: bytes per operation.
  * @depth: outstanding operations on this connection.
  * @count: operations this connection will run.
  * @qp_index: index of this connection in the run.
- * @reserved: zero.
+ * @sge: SGEs per operation, 1 to XIWPERF_MAX_SGE; 0 (from a client that
+ *	predates it, where this was a zero reserved field) means 1. The
+ *	server posts Send receives with as many.
  *
  * 32 bytes: fits the 56 bytes an IB connect request leaves for rdma_cm
  * users as well as an MPA request.
@@ -36,7 +39,7 @@ struct xp_hello {
 	__be32 depth;
 	__be64 count;
 	__be32 qp_index;
-	__be32 reserved;
+	__be32 sge;
 };
 
 /**
@@ -52,7 +55,8 @@ struct xp_hello {
  * @credits: receives the server posted for Send messages; the client never
  *	has more Sends outstanding than credits granted (iWARP has no
  *	receiver-not-ready retry: a Send without a receive kills the QP).
- * @reserved: zero.
+ * @limit: in a reject with XIWPERF_REJECT_UNSUPPORTED, what the server's
+ *	device allows (its max_recv_sge); otherwise zero.
  */
 struct xp_accept {
 	__be32 magic;
@@ -63,7 +67,7 @@ struct xp_accept {
 	__be32 chunk;
 	__be32 rkey;
 	__be32 credits;
-	__be32 reserved;
+	__be32 limit;
 };
 
 /* Chunks of the server's buffer: the largest physically contiguous block. */

@@ -96,6 +96,7 @@ struct xp_sconn {
 	u32 size;
 	u32 depth;
 	u32 qp_index;
+	u32 nsge;	/* SGEs per receive */
 	u64 count;
 	/* Send test: receives */
 	struct xp_rslot *rslots;
@@ -247,7 +248,7 @@ static void xp_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (c->flags & XIWPERF_F_CHECK)
 		xp_recv_check(c, rs, wc->byte_len, seq);
 
-	if (xp_post_recv(&c->q, &rs->cqe, rs->map.dma, c->size)) {
+	if (xp_post_recv(&c->q, &rs->cqe, rs->map.dma, c->size, c->nsge)) {
 		xp_sconn_break(c);
 		return;
 	}
@@ -287,7 +288,8 @@ static int xp_sconn_setup_send(struct xp_sconn *c)
 		ret = xp_map(&rs->map, dev, rs->buf, c->size);
 		if (ret)
 			return ret;
-		ret = xp_post_recv(&c->q, &rs->cqe, rs->map.dma, c->size);
+		ret = xp_post_recv(&c->q, &rs->cqe, rs->map.dma, c->size,
+				   c->nsge);
 		if (ret)
 			return ret;
 	}
@@ -362,6 +364,7 @@ static void xp_sconn_queue_release(struct xp_sconn *c)
 static bool xp_hello_parse(struct xp_sconn *c, const struct rdma_cm_event *ev)
 {
 	const struct xp_hello *h = ev->param.conn.private_data;
+	u32 sge;
 
 	if (!h || ev->param.conn.private_data_len < sizeof(*h) ||
 	    be32_to_cpu(h->magic) != XP_MAGIC ||
@@ -373,10 +376,13 @@ static bool xp_hello_parse(struct xp_sconn *c, const struct rdma_cm_event *ev)
 	c->depth = be32_to_cpu(h->depth);
 	c->count = be64_to_cpu(h->count);
 	c->qp_index = be32_to_cpu(h->qp_index);
+	sge = be32_to_cpu(h->sge) ?: 1;
+	c->nsge = min(sge, c->size);
 	return c->op >= XIWPERF_OP_SEND && c->op <= XIWPERF_OP_READ &&
 	       !(c->flags & ~XIWPERF_F_CHECK) && c->size &&
 	       c->size <= XIWPERF_MAX_SIZE && c->depth &&
-	       c->depth <= XIWPERF_MAX_DEPTH && c->count;
+	       c->depth <= XIWPERF_MAX_DEPTH && c->count &&
+	       sge <= XIWPERF_MAX_SGE;
 }
 
 static size_t xp_chunk_len(struct xp_server *srv, u32 i)
@@ -408,21 +414,31 @@ static int xp_sconn_map_chunks(struct xp_sconn *c)
 		      srv->nchunks * sizeof(*c->table));
 }
 
-/* Resources of an accepted connection; returns an enum xiwperf_reject. */
-static int xp_sconn_setup(struct xp_sconn *c, struct rdma_cm_id *id)
+/*
+ * Resources of an accepted connection; returns an enum xiwperf_reject, and
+ * for XIWPERF_REJECT_UNSUPPORTED the device's limit in @limit.
+ */
+static int xp_sconn_setup(struct xp_sconn *c, struct rdma_cm_id *id,
+			  u32 *limit)
 {
 	struct ib_device *dev = id->device;
-	u32 send_wr = 0, recv_wr = 0;
+	struct ib_qp_cap cap = { .max_send_sge = 1, .max_recv_sge = 1 };
 
 	if (c->op == XIWPERF_OP_SEND) {
+		/* Receives take the SGEs of the client's Sends, never fewer. */
+		if (c->nsge > dev->attrs.max_recv_sge) {
+			*limit = dev->attrs.max_recv_sge;
+			return XIWPERF_REJECT_UNSUPPORTED;
+		}
 		c->nrecv = min3(2 * c->depth,
 				max(1U, XP_SRV_RECV_BYTES / c->size),
 				(u32)max(dev->attrs.max_qp_wr - 1, 1));
 		c->batch = DIV_ROUND_UP(c->nrecv, 2);
-		send_wr = XP_CTRL_TX;
-		recv_wr = c->nrecv;
+		cap.max_send_wr = XP_CTRL_TX;
+		cap.max_recv_wr = c->nrecv;
+		cap.max_recv_sge = c->nsge;
 	}
-	if (xp_qp_create(&c->q, id, IB_PD_UNSAFE_GLOBAL_RKEY, send_wr, recv_wr))
+	if (xp_qp_create(&c->q, id, IB_PD_UNSAFE_GLOBAL_RKEY, &cap))
 		return XIWPERF_REJECT_RESOURCES;
 	if (xp_sconn_map_chunks(c))
 		return XIWPERF_REJECT_RESOURCES;
@@ -431,12 +447,14 @@ static int xp_sconn_setup(struct xp_sconn *c, struct rdma_cm_id *id)
 	return 0;
 }
 
-static int xp_reject(struct xp_server *srv, struct rdma_cm_id *id, u16 why)
+static int xp_reject(struct xp_server *srv, struct rdma_cm_id *id, u16 why,
+		     u32 limit)
 {
 	struct xp_accept rej = {
 		.magic = cpu_to_be32(XP_MAGIC),
 		.version = cpu_to_be16(XP_VERSION),
 		.reject = cpu_to_be16(why),
+		.limit = cpu_to_be32(limit),
 	};
 
 	atomic64_inc(&srv->rejected);
@@ -451,11 +469,12 @@ static int xp_connect_request(struct xp_server *srv, struct rdma_cm_id *id,
 	struct rdma_conn_param param = {};
 	struct xp_accept acc = {};
 	struct xp_sconn *c;
+	u32 limit = 0;
 	int why, ret;
 
 	c = kzalloc(sizeof(*c), GFP_KERNEL);
 	if (!c)
-		return xp_reject(srv, id, XIWPERF_REJECT_RESOURCES);
+		return xp_reject(srv, id, XIWPERF_REJECT_RESOURCES, 0);
 	c->kind = XP_KIND_CONN;
 	c->srv = srv;
 	INIT_LIST_HEAD(&c->node);
@@ -467,7 +486,7 @@ static int xp_connect_request(struct xp_server *srv, struct rdma_cm_id *id,
 		why = XIWPERF_REJECT_PROTOCOL;
 		goto reject;
 	}
-	why = xp_sconn_setup(c, id);
+	why = xp_sconn_setup(c, id, &limit);
 	if (why)
 		goto reject;
 
@@ -514,7 +533,7 @@ static int xp_connect_request(struct xp_server *srv, struct rdma_cm_id *id,
 reject:
 	xp_sconn_put(c);
 	xp_sconn_free(c);
-	return xp_reject(srv, id, why);
+	return xp_reject(srv, id, why, limit);
 }
 
 static int xp_server_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
