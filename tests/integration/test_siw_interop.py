@@ -73,33 +73,27 @@ def check_capture(vm, pcap, crc):
         assert lines == [], lines[:5]
 
 
-@pytest.mark.parametrize("crc", [False, True], ids=["crc_off", "crc_on"])
-def test_xiw_client_siw_server_every_op(mixed, crc):
-    vm = mixed
-    set_params(vm, crc_policy="required" if crc else "off")
-    log = start_server(vm, "b", SIW_ADDR, "siw")
-    pcap = f"/tmp/xiw-to-siw-{crc}.pcapng"
-    try:
-        capture(vm, "a", "v0", lambda: run_small(vm, "a", SIW_ADDR), pcap)
-        stop_server(vm, log)    # a fresh read pattern for the matrix
-        log = start_server(vm, "b", SIW_ADDR, "siw")
-        run_all_ops(vm, "a", SIW_ADDR, "xiw0")
-    finally:
-        stop_server(vm, log)
-    check_capture(vm, pcap, crc)
+# (client namespace, client device, server namespace, server address)
+DIRECTIONS = {
+    "xiw_client_siw_server": ("a", "xiw0", "b", SIW_ADDR),
+    "siw_client_xiw_server": ("b", "siw0", "a", XIW_ADDR),
+}
 
 
 @pytest.mark.parametrize("crc", [False, True], ids=["crc_off", "crc_on"])
-def test_siw_client_xiw_server_every_op(mixed, crc):
+@pytest.mark.parametrize("direction", DIRECTIONS)
+def test_every_op_between_xiw_and_siw(mixed, direction, crc):
     vm = mixed
+    client_ns, client_dev, server_ns, server_addr = DIRECTIONS[direction]
     set_params(vm, crc_policy="required" if crc else "off")
-    log = start_server(vm, "a", XIW_ADDR, "xiw")
-    pcap = f"/tmp/siw-to-xiw-{crc}.pcapng"
+    log = start_server(vm, server_ns, server_addr, direction)
+    pcap = f"/tmp/{direction}-{crc}.pcapng"
     try:
-        capture(vm, "a", "v0", lambda: run_small(vm, "b", XIW_ADDR), pcap)
+        capture(vm, "a", "v0",
+                lambda: run_small(vm, client_ns, server_addr), pcap)
         stop_server(vm, log)    # a fresh read pattern for the matrix
-        log = start_server(vm, "a", XIW_ADDR, "xiw")
-        run_all_ops(vm, "b", XIW_ADDR, "siw0")
+        log = start_server(vm, server_ns, server_addr, direction)
+        run_all_ops(vm, client_ns, server_addr, client_dev)
     finally:
         stop_server(vm, log)
     check_capture(vm, pcap, crc)
