@@ -332,9 +332,10 @@ static void xiw_sk_write_space(struct sock *sk)
 	read_lock_bh(&sk->sk_callback_lock);
 	cep = sk->sk_user_data;
 	if (cep) {
-		if (cep->rdma_mode && sk_stream_is_writeable(sk))
-			xiw_tx_kick(cep->qp);
+		/* First: it clears SOCK_NOSPACE, which the QP may want set. */
 		cep->saved_write_space(sk);
+		if (cep->rdma_mode)
+			xiw_tx_write_space(cep->qp, sk);
 	}
 	read_unlock_bh(&sk->sk_callback_lock);
 }

@@ -6,6 +6,7 @@
 #ifndef XIW_OBJ_H
 #define XIW_OBJ_H
 
+#include <linux/bvec.h>
 #include <linux/completion.h>
 #include <linux/kref.h>
 #include <linux/refcount.h>
@@ -18,6 +19,7 @@
 #include "mpa.h"
 #include "rdmap.h"
 
+struct sock;
 struct xiw_cep;
 
 /**
@@ -103,7 +105,12 @@ enum xiw_qp_state {
  * @rkey: STag at the peer (Write, Read)
  * @sge: local buffers; inline data is copied to @inline_data and @sge[0]
  *	 points at it
- * @done: transmitted (Send, Write) or answered (Read); completes in order
+ * @zcopy: payload was spliced: the WQE completes once TCP acknowledged
+ *	its last octet (tx.c)
+ * @ack_seq: with @zcopy, the TCP sequence number after its last octet
+ *	(before its batch is pushed, where in the batch it ends)
+ * @done: transmitted (Send, Write: handed to TCP if copied, acknowledged
+ *	if spliced) or answered (Read); completes in order
  * @status: IB_WC_* for the completion
  * @inline_data: copy of inline payload
  */
@@ -116,6 +123,8 @@ struct xiw_wqe {
 	u64 remote_addr;
 	u32 rkey;
 	struct ib_sge sge[XIW_MAX_SGE];
+	bool zcopy;
+	u32 ack_seq;
 	bool done;
 	u8 status;
 	u8 inline_data[XIW_MAX_INLINE];
@@ -168,6 +177,7 @@ struct xiw_irq_entry {
  * @send_rqe_valid: @send_rqe holds the RQ entry of a Send in progress
  * @send_rqe: receive buffer of the Send message in progress
  * @send_len: octets of that Send placed so far
+ * @msg_end: a message ended in this data-ready call: acknowledge it now
  * @read_wqe: SQ index of the Read whose response is arriving
  * @term: Terminate payload collected for logging
  */
@@ -189,7 +199,13 @@ struct xiw_rx {
 	bool send_rqe_valid;
 	struct xiw_rqe send_rqe;
 	u32 send_len;
+	bool msg_end;
 };
+
+/* Transmit batch limits (tx.c): vectors, staging pages, Read Responses. */
+#define XIW_TX_NBVEC		128
+#define XIW_TX_STAGE_PAGES	32
+#define XIW_TX_MR_MAX		16
 
 /**
  * struct xiw_qp - queue pair: one RDMAP stream
@@ -202,7 +218,11 @@ struct xiw_rx {
  * @state: stream state
  * @sq_lock: protects the send queue, the outbound read queue and @irq
  * @sq: send queue, @sq_size entries; @sq_head posted, @sq_tx next to
- *	transmit, @sq_tail next to complete (free-running counters)
+ *	frame, @sq_pushed first not yet wholly in TCP's hands, @sq_ack first
+ *	that may wait for TCP's acknowledgment, @sq_tail next to complete
+ *	(free-running counters; tail <= ack <= pushed <= tx <= head)
+ * @sq_completing: a caller of xiw_qp_sq_complete() is adding completions
+ *	to the CQ; others leave theirs to it, to keep posting order
  * @orq: SQ indices of Reads sent and not yet answered, @orq_head/@orq_tail
  * @irq: inbound Read Requests, @irq_head/@irq_tail, @ird entries
  * @rq_lock: protects the receive queue
@@ -217,17 +237,27 @@ struct xiw_rx {
  * @msn: next MSN to send per untagged queue
  * @sock: the TCP socket once connected
  * @cep: the connection endpoint
- * @tx_work: transmit engine
- * @tx_off: octets of the FPDU in @tx_buf already handed to TCP
- * @tx_len: octets of the FPDU being sent
- * @tx_kvec: header, payload pieces and trailer of that FPDU
- * @tx_nvec: entries used in @tx_kvec
- * @tx_hdr: header octets of that FPDU
- * @tx_trailer: pad and CRC of that FPDU
+ * @tx_work: transmit engine (tx.c); the fields below up to @term_sent
+ *	belong to it
+ * @tx_bvec: the batch of FPDUs being sent: staged headers, trailers and
+ *	copied payload, spliced payload pages
+ * @tx_nbvec: entries used in @tx_bvec
+ * @tx_len: octets in the batch
+ * @tx_off: octets of the batch already handed to TCP
+ * @tx_sq_end: WQEs before this SQ index are finished by the batch
+ * @tx_more: the next FPDU is waiting: send with MSG_MORE
+ * @tx_blocked: a send is under way or found the socket full
+ * @tx_spliced: the WQE being framed has spliced payload
+ * @tx_nmr: entries used in @tx_mr
+ * @tx_mr: MRs of Read Responses finished by the batch, released once the
+ *	batch is in TCP's hands
+ * @tx_stage: staging pages (allocated on first use), a ring
+ * @tx_stage_cur: the staging page being filled
+ * @tx_stage_used: staging pages the batch has moved to
+ * @tx_stage_off: first free octet of that page
  * @tx_wqe_off: octets of the current WQE's message already framed
- * @tx_after: what finishing the pending FPDU completes (tx.c)
  * @term_cause: Terminate to send (0: none)
- * @term_sent: the Terminate went out
+ * @term_sent: the Terminate is framed; the stream closes once it is sent
  * @term_info_len: octets of @term_info
  * @term_info: the Terminate header to send (control field and what it
  *	includes), built with @term_cause
@@ -247,7 +277,10 @@ struct xiw_qp {
 	u32 sq_size;
 	u32 sq_head;
 	u32 sq_tx;
+	u32 sq_pushed;
+	u32 sq_ack;
 	u32 sq_tail;
+	bool sq_completing;
 	u32 *orq;
 	u32 orq_head;
 	u32 orq_tail;
@@ -274,15 +307,21 @@ struct xiw_qp {
 	struct xiw_cep *cep;
 
 	struct work_struct tx_work;
-	u32 tx_off;
+	struct bio_vec tx_bvec[XIW_TX_NBVEC];
+	u16 tx_nbvec;
 	u32 tx_len;
-	struct kvec tx_kvec[XIW_MAX_SGE + 2];
-	u8 tx_nvec;
-	u8 tx_hdr[XIW_MPA_LEN_SIZE + sizeof(struct xiw_untagged_hdr) +
-		  sizeof(struct xiw_read_req)];
-	u8 tx_trailer[8];
+	u32 tx_off;
+	u32 tx_sq_end;
+	bool tx_more;
+	bool tx_blocked;
+	bool tx_spliced;
+	u8 tx_nmr;
+	struct xiw_mr *tx_mr[XIW_TX_MR_MAX];
+	struct page *tx_stage[XIW_TX_STAGE_PAGES];
+	u8 tx_stage_cur;
+	u8 tx_stage_used;
+	u32 tx_stage_off;
 	u32 tx_wqe_off;
-	u8 tx_after;
 	int term_cause;
 	bool term_sent;
 	u8 term_info_len;
@@ -336,6 +375,10 @@ struct xiw_cep *xiw_qp_cep_get(struct xiw_qp *qp);
 /* tx.c */
 void xiw_tx_kick(struct xiw_qp *qp);
 void xiw_tx_work(struct work_struct *work);
+void xiw_tx_acked(struct xiw_qp *qp, u32 snd_una);
+void xiw_tx_write_space(struct xiw_qp *qp, struct sock *sk);
+void xiw_tx_drop(struct xiw_qp *qp);
+void xiw_tx_release(struct xiw_qp *qp);
 int xiw_tx_init(void);
 void xiw_tx_exit(void);
 

@@ -106,6 +106,7 @@ static int xiw_qp_check_caps(struct ib_qp_cap *cap)
 
 static void xiw_qp_free_queues(struct xiw_qp *qp)
 {
+	xiw_tx_release(qp);
 	kfree(qp->irq);
 	kfree(qp->orq);
 	kvfree(qp->rq);
@@ -346,6 +347,11 @@ static void xiw_fill_send_wc(struct xiw_qp *qp, struct xiw_wqe *wqe,
  *
  * A WQE completes only once every earlier one has; completions are added
  * to the CQ outside the SQ lock, so a completion handler may post again.
+ * Callers in several contexts at once (transmit engine, ACK and receive
+ * callbacks) take turns: while one adds completions, the others leave
+ * theirs to it, so the CQ sees them in posting order.
+ *
+ * Callable from any context.
  */
 void xiw_qp_sq_complete(struct xiw_qp *qp)
 {
@@ -353,9 +359,15 @@ void xiw_qp_sq_complete(struct xiw_qp *qp)
 	unsigned long flags;
 	int n, i;
 
-	do {
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	if (qp->sq_completing) {
+		/* The other caller scans again before it stops. */
+		spin_unlock_irqrestore(&qp->sq_lock, flags);
+		return;
+	}
+	qp->sq_completing = true;
+	for (;;) {
 		n = 0;
-		spin_lock_irqsave(&qp->sq_lock, flags);
 		while (n < XIW_WC_BATCH && qp->sq_tail != qp->sq_tx) {
 			struct xiw_wqe *wqe = &qp->sq[qp->sq_tail % qp->sq_size];
 
@@ -366,10 +378,15 @@ void xiw_qp_sq_complete(struct xiw_qp *qp)
 				xiw_fill_send_wc(qp, wqe, &wc[n++]);
 			qp->sq_tail++;
 		}
+		if (!n)
+			break;
 		spin_unlock_irqrestore(&qp->sq_lock, flags);
 		for (i = 0; i < n; i++)
 			xiw_cq_add(qp->scq, &wc[i], false);
-	} while (n == XIW_WC_BATCH);
+		spin_lock_irqsave(&qp->sq_lock, flags);
+	}
+	qp->sq_completing = false;
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
 }
 
 static void xiw_flush_rq(struct xiw_qp *qp)
@@ -413,6 +430,8 @@ void xiw_qp_flush(struct xiw_qp *qp)
 		}
 	}
 	qp->sq_tx = qp->sq_head;
+	WRITE_ONCE(qp->sq_pushed, qp->sq_head);
+	WRITE_ONCE(qp->sq_ack, qp->sq_head);
 	qp->orq_tail = qp->orq_head;
 	while (qp->irq_tail != qp->irq_head) {
 		struct xiw_irq_entry *e = &qp->irq[qp->irq_tail % XIW_MAX_IRD];
@@ -434,8 +453,10 @@ void xiw_qp_flush(struct xiw_qp *qp)
  */
 void xiw_qp_to_error(struct xiw_qp *qp)
 {
+	struct socket *sock;
 	struct xiw_cep *cep;
 	unsigned long flags;
+	u32 una = 0;
 
 	spin_lock_irqsave(&qp->lock, flags);
 	qp->state = XIW_QPS_ERROR;
@@ -445,7 +466,20 @@ void xiw_qp_to_error(struct xiw_qp *qp)
 
 	/* The transmit engine checks the state; wait out a running pass. */
 	cancel_work_sync(&qp->tx_work);
+	/*
+	 * The connection releases the socket only after its own call here
+	 * took it away under the lock, so it is alive while we see it.
+	 */
+	spin_lock_irqsave(&qp->lock, flags);
+	sock = qp->sock;
 	WRITE_ONCE(qp->sock, NULL);
+	if (sock)
+		una = READ_ONCE(tcp_sk(sock->sk)->snd_una);
+	spin_unlock_irqrestore(&qp->lock, flags);
+	/* What TCP acknowledged completes; the rest flushes. */
+	if (sock)
+		xiw_tx_acked(qp, una);
+	xiw_tx_drop(qp);
 	if (cep) {
 		xiw_cep_abort(cep);
 		xiw_cep_put(cep);

@@ -465,6 +465,10 @@ static int xiw_rx_fpdu_done(struct xiw_qp *qp)
 	}
 	if (!xiw_rx_last(rx))
 		return 0;
+	/* Their senders may wait for the acknowledgment (see below). */
+	if (rx->op == XIW_OP_WRITE || rx->op == XIW_OP_SEND ||
+	    rx->op == XIW_OP_SEND_SE)
+		rx->msg_end = true;
 	switch (rx->op) {
 	case XIW_OP_SEND:
 	case XIW_OP_SEND_SE:
@@ -583,6 +587,21 @@ static int xiw_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 	return done;
 }
 
+/*
+ * A message ended: acknowledge it now. Its sender may keep the message's
+ * buffers until TCP acknowledges them (xiw does, when it spliced them),
+ * and a delayed ACK (up to the delayed-ACK timeout, longer in interactive
+ * mode) would stall it for nothing. TCP acknowledges more than one
+ * segment by itself when tcp_read_sock() frees them; this covers the
+ * last, odd one.
+ */
+static void xiw_rx_ack_now(struct sock *sk)
+{
+	if (((1 << sk->sk_state) & (TCPF_ESTABLISHED | TCPF_CLOSE_WAIT)) &&
+	    inet_csk_ack_scheduled(sk))
+		__tcp_send_ack(sk, tcp_sk(sk)->rcv_nxt);
+}
+
 /**
  * xiw_rx_data_ready() - the socket has data for a connected QP
  * @qp: the QP
@@ -595,11 +614,18 @@ void xiw_rx_data_ready(struct xiw_qp *qp)
 	read_descriptor_t desc = { .arg.data = qp, .count = 1 };
 	enum xiw_qp_state state = READ_ONCE(qp->state);
 	struct socket *sock = READ_ONCE(qp->sock);
+	struct sock *sk;
 
 	if (!sock || (state != XIW_QPS_RTS && state != XIW_QPS_CLOSING &&
 		      state != XIW_QPS_TERMINATE))
 		return;
+	sk = sock->sk;
 	if (qp->rx.hdr_need == 0)
 		xiw_rx_next_fpdu(&qp->rx);
-	tcp_read_sock(sock->sk, &desc, xiw_rx_actor);
+	qp->rx.msg_end = false;
+	tcp_read_sock(sk, &desc, xiw_rx_actor);
+	if (qp->rx.msg_end)
+		xiw_rx_ack_now(sk);
+	/* ACKs for what we sent ride on data too. */
+	xiw_tx_acked(qp, tcp_sk(sk)->snd_una);
 }

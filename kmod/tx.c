@@ -1,13 +1,62 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Transmit engine: frames work requests and Read Responses into FPDUs and
- * hands them to TCP without blocking. One work item per QP; a send that
- * would block leaves the FPDU half sent and resumes on write space.
+ * Transmit engine: frames work requests, Read Responses and Terminates into
+ * FPDUs and hands them to TCP in batches, without blocking. One work item
+ * per QP.
+ *
+ * Batches. A pass frames FPDUs into one bio_vec array until it holds
+ * XIW_TX_BATCH_BYTES or runs out of vectors, staging pages or work, and
+ * gives the whole batch to TCP in one MSG_SPLICE_PAGES sendmsg (MSG_MORE
+ * when the next FPDU is already waiting). A send that would block leaves
+ * the rest of the batch where it is and resumes on write space.
+ *
+ * Zero copy. Payload of a message larger than XIW_TX_COPY_MAX is spliced:
+ * TCP takes references on the consumer's pages (found from the DMA MR's
+ * kernel virtual addresses) and reads them again for a retransmission.
+ * Memory that cannot be spliced (slab objects, addresses outside the linear
+ * map and vmalloc space), small messages and inline data are copied into
+ * per-QP staging pages, which also hold every FPDU's header, pad and CRC.
+ * A staging page is written only while TCP holds no reference on it, so a
+ * retransmission never sees a header of a later FPDU; a page still
+ * referenced when the ring comes round to it is given up to TCP and
+ * replaced. The CRC is computed in the same pass that builds the FPDU:
+ * over the source of spliced payload, over each staged chunk right after
+ * it is copied.
+ *
+ * Completion. A Send or Write whose payload was copied completes once its
+ * last FPDU is in TCP's hands. One with spliced payload completes only
+ * when TCP has acknowledged its last octet: until then its buffers may be
+ * read again. Its end is recorded as a TCP sequence number (write_seq
+ * after the batch, less what follows it in the batch) and compared with
+ * snd_una whenever the QP looks: on write space, on data ready (ACKs ride
+ * on data), on every transmit pass, and once more before a flush. While
+ * such a WQE waits, SOCK_NOSPACE stays set on the socket, so that
+ * tcp_check_space() calls the write space callback for every ACK that
+ * TCP processes (it runs after each tcp_ack(), from tcp_data_snd_check());
+ * the bit is set before snd_una is read again, against tcp_check_space()'s
+ * barrier before it tests the bit, so an ACK is either seen here or calls
+ * back. Completions still go out in posting order (xiw_qp_sq_complete()).
+ *
+ * Over a local path (veth, loopback) the receiver's skbs are the sender's
+ * pages, and its TCP may acknowledge before its ULP read them: a consumer
+ * that rewrites a spliced buffer right after the completion can race with
+ * that read. Staged headers and copies cannot: their pages are written
+ * only once no skb refers to them.
+ *
+ * Read Responses are spliced too but need no acknowledgment: the source
+ * MR is referenced until the FPDUs are in TCP's hands, TCP's page
+ * references keep the pages alive after that, and the responder may not
+ * change the source before the requester's Read completed, by which time
+ * every octet a retransmission could carry has reached the requester.
  */
+#include <linux/bvec.h>
+#include <linux/mm.h>
 #include <linux/net.h>
 #include <linux/socket.h>
 #include <linux/uio.h>
+#include <linux/vmalloc.h>
 #include <net/sock.h>
+#include <net/tcp.h>
 
 #include "cm.h"
 #include "mpa.h"
@@ -15,8 +64,27 @@
 
 static struct workqueue_struct *xiw_tx_wq;
 
-/* FPDUs sent per pass before yielding the worker to other QPs. */
-#define XIW_TX_BUDGET	64
+/* Batches sent per pass before yielding the worker to other QPs. */
+#define XIW_TX_BUDGET		16
+
+/* Octets per batch (one sendmsg), unless one FPDU alone is larger. */
+#define XIW_TX_BATCH_BYTES	(64 * 1024)
+
+/*
+ * Messages up to this size are copied: copying a page costs about what
+ * splicing it does (page lookup, reference, frag slot), and a copied
+ * message completes when it is queued instead of one round trip later,
+ * which is what a small message's latency is made of.
+ */
+#define XIW_TX_COPY_MAX		4096
+
+/* Largest FPDU header: MPA length, untagged header, Read Request. */
+#define XIW_TX_HDR_MAX		(XIW_MPA_LEN_SIZE + \
+				 sizeof(struct xiw_untagged_hdr) + \
+				 sizeof(struct xiw_read_req))
+
+/* Pad and CRC. */
+#define XIW_TX_TRAILER_MAX	(3 + XIW_MPA_CRC_SIZE)
 
 /**
  * xiw_tx_kick() - make the transmit engine look at the QP
@@ -29,48 +97,194 @@ void xiw_tx_kick(struct xiw_qp *qp)
 	queue_work(xiw_tx_wq, &qp->tx_work);
 }
 
-/* What the FPDU being pushed finishes, once it is fully in TCP's hands. */
-enum xiw_tx_after {
-	XIW_TX_AFTER_NONE,
-	XIW_TX_AFTER_WQE,	/* last FPDU of a Send or Write */
-	XIW_TX_AFTER_TERM,	/* the Terminate */
-	XIW_TX_LOCAL_ERR,	/* nothing framed: a WQE failed its checks */
+/* What framing the next FPDU did. */
+enum xiw_tx_next {
+	XIW_TX_FRAMED,		/* one more FPDU in the batch */
+	XIW_TX_IDLE,		/* nothing to send now */
+	XIW_TX_FULL,		/* the next FPDU waits for the next batch */
+	XIW_TX_LOCAL_ERR,	/* a WQE failed its checks; the QP fails */
+	XIW_TX_NOMEM,		/* no staging page */
 };
 
-/*
- * Close the FPDU in qp->tx_kvec: pad, CRC, and the trailer as the last
- * vector. The header is vector 0; payload vectors follow.
- */
-static void xiw_tx_seal(struct xiw_qp *qp, u32 ulpdu_len)
+/* -- the batch ------------------------------------------------------------ */
+
+static void xiw_tx_bvec(struct xiw_qp *qp, struct page *page, u32 off,
+			u32 len)
 {
-	u32 pad = xiw_mpa_pad(ulpdu_len);
-	__le32 crc = 0;
-	int i;
+	struct bio_vec *bv = qp->tx_nbvec ? &qp->tx_bvec[qp->tx_nbvec - 1] :
+					    NULL;
 
-	put_unaligned_be16(ulpdu_len, qp->tx_hdr);
-	memset(qp->tx_trailer, 0, sizeof(qp->tx_trailer));
-	if (qp->crc) {
-		u32 s = xiw_mpa_crc_init();
-
-		for (i = 0; i < qp->tx_nvec; i++)
-			s = xiw_mpa_crc_update(s, qp->tx_kvec[i].iov_base,
-					       qp->tx_kvec[i].iov_len);
-		s = xiw_mpa_crc_update(s, qp->tx_trailer, pad);
-		crc = xiw_mpa_crc_final(s);
-	}
-	memcpy(qp->tx_trailer + pad, &crc, sizeof(crc));
-	qp->tx_kvec[qp->tx_nvec].iov_base = qp->tx_trailer;
-	qp->tx_kvec[qp->tx_nvec].iov_len = pad + XIW_MPA_CRC_SIZE;
-	qp->tx_nvec++;
-	qp->tx_len = XIW_MPA_LEN_SIZE + ulpdu_len + pad + XIW_MPA_CRC_SIZE;
-	qp->tx_off = 0;
+	if (bv && bv->bv_page == page && bv->bv_offset + bv->bv_len == off)
+		bv->bv_len += len;
+	else
+		bvec_set_page(&qp->tx_bvec[qp->tx_nbvec++], page, len, off);
+	qp->tx_len += len;
 }
 
-static void xiw_tx_hdr(struct xiw_qp *qp, u32 hdr_len)
+/*
+ * Move to the next staging page. A page TCP still references (its FPDUs
+ * are unacknowledged, or still queued at a local receiver) is left to
+ * TCP and replaced; the batch being built never wraps onto itself (see
+ * xiw_tx_room()).
+ */
+static int xiw_tx_stage_next(struct xiw_qp *qp)
 {
-	qp->tx_kvec[0].iov_base = qp->tx_hdr;
-	qp->tx_kvec[0].iov_len = XIW_MPA_LEN_SIZE + hdr_len;
-	qp->tx_nvec = 1;
+	u8 next = qp->tx_stage_cur;
+	struct page *page;
+
+	if (qp->tx_stage[next])
+		next = (next + 1) % XIW_TX_STAGE_PAGES;
+	page = qp->tx_stage[next];
+	if (page && page_ref_count(page) != 1) {
+		put_page(page);
+		page = NULL;
+	}
+	if (!page) {
+		page = alloc_page(GFP_NOIO | __GFP_NOWARN);
+		qp->tx_stage[next] = page;
+		if (!page)
+			return -ENOMEM;
+	}
+	qp->tx_stage_cur = next;
+	qp->tx_stage_off = 0;
+	qp->tx_stage_used++;
+	return 0;
+}
+
+/* @len contiguous staged octets appended to the batch, or NULL. */
+static u8 *xiw_tx_stage(struct xiw_qp *qp, u32 len)
+{
+	struct page *page = qp->tx_stage[qp->tx_stage_cur];
+	u32 off = qp->tx_stage_off;
+
+	if (!page || PAGE_SIZE - off < len) {
+		if (xiw_tx_stage_next(qp))
+			return NULL;
+		page = qp->tx_stage[qp->tx_stage_cur];
+		off = 0;
+	}
+	qp->tx_stage_off = off + len;
+	xiw_tx_bvec(qp, page, off, len);
+	return (u8 *)page_address(page) + off;
+}
+
+/*
+ * Does an FPDU carrying @payload octets from up to @nsge buffers fit the
+ * batch? An empty batch always takes one: the limits leave room for the
+ * largest FPDU.
+ */
+static bool xiw_tx_room(struct xiw_qp *qp, u32 payload, u32 nsge)
+{
+	u32 pages = payload / PAGE_SIZE;
+
+	if (!qp->tx_len)
+		return true;
+	return qp->tx_len + XIW_TX_HDR_MAX + payload + XIW_TX_TRAILER_MAX <=
+	       XIW_TX_BATCH_BYTES &&
+	       qp->tx_nbvec + 3 + pages + 2 * nsge <= XIW_TX_NBVEC &&
+	       qp->tx_stage_used + 3 + pages < XIW_TX_STAGE_PAGES &&
+	       qp->tx_nmr < XIW_TX_MR_MAX;
+}
+
+static void xiw_tx_reset(struct xiw_qp *qp)
+{
+	int i;
+
+	for (i = 0; i < qp->tx_nmr; i++)
+		xiw_mr_put(qp->tx_mr[i]);
+	qp->tx_nmr = 0;
+	qp->tx_nbvec = 0;
+	qp->tx_len = 0;
+	qp->tx_off = 0;
+	qp->tx_more = false;
+}
+
+/* -- framing -------------------------------------------------------------- */
+
+/* The page behind kernel address @p, if TCP may hold on to it. */
+static struct page *xiw_tx_page(const void *p)
+{
+	struct page *page;
+
+	if (is_vmalloc_addr(p))
+		page = vmalloc_to_page(p);
+	else if (virt_addr_valid(p))
+		page = virt_to_page(p);
+	else
+		return NULL;
+	return page && sendpage_ok(page) ? page : NULL;
+}
+
+/*
+ * Append @len payload octets at kernel address @p: spliced if @zcopy and
+ * the memory allows it, else copied to staging; each piece CRC'd while it
+ * is hot. Return: 0 or -ENOMEM.
+ */
+static int xiw_tx_put(struct xiw_qp *qp, const u8 *p, u32 len, bool zcopy,
+		      u32 *crc)
+{
+	while (len) {
+		u32 take = min_t(u32, len, PAGE_SIZE - offset_in_page(p));
+		struct page *page = zcopy ? xiw_tx_page(p) : NULL;
+		u8 *dst;
+
+		if (page) {
+			xiw_tx_bvec(qp, page, offset_in_page(p), take);
+			if (qp->crc)
+				*crc = xiw_mpa_crc_update(*crc, p, take);
+			qp->tx_spliced = true;
+		} else {
+			u32 room = PAGE_SIZE - qp->tx_stage_off;
+
+			/* Fill the staging page before starting the next. */
+			if (qp->tx_stage[qp->tx_stage_cur] && room)
+				take = min(take, room);
+			dst = xiw_tx_stage(qp, take);
+			if (!dst)
+				return -ENOMEM;
+			memcpy(dst, p, take);
+			if (qp->crc)
+				*crc = xiw_mpa_crc_update(*crc, dst, take);
+		}
+		p += take;
+		len -= take;
+	}
+	return 0;
+}
+
+/* Start an FPDU: staged header space, its length field filled in. */
+static u8 *xiw_tx_begin(struct xiw_qp *qp, u32 hdr_len, u32 ulpdu_len)
+{
+	u8 *h = xiw_tx_stage(qp, XIW_MPA_LEN_SIZE + hdr_len);
+
+	if (h)
+		put_unaligned_be16(ulpdu_len, h);
+	return h;
+}
+
+/* Header written: start the CRC over it. */
+static u32 xiw_tx_crc_hdr(struct xiw_qp *qp, const u8 *h, u32 hdr_len)
+{
+	if (!qp->crc)
+		return 0;
+	return xiw_mpa_crc_update(xiw_mpa_crc_init(), h,
+				  XIW_MPA_LEN_SIZE + hdr_len);
+}
+
+/* Close the FPDU: pad and CRC. */
+static int xiw_tx_seal(struct xiw_qp *qp, u32 ulpdu_len, u32 crc)
+{
+	u32 pad = xiw_mpa_pad(ulpdu_len);
+	u8 *t = xiw_tx_stage(qp, pad + XIW_MPA_CRC_SIZE);
+	__le32 c = 0;
+
+	if (!t)
+		return -ENOMEM;
+	memset(t, 0, pad);
+	if (qp->crc)
+		c = xiw_mpa_crc_final(xiw_mpa_crc_update(crc, t, pad));
+	memcpy(t + pad, &c, sizeof(c));
+	return 0;
 }
 
 static void xiw_tx_ctrl(struct xiw_ddp_ctrl *c, bool tagged, bool last, u8 op)
@@ -80,24 +294,14 @@ static void xiw_tx_ctrl(struct xiw_ddp_ctrl *c, bool tagged, bool last, u8 op)
 	c->rdmap = XIW_RDMAP_VERSION << XIW_RDMAP_VERSION_SHIFT | op;
 }
 
-static struct xiw_tagged_hdr *xiw_tx_tagged(struct xiw_qp *qp)
-{
-	return (struct xiw_tagged_hdr *)(qp->tx_hdr + XIW_MPA_LEN_SIZE);
-}
-
-static struct xiw_untagged_hdr *xiw_tx_untagged(struct xiw_qp *qp)
-{
-	return (struct xiw_untagged_hdr *)(qp->tx_hdr + XIW_MPA_LEN_SIZE);
-}
-
 /*
- * Add payload vectors for @len octets of the WQE's buffers starting at
- * message offset @off. Local buffers were validated when the WQE started.
+ * Payload for @len octets of the WQE's buffers from message offset @off.
+ * Local buffers were validated when the WQE started.
  */
-static void xiw_tx_payload(struct xiw_qp *qp, struct xiw_wqe *wqe, u32 off,
-			   u32 len)
+static int xiw_tx_payload(struct xiw_qp *qp, struct xiw_wqe *wqe, u32 off,
+			  u32 len, bool zcopy, u32 *crc)
 {
-	int i;
+	int i, err;
 
 	for (i = 0; i < wqe->num_sge && len; i++) {
 		u32 sl = wqe->sge[i].length;
@@ -108,13 +312,15 @@ static void xiw_tx_payload(struct xiw_qp *qp, struct xiw_wqe *wqe, u32 off,
 			continue;
 		}
 		take = min(sl - off, len);
-		qp->tx_kvec[qp->tx_nvec].iov_base =
-			(void *)(uintptr_t)(wqe->sge[i].addr + off);
-		qp->tx_kvec[qp->tx_nvec].iov_len = take;
-		qp->tx_nvec++;
+		err = xiw_tx_put(qp, (const u8 *)(uintptr_t)(wqe->sge[i].addr +
+							     off),
+				 take, zcopy, crc);
+		if (err)
+			return err;
 		len -= take;
 		off = 0;
 	}
+	return 0;
 }
 
 /* Check every local buffer of a WQE against its lkey; 0 or IB_WC_*. */
@@ -144,11 +350,18 @@ static int xiw_tx_check_local(struct xiw_qp *qp, struct xiw_wqe *wqe,
 	return 0;
 }
 
-static void xiw_tx_read_req(struct xiw_qp *qp, struct xiw_wqe *wqe)
+static int xiw_tx_read_req(struct xiw_qp *qp, struct xiw_wqe *wqe)
 {
-	struct xiw_untagged_hdr *h = xiw_tx_untagged(qp);
-	struct xiw_read_req *rr = (struct xiw_read_req *)(h + 1);
+	u32 hdr_len = sizeof(struct xiw_untagged_hdr) +
+		      sizeof(struct xiw_read_req);
+	u8 *p = xiw_tx_begin(qp, hdr_len, hdr_len);
+	struct xiw_untagged_hdr *h;
+	struct xiw_read_req *rr;
 
+	if (!p)
+		return -ENOMEM;
+	h = (struct xiw_untagged_hdr *)(p + XIW_MPA_LEN_SIZE);
+	rr = (struct xiw_read_req *)(h + 1);
 	xiw_tx_ctrl(&h->ctrl, false, true, XIW_OP_READ_REQ);
 	h->inval_stag = 0;
 	h->qn = cpu_to_be32(XIW_QN_READ_REQ);
@@ -159,24 +372,30 @@ static void xiw_tx_read_req(struct xiw_qp *qp, struct xiw_wqe *wqe)
 	rr->size = cpu_to_be32(wqe->bytes);
 	rr->src_stag = cpu_to_be32(wqe->rkey);
 	rr->src_to = cpu_to_be64(wqe->remote_addr);
-	xiw_tx_hdr(qp, sizeof(*h) + sizeof(*rr));
-	xiw_tx_seal(qp, sizeof(*h) + sizeof(*rr));
+	return xiw_tx_seal(qp, hdr_len, xiw_tx_crc_hdr(qp, p, hdr_len));
 }
 
 /*
- * Frame the next FPDU of a Send or Write; returns true on its last one.
+ * Frame the next FPDU of a Send or Write of @len payload octets; @last
+ * when it ends the message.
  */
-static bool xiw_tx_data(struct xiw_qp *qp, struct xiw_wqe *wqe)
+static int xiw_tx_data(struct xiw_qp *qp, struct xiw_wqe *wqe, u32 len,
+		       bool last)
 {
 	bool send = wqe->opcode == IB_WR_SEND;
 	u32 hdr_len = send ? sizeof(struct xiw_untagged_hdr) :
 			     sizeof(struct xiw_tagged_hdr);
 	u32 off = qp->tx_wqe_off;
-	u32 len = min(wqe->bytes - off, qp->mulpdu - hdr_len);
-	bool last = off + len == wqe->bytes;
+	u8 *p = xiw_tx_begin(qp, hdr_len, hdr_len + len);
+	bool zcopy;
+	u32 crc;
+	int err;
 
+	if (!p)
+		return -ENOMEM;
 	if (send) {
-		struct xiw_untagged_hdr *h = xiw_tx_untagged(qp);
+		struct xiw_untagged_hdr *h =
+			(struct xiw_untagged_hdr *)(p + XIW_MPA_LEN_SIZE);
 		u8 op = wqe->flags & XIW_WQE_SOLICITED ? XIW_OP_SEND_SE :
 							 XIW_OP_SEND;
 
@@ -188,56 +407,67 @@ static bool xiw_tx_data(struct xiw_qp *qp, struct xiw_wqe *wqe)
 		if (last)
 			qp->msn[XIW_QN_SEND]++;
 	} else {
-		struct xiw_tagged_hdr *h = xiw_tx_tagged(qp);
+		struct xiw_tagged_hdr *h =
+			(struct xiw_tagged_hdr *)(p + XIW_MPA_LEN_SIZE);
 
 		xiw_tx_ctrl(&h->ctrl, true, last, XIW_OP_WRITE);
 		h->stag = cpu_to_be32(wqe->rkey);
 		h->to = cpu_to_be64(wqe->remote_addr + off);
 	}
-	xiw_tx_hdr(qp, hdr_len);
-	xiw_tx_payload(qp, wqe, off, len);
-	xiw_tx_seal(qp, hdr_len + len);
+	crc = xiw_tx_crc_hdr(qp, p, hdr_len);
+	zcopy = !(wqe->flags & XIW_WQE_INLINE) && wqe->bytes > XIW_TX_COPY_MAX;
+	err = xiw_tx_payload(qp, wqe, off, len, zcopy, &crc);
+	if (err)
+		return err;
+	err = xiw_tx_seal(qp, hdr_len + len, crc);
 	qp->tx_wqe_off = last ? 0 : off + len;
-	return last;
+	return err;
 }
 
-/* Frame the next Read Response FPDU of the oldest inbound Read Request. */
-static void xiw_tx_read_resp(struct xiw_qp *qp, struct xiw_irq_entry *e)
+/* Frame the next Read Response FPDU of inbound Read Request @e. */
+static int xiw_tx_read_resp(struct xiw_qp *qp, struct xiw_irq_entry *e,
+			    u32 len, bool last)
 {
-	struct xiw_tagged_hdr *h = xiw_tx_tagged(qp);
-	u32 len = min_t(u32, e->left, qp->mulpdu - sizeof(*h));
-	bool last = len == e->left;
+	u32 hdr_len = sizeof(struct xiw_tagged_hdr);
+	u8 *p = xiw_tx_begin(qp, hdr_len, hdr_len + len);
+	struct xiw_tagged_hdr *h;
+	u32 crc;
+	int err;
 
+	if (!p)
+		return -ENOMEM;
+	h = (struct xiw_tagged_hdr *)(p + XIW_MPA_LEN_SIZE);
 	xiw_tx_ctrl(&h->ctrl, true, last, XIW_OP_READ_RESP);
 	h->stag = cpu_to_be32(e->sink_stag);
 	h->to = cpu_to_be64(e->sink_to);
-	xiw_tx_hdr(qp, sizeof(*h));
-	if (len) {
-		qp->tx_kvec[1].iov_base = (void *)(uintptr_t)e->src_to;
-		qp->tx_kvec[1].iov_len = len;
-		qp->tx_nvec = 2;
-	}
-	xiw_tx_seal(qp, sizeof(*h) + len);
-	e->src_to += len;
-	e->sink_to += len;
-	e->left -= len;
+	crc = xiw_tx_crc_hdr(qp, p, hdr_len);
+	err = xiw_tx_put(qp, (const u8 *)(uintptr_t)e->src_to, len,
+			 e->left > XIW_TX_COPY_MAX, &crc);
+	if (err)
+		return err;
+	return xiw_tx_seal(qp, hdr_len + len, crc);
 }
 
-static void xiw_tx_terminate(struct xiw_qp *qp)
+static int xiw_tx_terminate(struct xiw_qp *qp)
 {
-	struct xiw_untagged_hdr *h = xiw_tx_untagged(qp);
+	u32 hdr_len = sizeof(struct xiw_untagged_hdr);
+	u8 *p = xiw_tx_begin(qp, hdr_len, hdr_len + qp->term_info_len);
+	struct xiw_untagged_hdr *h;
+	u32 crc;
 
+	if (!p)
+		return -ENOMEM;
+	h = (struct xiw_untagged_hdr *)(p + XIW_MPA_LEN_SIZE);
 	xiw_tx_ctrl(&h->ctrl, false, true, XIW_OP_TERMINATE);
 	h->inval_stag = 0;
 	h->qn = cpu_to_be32(XIW_QN_TERMINATE);
 	h->msn = cpu_to_be32(qp->msn[XIW_QN_TERMINATE]++);
 	h->mo = 0;
-	xiw_tx_hdr(qp, sizeof(*h));
+	crc = xiw_tx_crc_hdr(qp, p, hdr_len);
 	/* Control field and included headers, built by xiw_qp_terminate(). */
-	qp->tx_kvec[1].iov_base = qp->term_info;
-	qp->tx_kvec[1].iov_len = qp->term_info_len;
-	qp->tx_nvec = 2;
-	xiw_tx_seal(qp, sizeof(*h) + qp->term_info_len);
+	if (xiw_tx_put(qp, qp->term_info, qp->term_info_len, false, &crc))
+		return -ENOMEM;
+	return xiw_tx_seal(qp, hdr_len + qp->term_info_len, crc);
 }
 
 /* Complete the WQE at sq_tx with a local error; caller holds sq_lock. */
@@ -250,33 +480,65 @@ static int xiw_tx_fail_wqe(struct xiw_qp *qp, struct xiw_wqe *wqe, u8 status)
 }
 
 /*
- * Pick and frame the next FPDU. Return: what finishing it completes, or
- * -1 when there is nothing to send now.
+ * The next Read Response FPDU, if a Read Request waits. The entry at
+ * irq_tail changes only here (and in a flush, when this engine is idle),
+ * so it is framed outside the lock; irq_tail moves under it, for the
+ * receive path's IRD check.
  */
+static int xiw_tx_next_resp(struct xiw_qp *qp)
+{
+	struct xiw_irq_entry *e;
+	unsigned long flags;
+	bool last;
+	u32 len;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	if (qp->irq_tail == qp->irq_head) {
+		spin_unlock_irqrestore(&qp->sq_lock, flags);
+		return XIW_TX_IDLE;
+	}
+	e = &qp->irq[qp->irq_tail % XIW_MAX_IRD];
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+
+	len = min_t(u32, e->left, qp->mulpdu - sizeof(struct xiw_tagged_hdr));
+	last = len == e->left;
+	if (!xiw_tx_room(qp, len, 1))
+		return XIW_TX_FULL;
+	if (xiw_tx_read_resp(qp, e, len, last))
+		return XIW_TX_NOMEM;
+	e->src_to += len;
+	e->sink_to += len;
+	e->left -= len;
+	if (!last)
+		return XIW_TX_FRAMED;
+	/* The MR stays referenced until the batch is in TCP's hands. */
+	if (e->mr)
+		qp->tx_mr[qp->tx_nmr++] = e->mr;
+	e->mr = NULL;
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	qp->irq_tail++;
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	return XIW_TX_FRAMED;
+}
+
+/* Frame the next FPDU into the batch. */
 static int xiw_tx_next(struct xiw_qp *qp)
 {
 	struct xiw_wqe *wqe;
 	unsigned long flags;
+	bool last;
+	u32 len;
 	int bad;
 
-	spin_lock_irqsave(&qp->sq_lock, flags);
 	/* Read Responses first: the peer's Reads wait on them. */
-	if (qp->irq_tail != qp->irq_head) {
-		struct xiw_irq_entry *e = &qp->irq[qp->irq_tail % XIW_MAX_IRD];
+	bad = xiw_tx_next_resp(qp);
+	if (bad != XIW_TX_IDLE)
+		return bad;
 
-		xiw_tx_read_resp(qp, e);
-		if (!e->left) {
-			if (e->mr)
-				xiw_mr_put(e->mr);
-			e->mr = NULL;
-			qp->irq_tail++;
-		}
-		spin_unlock_irqrestore(&qp->sq_lock, flags);
-		return XIW_TX_AFTER_NONE;
-	}
+	spin_lock_irqsave(&qp->sq_lock, flags);
 	if (qp->sq_tx == qp->sq_head) {
 		spin_unlock_irqrestore(&qp->sq_lock, flags);
-		return -1;
+		return XIW_TX_IDLE;
 	}
 	wqe = &qp->sq[qp->sq_tx % qp->sq_size];
 	if (wqe->opcode == IB_WR_RDMA_READ && !qp->ord) {
@@ -289,48 +551,226 @@ static int xiw_tx_next(struct xiw_qp *qp)
 	    (qp->orq_head - qp->orq_tail >= qp->ord ||
 	     qp->orq_head - qp->orq_tail >= XIW_MAX_ORD)) {
 		spin_unlock_irqrestore(&qp->sq_lock, flags);
-		return -1;	/* ORD reached: a Read Response frees a slot */
+		return XIW_TX_IDLE;	/* ORD reached: a response frees a slot */
 	}
 	if ((wqe->flags & XIW_WQE_FENCE) && qp->orq_head != qp->orq_tail) {
 		spin_unlock_irqrestore(&qp->sq_lock, flags);
-		return -1;	/* fenced behind outstanding Reads */
+		return XIW_TX_IDLE;	/* fenced behind outstanding Reads */
 	}
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 
-	if (qp->tx_wqe_off == 0) {
-		bad = xiw_tx_check_local(qp, wqe, wqe->opcode == IB_WR_RDMA_READ ?
-					 IB_ACCESS_LOCAL_WRITE : 0);
-		if (bad) {
-			spin_lock_irqsave(&qp->sq_lock, flags);
-			bad = xiw_tx_fail_wqe(qp, wqe, bad);
-			spin_unlock_irqrestore(&qp->sq_lock, flags);
-			return bad;
-		}
-	}
-
 	if (wqe->opcode == IB_WR_RDMA_READ) {
-		xiw_tx_read_req(qp, wqe);
+		if (!xiw_tx_room(qp, 0, 0))
+			return XIW_TX_FULL;
+		bad = xiw_tx_check_local(qp, wqe, IB_ACCESS_LOCAL_WRITE);
+		if (bad)
+			goto fail;
+		if (xiw_tx_read_req(qp, wqe))
+			return XIW_TX_NOMEM;
 		spin_lock_irqsave(&qp->sq_lock, flags);
 		qp->orq[qp->orq_head % XIW_MAX_ORD] = qp->sq_tx;
 		qp->orq_head++;
 		qp->sq_tx++;
 		spin_unlock_irqrestore(&qp->sq_lock, flags);
-		return XIW_TX_AFTER_NONE;
+		return XIW_TX_FRAMED;
 	}
-	if (!xiw_tx_data(qp, wqe))
-		return XIW_TX_AFTER_NONE;
-	return XIW_TX_AFTER_WQE;
+
+	len = min(wqe->bytes - qp->tx_wqe_off,
+		  qp->mulpdu - (wqe->opcode == IB_WR_SEND ?
+				sizeof(struct xiw_untagged_hdr) :
+				sizeof(struct xiw_tagged_hdr)));
+	last = qp->tx_wqe_off + len == wqe->bytes;
+	if (!xiw_tx_room(qp, len, wqe->num_sge))
+		return XIW_TX_FULL;
+	if (qp->tx_wqe_off == 0) {
+		bad = xiw_tx_check_local(qp, wqe, 0);
+		if (bad)
+			goto fail;
+		qp->tx_spliced = false;
+	}
+	if (xiw_tx_data(qp, wqe, len, last))
+		return XIW_TX_NOMEM;
+	if (!last)
+		return XIW_TX_FRAMED;
+	/*
+	 * The WQE is framed: until the batch is pushed, ack_seq holds where
+	 * in the batch it ends (see xiw_tx_pushed()).
+	 */
+	wqe->zcopy = qp->tx_spliced;
+	wqe->ack_seq = qp->tx_len;
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	qp->sq_tx++;
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	return XIW_TX_FRAMED;
+
+fail:
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	bad = xiw_tx_fail_wqe(qp, wqe, bad);
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	return bad;
 }
 
-/* Push the pending FPDU; 0 when fully handed to TCP, -EAGAIN, or error. */
+/* Frame a batch; XIW_TX_IDLE with an empty batch when there is no work. */
+static int xiw_tx_fill(struct xiw_qp *qp)
+{
+	int r;
+
+	qp->tx_stage_used = 0;
+	do {
+		r = xiw_tx_next(qp);
+	} while (r == XIW_TX_FRAMED);
+	if (r == XIW_TX_FULL) {
+		/* The next FPDU is there already: let TCP expect it. */
+		qp->tx_more = true;
+		r = XIW_TX_IDLE;
+	}
+	qp->tx_sq_end = qp->sq_tx;
+	return r;
+}
+
+/* -- completion on acknowledgment -------------------------------------- */
+
+/*
+ * Complete the WQEs with spliced payload that TCP acknowledged up to
+ * @una. Return: whether one still waits.
+ */
+static bool xiw_tx_reap(struct xiw_qp *qp, u32 una)
+{
+	unsigned long flags;
+	bool waiting;
+	int n = 0;
+	u32 i;
+
+	if (READ_ONCE(qp->sq_ack) == READ_ONCE(qp->sq_pushed))
+		return false;
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	for (i = qp->sq_ack; i != qp->sq_pushed; i++) {
+		struct xiw_wqe *wqe = &qp->sq[i % qp->sq_size];
+
+		/* Reads complete on their response, copies when pushed. */
+		if (wqe->done || !wqe->zcopy)
+			continue;
+		if (before(una, wqe->ack_seq))
+			break;
+		wqe->done = true;
+		n++;
+	}
+	WRITE_ONCE(qp->sq_ack, i);
+	waiting = i != qp->sq_pushed;
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	if (n) {
+		xiw_qp_sq_complete(qp);
+		/* A graceful close waits for the last acknowledgment. */
+		if (!waiting && READ_ONCE(qp->state) == XIW_QPS_CLOSING)
+			xiw_tx_kick(qp);
+	}
+	return waiting;
+}
+
+/*
+ * Reap, and if a WQE still waits make sure the next ACK calls back: set
+ * SOCK_NOSPACE, then look at snd_una again. tcp_check_space() runs after
+ * snd_una moved and tests the bit after a full barrier, so either it
+ * calls the write space callback or the second look sees the ACK.
+ */
+static void xiw_tx_ack_arm(struct xiw_qp *qp, struct socket *sock)
+{
+	struct tcp_sock *tp = tcp_sk(sock->sk);
+
+	if (!xiw_tx_reap(qp, READ_ONCE(tp->snd_una)))
+		return;
+	set_bit(SOCK_NOSPACE, &sock->flags);
+	/* Pairs with the smp_mb() in tcp_check_space(). */
+	smp_mb__after_atomic();
+	xiw_tx_reap(qp, READ_ONCE(tp->snd_una));
+}
+
+/**
+ * xiw_tx_acked() - TCP acknowledged up to @snd_una: complete what waited
+ *	for it
+ * @qp: the QP
+ * @snd_una: the socket's snd_una
+ *
+ * Called from the receive path (an ACK may ride on data) and before a
+ * flush (what TCP acknowledged completes successfully, the rest flushes).
+ * Callable from any context.
+ */
+void xiw_tx_acked(struct xiw_qp *qp, u32 snd_una)
+{
+	xiw_tx_reap(qp, snd_una);
+}
+
+/**
+ * xiw_tx_write_space() - the socket's write space callback, for a QP
+ * @qp: the QP
+ * @sk: its socket, locked by TCP (ACK processing) or by its owner
+ *
+ * Called after the socket's own write space callback, which clears
+ * SOCK_NOSPACE once there is room: completes WQEs acknowledged by now,
+ * sets the bit again if any still waits, and restarts a transmit engine
+ * that found the socket full.
+ */
+void xiw_tx_write_space(struct xiw_qp *qp, struct sock *sk)
+{
+	struct socket *sock = sk->sk_socket;
+
+	if (sock)
+		xiw_tx_ack_arm(qp, sock);
+	if (READ_ONCE(qp->tx_blocked) && sk_stream_is_writeable(sk))
+		xiw_tx_kick(qp);
+}
+
+/*
+ * The whole batch is in TCP's hands, its last octet at sequence @end:
+ * WQEs it finished with copied payload complete, those with spliced
+ * payload now know the sequence number their acknowledgment needs;
+ * Read Responses let go of their MRs.
+ */
+static void xiw_tx_pushed(struct xiw_qp *qp, struct socket *sock, u32 end)
+{
+	unsigned long flags;
+	bool wait = false;
+	int n = 0;
+	u32 i;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	for (i = qp->sq_pushed; (s32)(qp->tx_sq_end - i) > 0; i++) {
+		struct xiw_wqe *wqe = &qp->sq[i % qp->sq_size];
+
+		if (wqe->done || wqe->opcode == IB_WR_RDMA_READ)
+			continue;
+		if (wqe->zcopy) {
+			wqe->ack_seq = end - (qp->tx_len - wqe->ack_seq);
+			wait = true;
+		} else {
+			wqe->done = true;
+			n++;
+		}
+	}
+	if ((s32)(qp->tx_sq_end - qp->sq_pushed) > 0)
+		WRITE_ONCE(qp->sq_pushed, qp->tx_sq_end);
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+
+	xiw_tx_reset(qp);
+	if (n)
+		xiw_qp_sq_complete(qp);
+	if (wait)
+		xiw_tx_ack_arm(qp, sock);
+}
+
+/* Push the batch; 0 when all of it is in TCP's hands, -EAGAIN, or error. */
 static int xiw_tx_push(struct xiw_qp *qp, struct socket *sock)
 {
-	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
+	struct msghdr msg = {
+		.msg_flags = MSG_SPLICE_PAGES | MSG_DONTWAIT | MSG_NOSIGNAL,
+	};
 	int n;
 
-	if (!qp->tx_len)
-		return 0;
-	iov_iter_kvec(&msg.msg_iter, ITER_SOURCE, qp->tx_kvec, qp->tx_nvec,
+	if (qp->tx_more)
+		msg.msg_flags |= MSG_MORE;
+	/* Set before the send: write space during or after it kicks. */
+	WRITE_ONCE(qp->tx_blocked, true);
+	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, qp->tx_bvec, qp->tx_nbvec,
 		      qp->tx_len);
 	iov_iter_advance(&msg.msg_iter, qp->tx_off);
 	n = sock_sendmsg(sock, &msg);
@@ -339,27 +779,10 @@ static int xiw_tx_push(struct xiw_qp *qp, struct socket *sock)
 	qp->tx_off += n;
 	if (qp->tx_off < qp->tx_len)
 		return -EAGAIN;
-	qp->tx_len = 0;
+	WRITE_ONCE(qp->tx_blocked, false);
+	/* Only this engine writes to the socket now. */
+	xiw_tx_pushed(qp, sock, READ_ONCE(tcp_sk(sock->sk)->write_seq));
 	return 0;
-}
-
-static void xiw_tx_finish(struct xiw_qp *qp, int after)
-{
-	unsigned long flags;
-
-	if (after != XIW_TX_AFTER_WQE)
-		return;
-	spin_lock_irqsave(&qp->sq_lock, flags);
-	if (qp->sq_tx != qp->sq_head) {
-		struct xiw_wqe *wqe = &qp->sq[qp->sq_tx % qp->sq_size];
-
-		if (!wqe->done) {
-			wqe->done = true;
-			qp->sq_tx++;
-		}
-	}
-	spin_unlock_irqrestore(&qp->sq_lock, flags);
-	xiw_qp_sq_complete(qp);
 }
 
 /*
@@ -387,6 +810,25 @@ static void xiw_tx_fail(struct xiw_qp *qp, bool graceful)
 	}
 }
 
+/* After SQD: send the FIN once everything went out and was acknowledged. */
+static void xiw_tx_closing(struct xiw_qp *qp)
+{
+	struct xiw_cep *cep = xiw_qp_cep_get(qp);
+	unsigned long flags;
+	bool drained;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	drained = qp->sq_tx == qp->sq_head && qp->irq_tail == qp->irq_head &&
+		  qp->sq_pushed == qp->sq_tx && qp->sq_ack == qp->sq_pushed &&
+		  !qp->tx_len;
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	if (cep) {
+		if (drained)
+			xiw_cep_shutdown(cep);
+		xiw_cep_put(cep);
+	}
+}
+
 /**
  * xiw_tx_work() - the transmit engine's pass over one QP
  * @work: the QP's tx_work
@@ -400,65 +842,89 @@ void xiw_tx_work(struct work_struct *work)
 
 	if (!sock)
 		return;
-	while (budget--) {
+	for (;;) {
 		enum xiw_qp_state state = READ_ONCE(qp->state);
-		int after;
 
 		if (state != XIW_QPS_RTS && state != XIW_QPS_CLOSING &&
 		    state != XIW_QPS_TERMINATE)
 			return;
 
-		err = xiw_tx_push(qp, sock);
-		if (err == -EAGAIN)
-			return;	/* the write space callback kicks us again */
-		if (err) {
-			xiw_tx_fail(qp, false);
-			return;
+		if (qp->tx_len) {
+			err = xiw_tx_push(qp, sock);
+			if (err == -EAGAIN)
+				return;	/* the write space callback kicks us */
+			if (err) {
+				xiw_tx_fail(qp, false);
+				return;
+			}
+			if (qp->term_sent) {
+				xiw_tx_fail(qp, true);
+				return;
+			}
 		}
-		after = qp->tx_after;
-		qp->tx_after = XIW_TX_AFTER_NONE;
-		xiw_tx_finish(qp, after);
-		if (after == XIW_TX_AFTER_TERM) {
-			qp->term_sent = true;
-			xiw_tx_fail(qp, true);
-			return;
-		}
+		xiw_tx_reap(qp, READ_ONCE(tcp_sk(sock->sk)->snd_una));
 
 		if (state == XIW_QPS_TERMINATE) {
 			if (qp->term_sent)
 				return;
-			xiw_tx_terminate(qp);
-			qp->tx_after = XIW_TX_AFTER_TERM;
+			qp->tx_stage_used = 0;
+			if (xiw_tx_terminate(qp)) {
+				xiw_tx_fail(qp, false);
+				return;
+			}
+			qp->term_sent = true;
 			continue;
 		}
-		after = xiw_tx_next(qp);
-		if (after < 0)
-			break;
-		if (after == XIW_TX_LOCAL_ERR) {
+		if (!budget--) {
+			xiw_tx_kick(qp);	/* let other QPs have the worker */
+			return;
+		}
+		err = xiw_tx_fill(qp);
+		if (err == XIW_TX_LOCAL_ERR) {
 			xiw_qp_sq_complete(qp);
 			xiw_tx_fail(qp, false);
 			return;
 		}
-		qp->tx_after = after;
-	}
-	if (budget < 0) {
-		xiw_tx_kick(qp);	/* let other QPs have the worker */
-		return;
-	}
-	if (READ_ONCE(qp->state) == XIW_QPS_CLOSING) {
-		struct xiw_cep *cep = xiw_qp_cep_get(qp);
-		unsigned long flags;
-		bool drained;
-
-		spin_lock_irqsave(&qp->sq_lock, flags);
-		drained = qp->sq_tx == qp->sq_head &&
-			  qp->irq_tail == qp->irq_head;
-		spin_unlock_irqrestore(&qp->sq_lock, flags);
-		if (cep) {
-			if (drained)
-				xiw_cep_shutdown(cep);
-			xiw_cep_put(cep);
+		if (err == XIW_TX_NOMEM) {
+			pr_warn_ratelimited("xiw: %s qp %u: no memory for FPDU headers\n",
+					    dev_name(&qp->xdev->ibdev.dev),
+					    qp->ibqp.qp_num);
+			xiw_tx_fail(qp, false);
+			return;
 		}
+		if (!qp->tx_len)
+			break;
+	}
+	if (READ_ONCE(qp->state) == XIW_QPS_CLOSING)
+		xiw_tx_closing(qp);
+}
+
+/**
+ * xiw_tx_drop() - forget the batch being sent (the stream is over)
+ * @qp: the QP, in the error state, its transmit work idle
+ */
+void xiw_tx_drop(struct xiw_qp *qp)
+{
+	xiw_tx_reset(qp);
+	qp->tx_wqe_off = 0;
+	WRITE_ONCE(qp->tx_blocked, false);
+}
+
+/**
+ * xiw_tx_release() - free the transmit engine's staging pages
+ * @qp: the QP being destroyed
+ *
+ * TCP keeps its own references on pages it still holds.
+ */
+void xiw_tx_release(struct xiw_qp *qp)
+{
+	int i;
+
+	xiw_tx_drop(qp);
+	for (i = 0; i < XIW_TX_STAGE_PAGES; i++) {
+		if (qp->tx_stage[i])
+			put_page(qp->tx_stage[i]);
+		qp->tx_stage[i] = NULL;
 	}
 }
 
