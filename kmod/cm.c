@@ -121,7 +121,8 @@ enum {
  * @xdev: the device
  * @sock: the TCP socket
  * @cm_id: the connection's iw_cm id (referenced)
- * @listen_id: passive: the listening iw_cm id the request goes to
+ * @listen_id: passive: the listening iw_cm id the request goes to (also
+ *	       read locklessly, as a hint, when the listen is destroyed)
  * @qp: the QP bound by connect/accept (referenced)
  * @work: runs the handshake steps and teardown
  * @timer: bounds each handshake step and the graceful close
@@ -434,7 +435,7 @@ static void xiw_cep_drop_id(struct xiw_cep *cep)
 	}
 	if (cep->listen_id) {
 		cep->listen_id->rem_ref(cep->listen_id);
-		cep->listen_id = NULL;
+		WRITE_ONCE(cep->listen_id, NULL);
 	}
 }
 
@@ -614,7 +615,7 @@ static void xiw_cep_got_request(struct xiw_cep *cep)
 			pd, pd_len);
 	/* The request is delivered: the listen may go away now. */
 	cep->listen_id->rem_ref(cep->listen_id);
-	cep->listen_id = NULL;
+	WRITE_ONCE(cep->listen_id, NULL);
 }
 
 static struct xiw_listen_id *xiw_pick_listener(struct xiw_listener *lis,
@@ -681,7 +682,7 @@ static void xiw_listener_work(struct work_struct *w)
 		tcp_sock_set_nodelay(sock->sk);
 		sock->sk->sk_sndtimeo = msecs_to_jiffies(mpa_timeout_ms);
 		cep->sock = sock;
-		cep->listen_id = lid->cm_id;
+		WRITE_ONCE(cep->listen_id, lid->cm_id);
 		lid->cm_id->add_ref(lid->cm_id);
 		cep->state = XIW_CEP_AWAIT_REQUEST;
 		mutex_lock(&cep->lock);
@@ -810,9 +811,46 @@ int xiw_create_listen(struct iw_cm_id *id, int backlog)
 	return 0;
 }
 
+/*
+ * Close the connections accepted for @id whose MPA Request has not arrived:
+ * nobody would take their CONNECT_REQUEST, and each holds a reference on
+ * @id. The listener accepts no new ones for @id, which is off its list.
+ */
+static void xiw_abort_unrequested(struct iw_cm_id *id)
+{
+	struct xiw_device *xdev = to_xiw_dev(id->device);
+	struct xiw_cep *cep, *found;
+
+	do {
+		found = NULL;
+		spin_lock_bh(&xdev->ceps_lock);
+		list_for_each_entry(cep, &xdev->ceps, node) {
+			/* A hint only: checked again under cep->lock. */
+			if (READ_ONCE(cep->listen_id) == id &&
+			    kref_get_unless_zero(&cep->ref)) {
+				found = cep;
+				break;
+			}
+		}
+		spin_unlock_bh(&xdev->ceps_lock);
+		if (!found)
+			break;
+		mutex_lock(&found->lock);
+		if (found->listen_id == id) {
+			xiw_cep_finish(found, -ECONNABORTED, true);
+			xiw_cep_drop_id(found);
+		}
+		mutex_unlock(&found->lock);
+		xiw_cep_put(found);
+	} while (found);
+}
+
 /**
  * xiw_destroy_listen() - stop listening; the socket closes with its last id
  * @id: the listening iw_cm id
+ *
+ * Connections accepted for @id that are still reading their MPA Request
+ * are closed abortively.
  *
  * Return: 0.
  */
@@ -838,6 +876,7 @@ int xiw_destroy_listen(struct iw_cm_id *id)
 	}
 	mutex_unlock(&xiw_listen_lock);
 
+	xiw_abort_unrequested(id);
 	if (sock) {
 		/* Connections not accepted yet go with the socket. */
 		sock_release(sock);

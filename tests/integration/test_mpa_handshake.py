@@ -8,7 +8,7 @@ import pytest
 
 import cm_trace
 from conftest import TOP, wait_until
-from xiwperf_run import client, set_params
+from xiwperf_run import client, set_params, stop_server
 
 PEER = os.path.join(TOP, "tests", "integration", "mpa_peer.py")
 SERVER = "192.0.2.2"
@@ -94,3 +94,27 @@ def test_bad_mpa_reply_fails_the_connect(short_timeouts, case):
     # The same device still connects to a real server.
     client(vm, "a", SERVER, "--op", "send", "--size", 100, "--count", 5,
            "--check")
+
+
+def test_destroying_a_listen_closes_connections_still_awaiting_their_request(pair):
+    """A TCP connection accepted for a listen whose MPA Request has not come
+    yet must not outlive the listen: with the handshake timeout at ten
+    minutes, only the listen's destruction can close it."""
+    vm = pair
+    set_params(vm, mpa_timeout_ms=600000)
+    try:
+        log = "/tmp/mpa-peer-silent.log"
+        vm.run(f"ip netns exec a /usr/bin/python3 {PEER} send {SERVER} 18515 "
+               f"'' --wait 300 > {log} 2>&1 &")
+        wait_until(vm, "ip netns exec b ss -Htn state established "
+                       "'( sport = :18515 )' | grep -q .",
+                   "xiw accepted the silent connection")
+        cm_trace.start(vm)
+        stop_server(vm, "/tmp/xiwperf-server-b.log")
+        wait_until(vm, f"grep -qE '^(closed|reset)$' {log}",
+                   "xiw closed the silent connection with its listen")
+        events = cm_trace.stop(vm)
+        assert not any("CONNECT_REQUEST" in ev for ev in events.values()), \
+            dict(events)
+    finally:
+        set_params(vm, mpa_timeout_ms=10000)
