@@ -95,6 +95,15 @@ enum xiwperf_op {
  * XIWPERF_REASON_UNSUPPORTED.
  */
 #define XIWPERF_F_INLINE	0x2U
+/*
+ * Client flag, Send only: post every run.solicit-th Send of a connection
+ * with IB_SEND_SOLICITED, and also its last Send and any Send that takes
+ * the last credit the client holds. The server then takes that
+ * connection's receives on a CQ of their own armed for solicited events
+ * only, polls it only when notified, and reports how often it was (see
+ * result.notifications and result.first_batch).
+ */
+#define XIWPERF_F_SOLICIT	0x4U
 
 /**
  * struct xiwperf_addr - an IP address and port.
@@ -276,6 +285,13 @@ enum xiwperf_reject {
  * @unsupported: with XIWPERF_REASON_UNSUPPORTED: enum xiwperf_unsupported.
  * @limit: with XIWPERF_REASON_UNSUPPORTED: what the device allows (SGEs or
  *	bytes of inline data), 0 if it did not say.
+ * @solicited: with XIWPERF_F_SOLICIT: Sends posted with IB_SEND_SOLICITED.
+ * @notifications: with XIWPERF_F_SOLICIT: completion notifications the
+ *	server's solicited-only receive CQs raised, summed over the
+ *	connections that sent their verdict.
+ * @first_batch: with XIWPERF_F_SOLICIT: the fewest receive completions
+ *	any connection's server processed in the wake-up its first
+ *	notification caused (0 if no connection reported).
  * @reserved: zero.
  */
 struct xiwperf_result {
@@ -308,7 +324,10 @@ struct xiwperf_result {
 	__u32 wc_missing;
 	__u32 unsupported;
 	__u32 limit;
-	__u64 reserved[3];
+	__u64 solicited;
+	__u64 notifications;
+	__u32 first_batch;
+	__u32 reserved;
 };
 
 /**
@@ -332,6 +351,8 @@ struct xiwperf_result {
  *	(see XIWPERF_REASON_UNSUPPORTED). The client's own work requests
  *	(reading the chunk table, reading back for write --check, control
  *	messages) use one SGE.
+ * @solicit: in: with XIWPERF_F_SOLICIT (op XIWPERF_OP_SEND only), solicit
+ *	every @solicit-th Send of a connection, at least 1; else zero.
  * @reserved: in: zero.
  * @result: out.
  */
@@ -346,7 +367,8 @@ struct xiwperf_run {
 	__u64 size;
 	__u64 count;
 	__u32 sge;
-	__u32 reserved[7];
+	__u32 solicit;
+	__u32 reserved[6];
 	struct xiwperf_result result;
 };
 

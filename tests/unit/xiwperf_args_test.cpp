@@ -18,36 +18,51 @@ using xiwperf::Client;
 using xiwperf::Op;
 using xiwperf::Server;
 
-xiw::Result<xiwperf::Command> parse(std::initializer_list<std::string_view> words)
-{
-    std::vector<std::string_view> v(words);
-    return xiwperf::parse(v);
-}
+using Words = std::vector<std::string_view>;
+using WordList = std::initializer_list<std::string_view>;
 
-Client client(std::initializer_list<std::string_view> words)
-{
-    auto cmd = parse(words);
-    EXPECT_TRUE(cmd) << (cmd ? "" : cmd.error().context);
-    if (!cmd)
-        return {};
-    auto* c = std::get_if<Client>(&*cmd);
-    EXPECT_NE(c, nullptr);
-    return c ? *c : Client{};
-}
+class XiwperfArgs : public ::testing::Test {
+protected:
+    // "client --addr 10.0.0.1 --op OP --size 1 --count 1", then @extra.
+    static Words one_op(std::string_view op, WordList extra = {})
+    {
+        Words w{"client", "--addr", "10.0.0.1", "--op", op, "--size", "1", "--count", "1"};
+        w.insert(w.end(), extra);
+        return w;
+    }
 
-std::string usage_error(std::initializer_list<std::string_view> words)
-{
-    auto cmd = parse(words);
-    EXPECT_FALSE(cmd);
-    if (cmd)
-        return {};
-    EXPECT_EQ(cmd.error().code, EINVAL);
-    return cmd.error().context;
-}
+    static xiw::Result<xiwperf::Command> parse(const Words& words)
+    {
+        return xiwperf::parse(words);
+    }
+
+    // The Client that @words parse to; a failure otherwise.
+    static Client client(const Words& words)
+    {
+        auto cmd = parse(words);
+        EXPECT_TRUE(cmd) << (cmd ? "" : cmd.error().context);
+        if (!cmd)
+            return {};
+        auto* c = std::get_if<Client>(&*cmd);
+        EXPECT_NE(c, nullptr);
+        return c ? *c : Client{};
+    }
+
+    // The usage error @words cause; a failure if they parse.
+    static std::string usage_error(const Words& words)
+    {
+        auto cmd = parse(words);
+        EXPECT_FALSE(cmd);
+        if (cmd)
+            return {};
+        EXPECT_EQ(cmd.error().code, EINVAL);
+        return cmd.error().context;
+    }
+};
 
 }  // namespace
 
-TEST(XiwperfArgs, ClientMinimalUsesDefaults)
+TEST_F(XiwperfArgs, ClientMinimalUsesDefaults)
 {
     Client c = client({"client", "--addr", "10.1.0.1", "--op", "write", "--size", "4096",
                        "--count", "100"});
@@ -63,12 +78,13 @@ TEST(XiwperfArgs, ClientMinimalUsesDefaults)
     EXPECT_EQ(c.qps, 1u);
     EXPECT_EQ(c.timeout_ms, 0u);
     EXPECT_EQ(c.sge, 1u);
+    EXPECT_EQ(c.solicit, 0u);
     EXPECT_FALSE(c.inline_data);
     EXPECT_FALSE(c.check);
     EXPECT_FALSE(c.json);
 }
 
-TEST(XiwperfArgs, ClientEveryOption)
+TEST_F(XiwperfArgs, ClientEveryOption)
 {
     Client c = client({"client", "--addr", "192.0.2.1", "--port", "9000", "--op", "read", "--size",
                        "1M", "--count", "8", "--depth", "16", "--qps", "4", "--check", "--json",
@@ -85,14 +101,13 @@ TEST(XiwperfArgs, ClientEveryOption)
     EXPECT_TRUE(c.json);
 }
 
-TEST(XiwperfArgs, SgeAndInline)
+TEST_F(XiwperfArgs, SgeAndInline)
 {
     Client c = client({"client", "--addr", "10.0.0.1", "--op", "send", "--size", "200",
                        "--count", "1", "--sge", "4", "--inline"});
     EXPECT_EQ(c.sge, 4u);
     EXPECT_TRUE(c.inline_data);
-    c = client({"client", "--addr", "10.0.0.1", "--op", "write", "--size", "1", "--count", "1",
-                "--sge=1", "--inline"});
+    c = client(one_op("write", {"--sge=1", "--inline"}));
     EXPECT_EQ(c.sge, 1u);
     EXPECT_TRUE(c.inline_data);
     // more SGEs than bytes is fine: one SGE per byte
@@ -101,26 +116,42 @@ TEST(XiwperfArgs, SgeAndInline)
     EXPECT_EQ(c.sge, 4u);
     EXPECT_FALSE(c.inline_data);
 
-    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "write", "--size", "1",
-                           "--count", "1", "--sge", "0"}),
-              "--sge: \"0\" is not within 1 to 4");
-    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "write", "--size", "1",
-                           "--count", "1", "--sge", "5"}),
-              "--sge: \"5\" is not within 1 to 4");
-    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "write", "--size", "1",
-                           "--count", "1", "--sge", "2x"}),
-              "--sge: \"2x\" is not a number");
+    EXPECT_EQ(usage_error(one_op("write", {"--sge", "0"})), "--sge: \"0\" is not within 1 to 4");
+    EXPECT_EQ(usage_error(one_op("write", {"--sge", "5"})), "--sge: \"5\" is not within 1 to 4");
+    EXPECT_EQ(usage_error(one_op("write", {"--sge", "2x"})), "--sge: \"2x\" is not a number");
     EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "write", "--sge"}),
               "--sge needs a value");
-    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "read", "--size", "1",
-                           "--count", "1", "--inline"}),
+    EXPECT_EQ(usage_error(one_op("read", {"--inline"})),
               "client: --inline works with --op send and write only");
     EXPECT_EQ(usage_error({"client", "--inline=yes"}), "--inline takes no value");
     EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "--sge", "2"}),
               "server: unknown option \"--sge\"");
 }
 
-TEST(XiwperfArgs, EqualsFormAndShortOptions)
+TEST_F(XiwperfArgs, Solicit)
+{
+    Client c = client(one_op("send", {"--solicit", "4"}));
+    EXPECT_EQ(c.op, Op::send);
+    EXPECT_EQ(c.solicit, 4u);
+    EXPECT_EQ(client(one_op("send", {"--solicit=1"})).solicit, 1u);
+    // larger than --count: only the last Send (and credit-limited ones)
+    EXPECT_EQ(client(one_op("send", {"--solicit", "4294967295"})).solicit, 4294967295u);
+
+    EXPECT_EQ(usage_error(one_op("send", {"--solicit", "0"})),
+              "--solicit: \"0\" is not within 1 to 4294967295");
+    EXPECT_EQ(usage_error(one_op("send", {"--solicit", "4294967296"})),
+              "--solicit: \"4294967296\" is not within 1 to 4294967295");
+    EXPECT_EQ(usage_error(one_op("send", {"--solicit", "-1"})),
+              "--solicit: \"-1\" is not a number");
+    EXPECT_EQ(usage_error(one_op("send", {"--solicit"})), "--solicit needs a value");
+    for (auto op : {"write", "read"})
+        EXPECT_EQ(usage_error(one_op(op, {"--solicit", "2"})),
+                  "client: --solicit works with --op send only");
+    EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "--solicit", "2"}),
+              "server: unknown option \"--solicit\"");
+}
+
+TEST_F(XiwperfArgs, EqualsFormAndShortOptions)
 {
     Client c = client({"client", "--addr=10.0.0.1", "--op=send", "-s", "4K", "-n", "10", "-d",
                        "2", "-q", "3", "-c", "-j", "-p", "7"});
@@ -135,7 +166,19 @@ TEST(XiwperfArgs, EqualsFormAndShortOptions)
     EXPECT_TRUE(c.json);
 }
 
-TEST(XiwperfArgs, ClientRequiresAddrOpSizeCount)
+TEST_F(XiwperfArgs, ShortOptionsNameThemselvesInErrors)
+{
+    EXPECT_EQ(usage_error(one_op("read", {"-d", "0"})), "-d: \"0\" is not within 1 to 1024");
+    EXPECT_EQ(usage_error(one_op("read", {"-t", "0"})), "-t: \"0\" is not within 1 to 3600");
+    // --size, --addr and --op say their long name whichever form was used
+    EXPECT_EQ(usage_error(one_op("read", {"-s", "0"})), "--size: must be 1 to 4194304 bytes");
+    EXPECT_EQ(usage_error(one_op("read", {"-o", "x"})),
+              "--op: \"x\" is not one of send, write, read");
+    EXPECT_EQ(usage_error({"client", "-a", "x"}),
+              "--addr: \"x\" is not a numeric IPv4 or IPv6 address");
+}
+
+TEST_F(XiwperfArgs, ClientRequiresAddrOpSizeCount)
 {
     EXPECT_EQ(usage_error({"client", "--op", "read", "--size", "1", "--count", "1"}),
               "client: missing --addr IP");
@@ -147,7 +190,7 @@ TEST(XiwperfArgs, ClientRequiresAddrOpSizeCount)
               "client: missing --count N");
 }
 
-TEST(XiwperfArgs, ClientRejectsBadValues)
+TEST_F(XiwperfArgs, ClientRejectsBadValues)
 {
     EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "atomic", "--size", "1",
                            "--count", "1"}),
@@ -161,24 +204,18 @@ TEST(XiwperfArgs, ClientRejectsBadValues)
     EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "read", "--size", "1",
                            "--count", "0"}),
               "--count: \"0\" is not within 1 to 18446744073709551615");
-    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "read", "--size", "1",
-                           "--count", "1", "--depth", "1025"}),
+    EXPECT_EQ(usage_error(one_op("read", {"--depth", "1025"})),
               "--depth: \"1025\" is not within 1 to 1024");
-    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "read", "--size", "1",
-                           "--count", "1", "--qps", "65"}),
-              "--qps: \"65\" is not within 1 to 64");
-    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "read", "--size", "1",
-                           "--count", "1", "--port", "65536"}),
+    EXPECT_EQ(usage_error(one_op("read", {"--qps", "65"})), "--qps: \"65\" is not within 1 to 64");
+    EXPECT_EQ(usage_error(one_op("read", {"--port", "65536"})),
               "--port: \"65536\" is not within 0 to 65535");
-    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "read", "--size", "1",
-                           "--count", "1", "--port", "0"}),
-              "client: --port must be 1 to 65535");
+    EXPECT_EQ(usage_error(one_op("read", {"--port", "0"})), "client: --port must be 1 to 65535");
     EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "read", "--size", "1",
                            "--count", "1x"}),
               "--count: \"1x\" is not a number");
 }
 
-TEST(XiwperfArgs, ClientCrossChecks)
+TEST_F(XiwperfArgs, ClientCrossChecks)
 {
     EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "read", "--size", "1",
                            "--count", "3", "--qps", "4"}),
@@ -190,18 +227,19 @@ TEST(XiwperfArgs, ClientCrossChecks)
                        "--count", "1", "--depth", "256"}));
 }
 
-TEST(XiwperfArgs, OptionWithoutValue)
+TEST_F(XiwperfArgs, OptionWithoutValue)
 {
     EXPECT_EQ(usage_error({"client", "--addr"}), "--addr needs a value");
     EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "--size"}), "--size needs a value");
 }
 
-TEST(XiwperfArgs, UnknownWords)
+TEST_F(XiwperfArgs, UnknownWords)
 {
     EXPECT_EQ(usage_error({}), "missing command (server, client)");
     EXPECT_EQ(usage_error({"serve"}), "unknown command \"serve\" (server, client)");
     EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--bogus"}),
               "client: unknown option \"--bogus\"");
+    EXPECT_EQ(usage_error({"client", "--bogus=1"}), "client: unknown option \"--bogus\"");
     EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "extra"}),
               "server: unknown option \"extra\"");
     EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "--json=yes"}),
@@ -209,7 +247,7 @@ TEST(XiwperfArgs, UnknownWords)
     EXPECT_EQ(usage_error({"client", "--check=1"}), "--check takes no value");
 }
 
-TEST(XiwperfArgs, Server)
+TEST_F(XiwperfArgs, Server)
 {
     auto cmd = parse({"server", "--addr", "0.0.0.0", "--port", "0", "--size", "64M", "--json"});
     ASSERT_TRUE(cmd);
@@ -218,6 +256,13 @@ TEST(XiwperfArgs, Server)
     EXPECT_EQ(s.port, 0);
     EXPECT_EQ(s.size, 64u << 20);
     EXPECT_TRUE(s.json);
+
+    cmd = parse({"server", "-a", "10.0.0.1", "-s", "5M", "-p", "9"});
+    ASSERT_TRUE(cmd);
+    s = std::get<Server>(*cmd);
+    EXPECT_EQ(s.port, 9);
+    EXPECT_EQ(s.size, 5u << 20);  // beyond a client's --size limit
+    EXPECT_FALSE(s.json);
 
     cmd = parse({"server", "--addr", "10.0.0.1"});
     ASSERT_TRUE(cmd);
@@ -231,23 +276,27 @@ TEST(XiwperfArgs, Server)
               "--size: must be 1 to 1073741824 bytes");
     EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "--size", "0"}),
               "--size: must be 1 to 1073741824 bytes");
-    EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "--op", "read"}),
-              "server: unknown option \"--op\"");
+    for (auto opt : {"--op", "--count", "--depth", "--qps", "--timeout", "--check", "--inline"})
+        EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", opt, "1"}),
+                  std::string("server: unknown option \"") + opt + "\"");
 }
 
-TEST(XiwperfArgs, Help)
+TEST_F(XiwperfArgs, Help)
 {
-    for (auto words : {std::initializer_list<std::string_view>{"help"}, {"--help"}, {"-h"},
-                       {"client", "--help"}, {"server", "-h"}}) {
+    for (auto words : {WordList{"help"}, WordList{"--help"}, WordList{"-h"},
+                       WordList{"client", "--help"}, WordList{"server", "-h"},
+                       WordList{"client", "--addr", "10.0.0.1", "--help", "--bogus"}}) {
         auto cmd = parse(words);
         ASSERT_TRUE(cmd);
         EXPECT_TRUE(std::holds_alternative<xiwperf::Help>(*cmd));
     }
+    EXPECT_EQ(usage_error({"client", "--bogus", "--help"}), "client: unknown option \"--bogus\"");
     EXPECT_NE(xiwperf::usage().find("xiwperf client --addr IP"), std::string::npos);
     EXPECT_NE(xiwperf::usage().find("[--sge N] [--inline]"), std::string::npos);
+    EXPECT_NE(xiwperf::usage().find("[--solicit N]"), std::string::npos);
 }
 
-TEST(XiwperfArgs, Sizes)
+TEST_F(XiwperfArgs, Sizes)
 {
     EXPECT_EQ(*xiwperf::parse_size("1"), 1u);
     EXPECT_EQ(*xiwperf::parse_size("4096"), 4096u);
@@ -266,7 +315,7 @@ TEST(XiwperfArgs, Sizes)
     EXPECT_FALSE(xiwperf::parse_size("17179869184G"));  // overflows 64 bits
 }
 
-TEST(XiwperfArgs, Addresses)
+TEST_F(XiwperfArgs, Addresses)
 {
     auto v4 = xiwperf::parse_address("192.0.2.1");
     ASSERT_TRUE(v4);

@@ -10,42 +10,63 @@ namespace {
 
 using namespace xiwperf;
 
-Client args(Op op = Op::write, bool check = true)
-{
-    Client c;
-    c.addr = *parse_address("10.1.0.1");
-    c.port = 9000;
-    c.op = op;
-    c.size = 65536;
-    c.count = 1000;
-    c.depth = 16;
-    c.qps = 2;
-    c.check = check;
-    return c;
-}
+class XiwperfReport : public ::testing::Test {
+protected:
+    // 1000 operations of 64 KiB over 2 QPs at depth 16, to 10.1.0.1:9000.
+    static Client args(Op op = Op::write, bool check = true)
+    {
+        Client c;
+        c.addr = *parse_address("10.1.0.1");
+        c.port = 9000;
+        c.op = op;
+        c.size = 65536;
+        c.count = 1000;
+        c.depth = 16;
+        c.qps = 2;
+        c.check = check;
+        return c;
+    }
 
-Outcome good()
-{
-    Outcome o;
-    o.has_result = true;
-    std::strcpy(o.result.device, "siw0");
-    o.result.completed = 1000;
-    o.result.bytes = 1000 * 65536ULL;
-    o.result.nsec = 2'000'000'000;  // 2 s
-    o.result.lat_min_ns = 1'000;
-    o.result.lat_p50_ns = 2'500;
-    o.result.lat_p99_ns = 9'000;
-    o.result.lat_max_ns = 12'000;
-    o.result.lat_mean_ns = 3'000;
-    o.result.checked = 1;
-    o.result.data_ok = 1;
-    o.result.depth = 16;
-    return o;
-}
+    // A run of args() on siw0 that took 2 s and moved good data.
+    static Outcome good()
+    {
+        Outcome o;
+        o.has_result = true;
+        std::strcpy(o.result.device, "siw0");
+        o.result.completed = 1000;
+        o.result.bytes = 1000 * 65536ULL;
+        o.result.nsec = 2'000'000'000;  // 2 s
+        o.result.lat_min_ns = 1'000;
+        o.result.lat_p50_ns = 2'500;
+        o.result.lat_p99_ns = 9'000;
+        o.result.lat_max_ns = 12'000;
+        o.result.lat_mean_ns = 3'000;
+        o.result.checked = 1;
+        o.result.data_ok = 1;
+        o.result.depth = 16;
+        return o;
+    }
+
+    // An ioctl that failed with @err and a result giving @reason.
+    static Outcome failed(int err, std::uint32_t reason)
+    {
+        Outcome o;
+        o.error = err;
+        o.has_result = true;
+        o.result.reason = reason;
+        return o;
+    }
+
+    // The "error" member of the JSON of @o.
+    static std::string json_error(const Client& a, const Outcome& o)
+    {
+        return to_json(a, o)["error"].get<std::string>();
+    }
+};
 
 }  // namespace
 
-TEST(XiwperfReport, JsonHasEveryField)
+TEST_F(XiwperfReport, JsonHasEveryField)
 {
     auto j = to_json(args(), good());
     EXPECT_EQ(j["device"], "siw0");
@@ -77,7 +98,7 @@ TEST(XiwperfReport, JsonHasEveryField)
     EXPECT_EQ(exit_status(args(), good()), exit_ok);
 }
 
-TEST(XiwperfReport, DataOkIsNullWithoutCheck)
+TEST_F(XiwperfReport, DataOkIsNullWithoutCheck)
 {
     Outcome o = good();
     o.result.checked = 0;
@@ -87,7 +108,7 @@ TEST(XiwperfReport, DataOkIsNullWithoutCheck)
     EXPECT_EQ(exit_status(args(Op::read, false), o), exit_ok);
 }
 
-TEST(XiwperfReport, MismatchIsExitThreeWithMessage)
+TEST_F(XiwperfReport, MismatchIsExitThreeWithMessage)
 {
     Outcome o = good();
     o.result.data_ok = 0;
@@ -106,7 +127,7 @@ TEST(XiwperfReport, MismatchIsExitThreeWithMessage)
     EXPECT_EQ(j["error"], mismatch_message(args(), o.result));
 }
 
-TEST(XiwperfReport, ErrorsOrShortRunFail)
+TEST_F(XiwperfReport, ErrorsOrShortRunFail)
 {
     Outcome o = good();
     o.result.errors = 1;
@@ -116,29 +137,25 @@ TEST(XiwperfReport, ErrorsOrShortRunFail)
     EXPECT_EQ(exit_status(args(), o), exit_failed);
 }
 
-TEST(XiwperfReport, BrokenCompletionSemanticsFail)
+TEST_F(XiwperfReport, BrokenCompletionSemanticsFail)
 {
     Outcome o = good();
     o.result.wc_unexpected = 2;
     EXPECT_EQ(exit_status(args(), o), exit_failed);
     auto j = to_json(args(), o);
     EXPECT_EQ(j["wc_unexpected"], 2);
-    EXPECT_NE(j["error"].get<std::string>().find("2 completions for operations not outstanding"),
+    EXPECT_NE(json_error(args(), o).find("2 completions for operations not outstanding"),
               std::string::npos);
     o = good();
     o.result.wc_missing = 1;
     EXPECT_EQ(exit_status(args(), o), exit_failed);
-    EXPECT_NE(to_json(args(), o)["error"].get<std::string>().find("1 operations never completed"),
-              std::string::npos);
+    EXPECT_NE(json_error(args(), o).find("1 operations never completed"), std::string::npos);
 }
 
-TEST(XiwperfReport, FailedIoctlMessages)
+TEST_F(XiwperfReport, FailedIoctlMessages)
 {
     Client a = args();
-    Outcome o;
-    o.error = ECONNREFUSED;
-    o.has_result = true;
-    o.result.reason = XIWPERF_REASON_REFUSED;
+    Outcome o = failed(ECONNREFUSED, XIWPERF_REASON_REFUSED);
     EXPECT_EQ(error_message(a, o),
               "connection to 10.1.0.1:9000 refused: no xiwperf server listening there");
     EXPECT_EQ(exit_status(a, o), exit_failed);
@@ -194,7 +211,7 @@ TEST(XiwperfReport, FailedIoctlMessages)
     EXPECT_EQ(error_message(a, o), "interrupted after 7 operations completed");
 }
 
-TEST(XiwperfReport, IoctlWithoutResult)
+TEST_F(XiwperfReport, IoctlWithoutResult)
 {
     Outcome o;
     o.error = EINVAL;
@@ -202,7 +219,7 @@ TEST(XiwperfReport, IoctlWithoutResult)
     EXPECT_EQ(exit_status(args(), o), exit_failed);
 }
 
-TEST(XiwperfReport, WcStatusNames)
+TEST_F(XiwperfReport, WcStatusNames)
 {
     EXPECT_EQ(wc_status_name(0), "SUCCESS");
     EXPECT_EQ(wc_status_name(12), "RETRY_EXC_ERR");
@@ -210,7 +227,7 @@ TEST(XiwperfReport, WcStatusNames)
     EXPECT_EQ(wc_status_name(99), "status 99");
 }
 
-TEST(XiwperfReport, Text)
+TEST_F(XiwperfReport, Text)
 {
     std::string t = to_text(args(), good());
     EXPECT_EQ(t,
@@ -218,7 +235,7 @@ TEST(XiwperfReport, Text)
               "2.000 s, 0.262 Gbit/s, 0.0005 Mop/s, latency us p50 2.5 p99 9.0 max 12.0\n");
 }
 
-TEST(XiwperfReport, SgeAndInlineInJsonAndText)
+TEST_F(XiwperfReport, SgeAndInlineInJsonAndText)
 {
     Client a = args(Op::send);
     a.sge = 4;
@@ -236,13 +253,10 @@ TEST(XiwperfReport, SgeAndInlineInJsonAndText)
               "send 65536 B x 1000 on siw0, 2 QPs, depth 16: 1");
 }
 
-TEST(XiwperfReport, UnsupportedMessages)
+TEST_F(XiwperfReport, UnsupportedMessages)
 {
-    Outcome o;
-    o.error = EOPNOTSUPP;
-    o.has_result = true;
+    Outcome o = failed(EOPNOTSUPP, XIWPERF_REASON_UNSUPPORTED);
     std::strcpy(o.result.device, "xiw0");
-    o.result.reason = XIWPERF_REASON_UNSUPPORTED;
     o.result.unsupported = XIWPERF_UNSUPPORTED_SGE;
     o.result.limit = 1;
 
@@ -299,14 +313,59 @@ TEST(XiwperfReport, UnsupportedMessages)
     EXPECT_EQ(error_message(a, o), "the device does not support what the run asks for");
 }
 
-TEST(XiwperfReport, RejectedAsUnsupported)
+TEST_F(XiwperfReport, RejectedAsUnsupported)
 {
-    Outcome o;
-    o.error = ECONNREFUSED;
-    o.has_result = true;
-    o.result.reason = XIWPERF_REASON_REJECTED;
+    Outcome o = failed(ECONNREFUSED, XIWPERF_REASON_REJECTED);
     o.result.remote_reason = XIWPERF_REJECT_UNSUPPORTED;
     EXPECT_EQ(error_message(args(), o),
               "the server at 10.1.0.1:9000 rejected the connection: its device does not "
               "support what the request asks for");
+}
+
+TEST_F(XiwperfReport, SolicitOnlyWhenAsked)
+{
+    Client a = args(Op::send);
+    Outcome o = good();
+    o.result.solicited = 250;
+    o.result.notifications = 40;
+    o.result.first_batch = 3;
+    auto j = to_json(a, o);
+    for (auto key : {"solicit", "solicited", "notifications", "first_batch"})
+        EXPECT_FALSE(j.contains(key)) << key;
+    EXPECT_EQ(to_text(a, o), to_text(a, good()));
+
+    a.solicit = 4;
+    j = to_json(a, o);
+    EXPECT_EQ(j["solicit"], 4);
+    EXPECT_EQ(j["solicited"], 250);
+    EXPECT_EQ(j["notifications"], 40);
+    EXPECT_EQ(j["first_batch"], 3);
+    EXPECT_EQ(j["completed"], 1000);  // the rest unchanged
+    EXPECT_FALSE(j.contains("error"));
+    EXPECT_EQ(to_text(a, o),
+              "send 65536 B x 1000 on siw0, 2 QPs, depth 16, solicit every 4: 1000 completed, "
+              "0 errors, data ok\n"
+              "2.000 s, 0.262 Gbit/s, 0.0005 Mop/s, latency us p50 2.5 p99 9.0 max 12.0\n"
+              "250 solicited Sends, 40 server notifications, first wake-up processed 3 "
+              "messages\n");
+    o.result.solicited = 1;
+    o.result.notifications = 1;
+    o.result.first_batch = 1;
+    EXPECT_NE(to_text(a, o).find("\n1 solicited Send, 1 server notification, first wake-up "
+                                 "processed 1 message\n"),
+              std::string::npos);
+    EXPECT_EQ(exit_status(a, o), exit_ok);
+}
+
+TEST_F(XiwperfReport, SolicitFieldsOnFailure)
+{
+    Client a = args(Op::send);
+    a.solicit = 1;
+    Outcome o = failed(ETIMEDOUT, XIWPERF_REASON_TIMEOUT);
+    o.result.solicited = 5;
+    auto j = to_json(a, o);
+    EXPECT_EQ(j["error"], "no progress for 15 s: gave up");
+    EXPECT_EQ(j["solicited"], 5);
+    EXPECT_EQ(j["notifications"], 0);
+    EXPECT_EQ(j["first_batch"], 0);
 }

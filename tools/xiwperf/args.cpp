@@ -9,6 +9,7 @@
 #include <charconv>
 #include <limits>
 #include <optional>
+#include <type_traits>
 
 #include "uapi/xiwperf.h"
 
@@ -79,19 +80,6 @@ private:
     std::optional<std::string_view> pending_;
 };
 
-template <class T>
-xiw::Result<T> number_option(Words& w, std::string_view opt, std::uint64_t min,
-                             std::uint64_t max)
-{
-    auto v = w.value(opt);
-    if (!v)
-        return v.error();
-    auto n = parse_number(*v, min, max);
-    if (!n)
-        return usage_error(std::string(opt) + ": " + n.error().context);
-    return static_cast<T>(*n);
-}
-
 xiw::Result<Op> parse_op(std::string_view text)
 {
     if (text == "send")
@@ -103,156 +91,246 @@ xiw::Result<Op> parse_op(std::string_view text)
     return usage_error("--op: " + quoted(text) + " is not one of send, write, read");
 }
 
-// Options both commands accept; false if @opt is not one of them.
-xiw::Result<bool> common_option(Words& w, std::string_view opt, Address& addr,
-                                std::uint16_t& port, bool& json, bool& have_addr)
+// The subcommands an option applies to.
+constexpr unsigned in_server = 1U << 0;
+constexpr unsigned in_client = 1U << 1;
+
+// Required options, noted when given.
+constexpr unsigned seen_addr = 1U << 0;
+constexpr unsigned seen_op = 1U << 1;
+constexpr unsigned seen_size = 1U << 2;
+constexpr unsigned seen_count = 1U << 3;
+
+// What the options of either subcommand set.
+struct Settings {
+    Address addr;
+    std::uint16_t port = XIWPERF_DEFAULT_PORT;
+    bool json = false;
+    bool help = false;
+    std::uint64_t buffer = 0;  // server --size
+    Client client;             // the client's own options
+    unsigned seen = 0;
+};
+
+// Applies one option; @opt is the word as given, @value "" for a flag.
+using Apply = xiw::Status (*)(Settings& s, std::string_view opt, std::string_view value);
+
+struct Option {
+    std::string_view name;
+    std::string_view alias;  // the short form, or ""
+    unsigned commands;       // in_server, in_client
+    bool takes_value;
+    Apply apply;
+};
+
+xiw::Result<std::uint64_t> number(std::string_view opt, std::string_view value, std::uint64_t min,
+                                  std::uint64_t max)
 {
-    if (opt == "--addr" || opt == "-a") {
-        auto v = w.value(opt);
-        if (!v)
-            return v.error();
-        auto a = parse_address(*v);
-        if (!a)
-            return usage_error("--addr: " + a.error().context);
-        addr = *a;
-        have_addr = true;
-        return true;
+    auto n = parse_number(value, min, max);
+    if (!n)
+        return usage_error(std::string(opt) + ": " + n.error().context);
+    return *n;
+}
+
+// A size of at most @max bytes ("--size" whichever form was given).
+xiw::Result<std::uint64_t> size(std::string_view value, std::uint64_t max)
+{
+    auto n = parse_size(value);
+    if (!n)
+        return usage_error("--size: " + n.error().context);
+    if (*n < 1 || *n > max)
+        return usage_error("--size: must be 1 to " + std::to_string(max) + " bytes");
+    return *n;
+}
+
+// A numeric client option stored as it is in Client::*field.
+template <auto field, std::uint64_t min, std::uint64_t max>
+xiw::Status client_number(Settings& s, std::string_view opt, std::string_view value)
+{
+    auto n = number(opt, value, min, max);
+    if (!n)
+        return n.error();
+    auto& f = s.client.*field;
+    f = static_cast<std::remove_reference_t<decltype(f)>>(*n);
+    return xiw::Ok{};
+}
+
+xiw::Status set_addr(Settings& s, std::string_view, std::string_view value)
+{
+    auto a = parse_address(value);
+    if (!a)
+        return usage_error("--addr: " + a.error().context);
+    s.addr = *a;
+    s.seen |= seen_addr;
+    return xiw::Ok{};
+}
+
+xiw::Status set_port(Settings& s, std::string_view opt, std::string_view value)
+{
+    auto n = number(opt, value, 0, 65535);
+    if (!n)
+        return n.error();
+    s.port = static_cast<std::uint16_t>(*n);
+    return xiw::Ok{};
+}
+
+xiw::Status set_json(Settings& s, std::string_view, std::string_view)
+{
+    s.json = true;
+    return xiw::Ok{};
+}
+
+xiw::Status set_help(Settings& s, std::string_view, std::string_view)
+{
+    s.help = true;
+    return xiw::Ok{};
+}
+
+xiw::Status set_buffer(Settings& s, std::string_view, std::string_view value)
+{
+    auto n = size(value, XIWPERF_MAX_BUF);
+    if (!n)
+        return n.error();
+    s.buffer = *n;
+    return xiw::Ok{};
+}
+
+xiw::Status set_op(Settings& s, std::string_view, std::string_view value)
+{
+    auto op = parse_op(value);
+    if (!op)
+        return op.error();
+    s.client.op = *op;
+    s.seen |= seen_op;
+    return xiw::Ok{};
+}
+
+xiw::Status set_size(Settings& s, std::string_view, std::string_view value)
+{
+    auto n = size(value, XIWPERF_MAX_SIZE);
+    if (!n)
+        return n.error();
+    s.client.size = *n;
+    s.seen |= seen_size;
+    return xiw::Ok{};
+}
+
+xiw::Status set_count(Settings& s, std::string_view opt, std::string_view value)
+{
+    auto n = number(opt, value, 1, std::numeric_limits<std::uint64_t>::max());
+    if (!n)
+        return n.error();
+    s.client.count = *n;
+    s.seen |= seen_count;
+    return xiw::Ok{};
+}
+
+xiw::Status set_timeout(Settings& s, std::string_view opt, std::string_view value)
+{
+    auto n = number(opt, value, 1, 3600);
+    if (!n)
+        return n.error();
+    s.client.timeout_ms = static_cast<std::uint32_t>(*n * 1000);
+    return xiw::Ok{};
+}
+
+xiw::Status set_inline(Settings& s, std::string_view, std::string_view)
+{
+    s.client.inline_data = true;
+    return xiw::Ok{};
+}
+
+xiw::Status set_check(Settings& s, std::string_view, std::string_view)
+{
+    s.client.check = true;
+    return xiw::Ok{};
+}
+
+// Every option of both subcommands; an option's name may appear once per
+// subcommand (the server's --size is its buffer, the client's an operation).
+constexpr Option options[] = {
+    {"--addr", "-a", in_server | in_client, true, set_addr},
+    {"--port", "-p", in_server | in_client, true, set_port},
+    {"--json", "-j", in_server | in_client, false, set_json},
+    {"--help", "-h", in_server | in_client, false, set_help},
+    {"--size", "-s", in_server, true, set_buffer},
+    {"--size", "-s", in_client, true, set_size},
+    {"--op", "-o", in_client, true, set_op},
+    {"--count", "-n", in_client, true, set_count},
+    {"--depth", "-d", in_client, true, client_number<&Client::depth, 1, XIWPERF_MAX_DEPTH>},
+    {"--qps", "-q", in_client, true, client_number<&Client::qps, 1, XIWPERF_MAX_QPS>},
+    {"--timeout", "-t", in_client, true, set_timeout},
+    {"--sge", "", in_client, true, client_number<&Client::sge, 1, XIWPERF_MAX_SGE>},
+    {"--solicit", "", in_client, true,
+     client_number<&Client::solicit, 1, std::numeric_limits<std::uint32_t>::max()>},
+    {"--inline", "", in_client, false, set_inline},
+    {"--check", "-c", in_client, false, set_check},
+};
+
+const Option* find_option(std::string_view word, unsigned command)
+{
+    for (const Option& o : options)
+        if ((o.commands & command) && (word == o.name || (!o.alias.empty() && word == o.alias)))
+            return &o;
+    return nullptr;
+}
+
+// The options of subcommand @name (in_server or in_client: @command).
+xiw::Result<Settings> parse_options(Words& w, unsigned command, std::string_view name)
+{
+    Settings s;
+    while (!w.empty()) {
+        std::string_view opt = w.next();
+        const Option* o = find_option(opt, command);
+        if (!o)
+            return usage_error(std::string(name) + ": unknown option " + quoted(opt));
+        std::string_view value;
+        if (o->takes_value) {
+            auto v = w.value(opt);
+            if (!v)
+                return v.error();
+            value = *v;
+        }
+        if (auto st = o->apply(s, opt, value); !st)
+            return st.error();
+        if (s.help)
+            return s;
+        if (w.dangling())
+            return usage_error(std::string(opt) + " takes no value");
     }
-    if (opt == "--port" || opt == "-p") {
-        auto p = number_option<std::uint16_t>(w, opt, 0, 65535);
-        if (!p)
-            return p.error();
-        port = *p;
-        return true;
-    }
-    if (opt == "--json" || opt == "-j") {
-        json = true;
-        return true;
-    }
-    return false;
+    return s;
 }
 
 xiw::Result<Command> parse_server(Words& w)
 {
-    Server s;
-    s.port = XIWPERF_DEFAULT_PORT;
-    bool have_addr = false;
-    while (!w.empty()) {
-        std::string_view opt = w.next();
-        auto common = common_option(w, opt, s.addr, s.port, s.json, have_addr);
-        if (!common)
-            return common.error();
-        if (*common) {
-            if (w.dangling())
-                return usage_error(std::string(opt) + " takes no value");
-            continue;
-        }
-        if (opt == "--size" || opt == "-s") {
-            auto v = w.value(opt);
-            if (!v)
-                return v.error();
-            auto n = parse_size(*v);
-            if (!n)
-                return usage_error("--size: " + n.error().context);
-            if (*n < 1 || *n > XIWPERF_MAX_BUF)
-                return usage_error("--size: must be 1 to " + std::to_string(XIWPERF_MAX_BUF) +
-                                   " bytes");
-            s.size = *n;
-        } else if (opt == "-h" || opt == "--help") {
-            return Command{Help{}};
-        } else {
-            return usage_error("server: unknown option " + quoted(opt));
-        }
-        if (w.dangling())
-            return usage_error(std::string(opt) + " takes no value");
-    }
-    if (!have_addr)
+    auto s = parse_options(w, in_server, "server");
+    if (!s)
+        return s.error();
+    if (s->help)
+        return Command{Help{}};
+    if (!(s->seen & seen_addr))
         return usage_error("server: missing --addr IP (0.0.0.0 or :: listens on all)");
-    return Command{s};
+    return Command{Server{s->addr, s->port, s->buffer, s->json}};
 }
 
 xiw::Result<Command> parse_client(Words& w)
 {
-    Client c;
-    c.port = XIWPERF_DEFAULT_PORT;
-    bool have_addr = false, have_op = false, have_size = false, have_count = false;
-    while (!w.empty()) {
-        std::string_view opt = w.next();
-        auto common = common_option(w, opt, c.addr, c.port, c.json, have_addr);
-        if (!common)
-            return common.error();
-        if (*common) {
-            if (w.dangling())
-                return usage_error(std::string(opt) + " takes no value");
-            continue;
-        }
-        if (opt == "--op" || opt == "-o") {
-            auto v = w.value(opt);
-            if (!v)
-                return v.error();
-            auto op = parse_op(*v);
-            if (!op)
-                return op.error();
-            c.op = *op;
-            have_op = true;
-        } else if (opt == "--size" || opt == "-s") {
-            auto v = w.value(opt);
-            if (!v)
-                return v.error();
-            auto n = parse_size(*v);
-            if (!n)
-                return usage_error("--size: " + n.error().context);
-            if (*n < 1 || *n > XIWPERF_MAX_SIZE)
-                return usage_error("--size: must be 1 to " + std::to_string(XIWPERF_MAX_SIZE) +
-                                   " bytes");
-            c.size = *n;
-            have_size = true;
-        } else if (opt == "--count" || opt == "-n") {
-            auto n = number_option<std::uint64_t>(w, opt, 1,
-                                                  std::numeric_limits<std::uint64_t>::max());
-            if (!n)
-                return n.error();
-            c.count = *n;
-            have_count = true;
-        } else if (opt == "--depth" || opt == "-d") {
-            auto n = number_option<std::uint32_t>(w, opt, 1, XIWPERF_MAX_DEPTH);
-            if (!n)
-                return n.error();
-            c.depth = *n;
-        } else if (opt == "--qps" || opt == "-q") {
-            auto n = number_option<std::uint32_t>(w, opt, 1, XIWPERF_MAX_QPS);
-            if (!n)
-                return n.error();
-            c.qps = *n;
-        } else if (opt == "--timeout" || opt == "-t") {
-            auto n = number_option<std::uint32_t>(w, opt, 1, 3600);
-            if (!n)
-                return n.error();
-            c.timeout_ms = *n * 1000;
-        } else if (opt == "--sge") {
-            auto n = number_option<std::uint32_t>(w, opt, 1, XIWPERF_MAX_SGE);
-            if (!n)
-                return n.error();
-            c.sge = *n;
-        } else if (opt == "--inline") {
-            c.inline_data = true;
-        } else if (opt == "--check" || opt == "-c") {
-            c.check = true;
-        } else if (opt == "-h" || opt == "--help") {
-            return Command{Help{}};
-        } else {
-            return usage_error("client: unknown option " + quoted(opt));
-        }
-        if (w.dangling())
-            return usage_error(std::string(opt) + " takes no value");
-    }
-    if (!have_addr)
+    auto s = parse_options(w, in_client, "client");
+    if (!s)
+        return s.error();
+    if (s->help)
+        return Command{Help{}};
+    Client c = s->client;
+    c.addr = s->addr;
+    c.port = s->port;
+    c.json = s->json;
+    if (!(s->seen & seen_addr))
         return usage_error("client: missing --addr IP");
-    if (!have_op)
+    if (!(s->seen & seen_op))
         return usage_error("client: missing --op {send,write,read}");
-    if (!have_size)
+    if (!(s->seen & seen_size))
         return usage_error("client: missing --size BYTES");
-    if (!have_count)
+    if (!(s->seen & seen_count))
         return usage_error("client: missing --count N");
     if (c.port == 0)
         return usage_error("client: --port must be 1 to 65535");
@@ -261,6 +339,8 @@ xiw::Result<Command> parse_client(Words& w)
                            std::to_string(XIWPERF_MAX_MEMORY) + " bytes");
     if (c.inline_data && c.op == Op::read)
         return usage_error("client: --inline works with --op send and write only");
+    if (c.solicit && c.op != Op::send)
+        return usage_error("client: --solicit works with --op send only");
     if (c.count < c.qps)
         return usage_error("client: --count must be at least --qps (" + std::to_string(c.qps) +
                            ")");
@@ -365,7 +445,7 @@ std::string usage()
     return "Usage: xiwperf server --addr IP [--port N] [--size BYTES] [--json]\n"
            "       xiwperf client --addr IP [--port N] --op {send,write,read} --size BYTES\n"
            "                      --count N [--depth N] [--qps N] [--sge N] [--inline]\n"
-           "                      [--check] [--timeout SEC] [--json]\n"
+           "                      [--solicit N] [--check] [--timeout SEC] [--json]\n"
            "\n"
            "server  listen on IP:PORT (default port " +
            std::to_string(XIWPERF_DEFAULT_PORT) +
@@ -380,6 +460,9 @@ std::string usage()
            ", default 1) splits each operation's buffer into N SGEs (the\n"
            "        server's receives too); --inline posts send and write with inline\n"
            "        data. A device that cannot do either fails the run.\n"
+           "        --solicit N (send only) sets the Solicited Event flag on every Nth Send,\n"
+           "        the last one and any that takes the last credit; the server then\n"
+           "        processes its receives only when a solicited one wakes it.\n"
            "\n"
            "Needs the xiwperf module (modprobe xiwperf) and an RDMA device for IP.\n"
            "Exit status: 0 success, 1 failure, 2 usage error, 3 data mismatch.\n";

@@ -90,7 +90,8 @@ Outcome Device::run(const Client& args)
 {
     xiwperf_run run{};
     run.version = XIWPERF_ABI_VERSION;
-    run.flags = (args.check ? XIWPERF_F_CHECK : 0) | (args.inline_data ? XIWPERF_F_INLINE : 0);
+    run.flags = (args.check ? XIWPERF_F_CHECK : 0) | (args.inline_data ? XIWPERF_F_INLINE : 0) |
+                (args.solicit ? XIWPERF_F_SOLICIT : 0);
     run.addr = abi_address(args.addr, args.port);
     run.op = static_cast<__u32>(args.op);
     run.qps = args.qps;
@@ -99,6 +100,7 @@ Outcome Device::run(const Client& args)
     run.size = args.size;
     run.count = args.count;
     run.sge = args.sge;
+    run.solicit = args.solicit;
 
     Outcome out;
     if (::ioctl(fd_.get(), XIWPERF_IOC_RUN, &run) < 0) {

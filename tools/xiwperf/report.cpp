@@ -246,6 +246,12 @@ nlohmann::json to_json(const Client& args, const Outcome& out)
     };
     if (r.checked)
         j["data_ok"] = r.data_ok != 0;
+    if (args.solicit) {
+        j["solicit"] = args.solicit;
+        j["solicited"] = r.solicited;
+        j["notifications"] = r.notifications;
+        j["first_batch"] = r.first_batch;
+    }
     if (auto e = error_message(args, out); !e.empty())
         j["error"] = e;
     else if (auto c = completion_message(r); !c.empty())
@@ -266,12 +272,21 @@ std::string to_text(const Client& args, const Outcome& out)
         how += ", " + plural(args.sge, "SGE", "SGEs");
     if (args.inline_data)
         how += ", inline";
-    return std::string(op_name(args.op)) + " " + std::to_string(args.size) + " B x " +
-           std::to_string(args.count) + " on " + (dev.empty() ? "-" : dev) + ", " + how + ": " +
-           std::to_string(r.completed) + " completed, " + std::to_string(r.errors) + " errors, " +
-           data + "\n" + fmt("%.3f s, ", seconds(r)) + fmt("%.3f Gbit/s, ", gbit_per_s(r)) +
-           fmt("%.4f Mop/s, ", mops(r)) + fmt("latency us p50 %.1f", us(r.lat_p50_ns)) +
-           fmt(" p99 %.1f", us(r.lat_p99_ns)) + fmt(" max %.1f\n", us(r.lat_max_ns));
+    if (args.solicit)
+        how += ", solicit every " + std::to_string(args.solicit);
+    std::string text =
+        std::string(op_name(args.op)) + " " + std::to_string(args.size) + " B x " +
+        std::to_string(args.count) + " on " + (dev.empty() ? "-" : dev) + ", " + how + ": " +
+        std::to_string(r.completed) + " completed, " + std::to_string(r.errors) + " errors, " +
+        data + "\n" + fmt("%.3f s, ", seconds(r)) + fmt("%.3f Gbit/s, ", gbit_per_s(r)) +
+        fmt("%.4f Mop/s, ", mops(r)) + fmt("latency us p50 %.1f", us(r.lat_p50_ns)) +
+        fmt(" p99 %.1f", us(r.lat_p99_ns)) + fmt(" max %.1f\n", us(r.lat_max_ns));
+    if (args.solicit)
+        text += plural(r.solicited, "solicited Send", "solicited Sends") + ", " +
+                plural(r.notifications, "server notification", "server notifications") +
+                ", first wake-up processed " + plural(r.first_batch, "message", "messages") +
+                "\n";
+    return text;
 }
 
 int exit_status(const Client& args, const Outcome& out)

@@ -39,7 +39,7 @@ std::string mismatch_message(const Client& args, const xiwperf_result& r);
 /// The JSON object --json prints (an "error" member only on failure).
 nlohmann::json to_json(const Client& args, const Outcome& out);
 
-/// The human-readable summary (two lines).
+/// The human-readable summary (two lines; a third with --solicit).
 std::string to_text(const Client& args, const Outcome& out);
 
 /// exit_ok, exit_failed, or exit_mismatch.

@@ -10,7 +10,10 @@
  * failure, a signal, or no progress within the timeout) and tears down.
  *
  * Send tests are flow controlled by the server's credits: a Send is posted
- * only while the server has a receive posted for it.
+ * only while the server has a receive posted for it. With --solicit the
+ * server processes receives only when a solicited Send wakes it, so the
+ * last Send and any Send that takes the last credit are solicited too:
+ * the client never waits for something the server has not been woken for.
  */
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
@@ -100,6 +103,7 @@ struct xp_cconn {
 	u64 posted;
 	u64 retired;
 	u64 credit_limit;
+	u64 solicited;
 	bool verdict;
 	bool finished;
 	/* results: CQ callbacks only, read after teardown */
@@ -112,6 +116,9 @@ struct xp_cconn {
 	u64 first_bad_seq;
 	u64 first_bad_offset;
 	u64 t_last;
+	/* --solicit: from the server's verdict */
+	u64 notifications;
+	u64 first_batch;
 };
 
 struct xp_client {
@@ -120,6 +127,7 @@ struct xp_client {
 	u32 qps;
 	u32 depth;
 	u32 nsge;			/* SGEs per operation: min(sge, size) */
+	u32 solicit;			/* --solicit N, or 0 */
 	u64 size;
 	u64 count;
 	unsigned long timeout;		/* jiffies */
@@ -211,6 +219,21 @@ static bool xp_cconn_done(struct xp_cconn *c)
 static void xp_op_done(struct ib_cq *cq, struct ib_wc *wc);
 static void xp_verify_done(struct ib_cq *cq, struct ib_wc *wc);
 
+/*
+ * --solicit: whether Send @seq of @c goes with IB_SEND_SOLICITED: every
+ * solicit-th, the last one, and one that takes the last credit (c->lock
+ * held).
+ */
+static bool xp_solicit(struct xp_cconn *c, u64 seq)
+{
+	u32 rem;
+
+	if (!c->cl->solicit)
+		return false;
+	div_u64_rem(seq + 1, c->cl->solicit, &rem);
+	return !rem || seq + 1 == c->total || seq + 1 >= c->credit_limit;
+}
+
 /* Start the next operation on @lane (c->lock held). */
 static int xp_lane_post(struct xp_lane *lane)
 {
@@ -226,6 +249,7 @@ static int xp_lane_post(struct xp_lane *lane)
 			.send_flags = IB_SEND_SIGNALED,
 		},
 	};
+	bool solicited = false;
 	u64 slot, ch;
 	int ret;
 
@@ -247,6 +271,9 @@ static int xp_lane_post(struct xp_lane *lane)
 	switch (cl->op) {
 	case XIWPERF_OP_SEND:
 		wr.wr.opcode = IB_WR_SEND;
+		solicited = xp_solicit(c, lane->seq);
+		if (solicited)
+			wr.wr.send_flags |= IB_SEND_SOLICITED;
 		if (check)
 			xp_pattern_fill(lane->buf, cl->size,
 					xp_pattern_seed(cl->op, c->index,
@@ -278,6 +305,8 @@ static int xp_lane_post(struct xp_lane *lane)
 	if (ret) {
 		lane->outstanding--;
 		xp_fail(cl, ret, XIWPERF_REASON_POST);
+	} else if (solicited) {
+		c->solicited++;
 	}
 	return ret;
 }
@@ -318,34 +347,46 @@ static void xp_lane_retire(struct xp_lane *lane)
 		xp_cconn_finish(c);
 }
 
-/* write --check: read the region back into the verify buffer. */
-static void xp_verify_post(struct xp_lane *lane)
+/*
+ * Post a signaled RDMA Read of @len bytes at @raddr of the server's buffer
+ * into @addr (a device address), one SGE: the client's own reads.
+ */
+static int xp_post_read(struct xp_cconn *c, struct ib_cqe *cqe, u64 addr,
+			u32 len, u64 raddr)
 {
-	struct xp_cconn *c = lane->c;
-	struct xp_client *cl = c->cl;
 	struct ib_sge sge = {
-		.addr = lane->vmap.dma,
-		.length = cl->size,
+		.addr = addr,
+		.length = len,
 		.lkey = c->q.pd->local_dma_lkey,
 	};
 	struct ib_rdma_wr wr = {
 		.wr = {
-			.wr_cqe = &lane->vcqe,
+			.wr_cqe = cqe,
 			.sg_list = &sge,
 			.num_sge = 1,
 			.opcode = IB_WR_RDMA_READ,
 			.send_flags = IB_SEND_SIGNALED,
 		},
-		.remote_addr = lane->raddr,
+		.remote_addr = raddr,
 		.rkey = c->rkey,
 	};
+
+	return ib_post_send(c->q.qp, &wr.wr, NULL);
+}
+
+/* write --check: read the region back into the verify buffer. */
+static void xp_verify_post(struct xp_lane *lane)
+{
+	struct xp_cconn *c = lane->c;
+	struct xp_client *cl = c->cl;
 	int ret;
 
 	xp_pattern_fill(lane->vbuf, cl->size,
 			xp_pattern_seed(cl->op, c->index, lane->seq), 0, true);
 	xp_sync_for_device(&lane->vmap, 0, cl->size);
 	lane->outstanding++;
-	ret = ib_post_send(c->q.qp, &wr.wr, NULL);
+	ret = xp_post_read(c, &lane->vcqe, lane->vmap.dma, cl->size,
+			   lane->raddr);
 	if (ret) {
 		lane->outstanding--;
 		xp_fail(cl, ret, XIWPERF_REASON_POST);
@@ -463,6 +504,8 @@ static void xp_ctrl_msg(struct xp_cconn *c, const struct xp_msg *m)
 			c->first_bad_seq = be64_to_cpu(m->first_bad_seq);
 			c->first_bad_offset = be64_to_cpu(m->first_bad_offset);
 		}
+		c->notifications = be64_to_cpu(m->notifications);
+		c->first_batch = be64_to_cpu(m->first_batch);
 		spin_lock_bh(&c->lock);
 		c->verdict = true;
 		done = xp_cconn_done(c);
@@ -481,7 +524,7 @@ static void xp_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct xp_crx *rx = container_of(wc->wr_cqe, struct xp_crx, cqe);
 	struct xp_cconn *c = rx->c;
 	size_t off = rx->idx * sizeof(struct xp_msg);
-	struct xp_msg m;
+	struct xp_msg m = {};
 
 	if (wc->status != IB_WC_SUCCESS) {
 		/* Flushed at teardown, or with the operations that report it. */
@@ -490,11 +533,12 @@ static void xp_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	xp_sync_for_cpu(&c->rx_map, off, sizeof(m));
-	if (wc->byte_len < sizeof(m)) {
+	/* Only a solicited run's verdict has the last fields. */
+	if (wc->byte_len < XP_MSG_BASE_LEN) {
 		xp_fail(c->cl, -EPROTO, XIWPERF_REASON_PROTOCOL);
 		return;
 	}
-	m = c->rx[rx->idx];
+	memcpy(&m, &c->rx[rx->idx], min_t(size_t, wc->byte_len, sizeof(m)));
 	if (xp_post_recv(&c->q, &rx->cqe, c->rx_map.dma + off, sizeof(m), 1)) {
 		xp_fail(c->cl, -EIO, XIWPERF_REASON_POST);
 		return;
@@ -681,18 +725,6 @@ static int xp_read_table(struct xp_cconn *c)
 {
 	struct xp_client *cl = c->cl;
 	size_t len = c->nchunks * sizeof(*c->table);
-	struct ib_sge sge = {};
-	struct ib_rdma_wr wr = {
-		.wr = {
-			.wr_cqe = &c->tcqe,
-			.sg_list = &sge,
-			.num_sge = 1,
-			.opcode = IB_WR_RDMA_READ,
-			.send_flags = IB_SEND_SIGNALED,
-		},
-		.remote_addr = c->rtable,
-		.rkey = c->rkey,
-	};
 	int ret;
 
 	c->table = kzalloc(len, GFP_KERNEL);
@@ -703,10 +735,7 @@ static int xp_read_table(struct xp_cconn *c)
 	if (ret)
 		return xp_fail(cl, ret, XIWPERF_REASON_RESOURCES);
 	c->tcqe.done = xp_table_done;
-	sge.addr = c->table_map.dma;
-	sge.length = len;
-	sge.lkey = c->q.pd->local_dma_lkey;
-	ret = ib_post_send(c->q.qp, &wr.wr, NULL);
+	ret = xp_post_read(c, &c->tcqe, c->table_map.dma, len, c->rtable);
 	if (ret)
 		return xp_fail(cl, ret, XIWPERF_REASON_POST);
 	return xp_wait_step(c, XP_STEP_READY);
@@ -795,7 +824,7 @@ static int xp_cconn_qp(struct xp_cconn *c)
 	if (cl->nsge > limit)
 		return xp_fail_unsupported(cl, -EOPNOTSUPP,
 					   XIWPERF_UNSUPPORTED_SGE, limit);
-	ret = xp_qp_create(&c->q, c->id, 0, &cap);
+	ret = xp_qp_create(&c->q, c->id, 0, &cap, false);
 	if (ret && inl && c->q.create_err)
 		return xp_fail_unsupported(cl, ret, XIWPERF_UNSUPPORTED_INLINE,
 					   0);
@@ -852,6 +881,8 @@ static int xp_cconn_connect(struct xp_cconn *c)
 	hello.version = cpu_to_be16(XP_VERSION);
 	hello.op = cl->op;
 	hello.flags = cl->flags & XIWPERF_F_CHECK;
+	if (cl->flags & XIWPERF_F_SOLICIT)
+		hello.flags |= XP_HELLO_SOLICITED;
 	hello.size = cpu_to_be32(cl->size);
 	hello.depth = cpu_to_be32(cl->depth);
 	hello.count = cpu_to_be64(c->total);
@@ -971,6 +1002,7 @@ static void xp_client_results(struct xp_client *cl, u64 t_start, int ret)
 {
 	struct xiwperf_result *res = cl->res;
 	struct xp_hist *all = xp_hist_alloc();
+	u64 first_batch = U64_MAX;
 	u64 t_end = t_start;
 	u32 i, j;
 
@@ -989,11 +1021,18 @@ static void xp_client_results(struct xp_client *cl, u64 t_start, int ret)
 			res->first_bad_offset = c->first_bad_offset;
 		}
 		res->mismatches += c->mismatches;
+		res->solicited += c->solicited;
+		if (c->verdict && cl->solicit) {
+			res->notifications += c->notifications;
+			first_batch = min(first_batch, c->first_batch);
+		}
 		if (c->completed)
 			t_end = max(t_end, c->t_last);
 		if (all && c->hist)
 			xp_hist_merge(all, c->hist);
 	}
+	if (first_batch != U64_MAX)
+		res->first_batch = min_t(u64, first_batch, U32_MAX);
 	res->bytes = res->completed * cl->size;
 	res->nsec = t_end - t_start;
 	if (all && all->n) {
@@ -1012,8 +1051,12 @@ static void xp_client_results(struct xp_client *cl, u64 t_start, int ret)
 
 static int xp_run_valid(const struct xiwperf_run *run)
 {
+	bool solicit = run->flags & XIWPERF_F_SOLICIT;
+
 	if (run->op < XIWPERF_OP_SEND || run->op > XIWPERF_OP_READ ||
 	    (run->flags & XIWPERF_F_INLINE && run->op == XIWPERF_OP_READ) ||
+	    run->sge > XIWPERF_MAX_SGE ||
+	    (solicit && run->op != XIWPERF_OP_SEND) || solicit != !!run->solicit ||
 	    !run->qps || run->qps > XIWPERF_MAX_QPS ||
 	    !run->depth || run->depth > XIWPERF_MAX_DEPTH ||
 	    !run->size || run->size > XIWPERF_MAX_SIZE ||
@@ -1058,6 +1101,7 @@ int xp_client_run(struct xiwperf_run *run)
 	cl->size = run->size;
 	cl->count = run->count;
 	cl->nsge = min_t(u64, run->sge ?: 1, run->size);
+	cl->solicit = run->solicit;
 	cl->timeout_ms = run->timeout_ms ?: XIWPERF_DEFAULT_TIMEOUT_MS;
 	cl->timeout = msecs_to_jiffies(cl->timeout_ms);
 	init_waitqueue_head(&cl->waitq);

@@ -97,6 +97,108 @@ static void xp_qp_event(struct ib_event *ev, void *ctx)
 	pr_debug("QP event %s\n", ib_event_msg(ev->event));
 }
 
+static void xp_cq_event(struct ib_event *ev, void *ctx)
+{
+	pr_debug("CQ event %s\n", ib_event_msg(ev->event));
+}
+
+/* A solicited receive CQ notified: count it, poll from process context. */
+static void xp_rcq_notify(struct ib_cq *cq, void *ctx)
+{
+	struct xp_qp *q = ctx;
+
+	atomic64_inc(&q->notifications);
+	queue_work(system_unbound_wq, &q->rcq_work);
+}
+
+/*
+ * Deliver what the solicited receive CQ holds, as the RDMA core's polling
+ * does, and arm it again: for solicited events only, or while draining for
+ * any. A completion that arrived before the arm took effect is polled now
+ * rather than waiting for a notification that may never come.
+ */
+static void xp_rcq_work(struct work_struct *work)
+{
+	struct xp_qp *q = container_of(work, struct xp_qp, rcq_work);
+	enum ib_cq_notify_flags arm;
+	int n, i;
+
+	do {
+		while ((n = ib_poll_cq(q->rcq, XP_RCQ_BATCH, q->wc)) > 0) {
+			for (i = 0; i < n; i++) {
+				struct ib_wc *wc = &q->wc[i];
+
+				q->polled++;
+				if (wc->wr_cqe)
+					wc->wr_cqe->done(q->rcq, wc);
+				else
+					WARN_ON_ONCE(wc->status == IB_WC_SUCCESS);
+			}
+		}
+		arm = READ_ONCE(q->draining) ? IB_CQ_NEXT_COMP : IB_CQ_SOLICITED;
+	} while (ib_req_notify_cq(q->rcq, arm | IB_CQ_REPORT_MISSED_EVENTS) > 0);
+	if (!q->first_done) {
+		q->first_batch = q->polled;
+		q->first_done = true;
+	}
+}
+
+/**
+ * xp_qp_first_batch() - receive completions of the first wake-up.
+ * @q: a connection with a solicited receive CQ.
+ *
+ * Call from a receive completion callback (in @q->rcq_work): during the
+ * first run of the work that is what it has taken so far.
+ *
+ * Return: the completions the run of @q->rcq_work that the first
+ * notification caused took from the CQ, 0 before any notification.
+ */
+u64 xp_qp_first_batch(const struct xp_qp *q)
+{
+	return q->first_done ? q->first_batch : q->polled;
+}
+
+static int xp_rcq_create(struct xp_qp *q, struct ib_device *dev, u32 cqe)
+{
+	struct ib_cq_init_attr attr = { .cqe = cqe };
+	int ret;
+
+	q->wc = kcalloc(XP_RCQ_BATCH, sizeof(*q->wc), GFP_KERNEL);
+	if (!q->wc)
+		return -ENOMEM;
+	INIT_WORK(&q->rcq_work, xp_rcq_work);
+	q->rcq = ib_create_cq(dev, xp_rcq_notify, xp_cq_event, q, &attr);
+	if (IS_ERR(q->rcq)) {
+		ret = PTR_ERR(q->rcq);
+		q->rcq = NULL;
+		return ret;
+	}
+	ret = ib_req_notify_cq(q->rcq, IB_CQ_SOLICITED);
+	return ret < 0 ? ret : 0;
+}
+
+static void xp_rcq_destroy(struct xp_qp *q)
+{
+	if (q->rcq) {
+		/* No QP feeds it any more; let a last run finish. */
+		cancel_work_sync(&q->rcq_work);
+		ib_destroy_cq(q->rcq);
+		q->rcq = NULL;
+	}
+	kfree(q->wc);
+	q->wc = NULL;
+}
+
+/*
+ * Before draining: from now on the work arms the solicited receive CQ for
+ * every completion. Run it once to arm it so (and to take what waits).
+ */
+static void xp_rcq_drain_mode(struct xp_qp *q)
+{
+	WRITE_ONCE(q->draining, true);
+	queue_work(system_unbound_wq, &q->rcq_work);
+}
+
 /**
  * xp_qp_create() - allocate a PD, a CQ and an RC QP for an rdma_cm id.
  * @q: filled in; on failure everything allocated is released again, and
@@ -106,6 +208,9 @@ static void xp_qp_event(struct ib_event *ev, void *ctx)
  * @cap: the capabilities the caller needs: queue depths (one more work
  *	request each is added for ib_drain_qp()), SGEs per work request (at
  *	least one) and inline data. On success, what the device granted.
+ * @solicited: receives complete on a CQ of their own (@q->rcq), armed for
+ *	solicited events only and polled only when it notifies; their
+ *	callbacks run in @q->rcq_work, alongside those of @q->cq.
  *
  * SGE counts are the caller's to check against the device's attributes
  * first; the device itself judges the inline data.
@@ -114,7 +219,7 @@ static void xp_qp_event(struct ib_event *ev, void *ctx)
  * lower.
  */
 int xp_qp_create(struct xp_qp *q, struct rdma_cm_id *id, unsigned int pd_flags,
-		 struct ib_qp_cap *cap)
+		 struct ib_qp_cap *cap, bool solicited)
 {
 	struct ib_device *dev = id->device;
 	struct ib_qp_init_attr attr = {};
@@ -134,16 +239,22 @@ int xp_qp_create(struct xp_qp *q, struct rdma_cm_id *id, unsigned int pd_flags,
 		q->pd = NULL;
 		return ret;
 	}
-	q->cq = ib_alloc_cq_any(dev, q, send_wr + recv_wr, IB_POLL_WORKQUEUE);
+	q->cq = ib_alloc_cq_any(dev, q, solicited ? send_wr : send_wr + recv_wr,
+				IB_POLL_WORKQUEUE);
 	if (IS_ERR(q->cq)) {
 		ret = PTR_ERR(q->cq);
 		q->cq = NULL;
 		goto err_pd;
 	}
+	if (solicited) {
+		ret = xp_rcq_create(q, dev, recv_wr);
+		if (ret)
+			goto err_cq;
+	}
 	attr.event_handler = xp_qp_event;
 	attr.qp_context = q;
 	attr.send_cq = q->cq;
-	attr.recv_cq = q->cq;
+	attr.recv_cq = q->rcq ?: q->cq;
 	attr.cap = *cap;
 	attr.cap.max_send_wr = send_wr;
 	attr.cap.max_recv_wr = recv_wr;
@@ -161,6 +272,7 @@ int xp_qp_create(struct xp_qp *q, struct rdma_cm_id *id, unsigned int pd_flags,
 	return 0;
 
 err_cq:
+	xp_rcq_destroy(q);
 	ib_free_cq(q->cq);
 	q->cq = NULL;
 err_pd:
@@ -175,7 +287,8 @@ err_pd:
  *	after a partial setup.
  * @connected: the connection was accepted or established: disconnect it
  *	and drain the QP, so that every posted work request has completed
- *	(flushed) before the QP goes away.
+ *	(flushed) before the QP goes away. A solicited receive CQ is armed
+ *	for every completion first.
  *
  * Buffers the QP used may be unmapped and freed once this returns. The
  * rdma_cm id itself is left to the caller.
@@ -185,11 +298,14 @@ void xp_qp_destroy(struct xp_qp *q, bool connected)
 	if (q->qp) {
 		if (connected) {
 			rdma_disconnect(q->id);
+			if (q->rcq)
+				xp_rcq_drain_mode(q);
 			ib_drain_qp(q->qp);
 		}
 		rdma_destroy_qp(q->id);
 		q->qp = NULL;
 	}
+	xp_rcq_destroy(q);
 	if (q->cq) {
 		ib_free_cq(q->cq);
 		q->cq = NULL;

@@ -30,26 +30,50 @@ void xp_unmap(struct xp_map *map);
 void xp_sync_for_cpu(struct xp_map *map, size_t off, size_t len);
 void xp_sync_for_device(struct xp_map *map, size_t off, size_t len);
 
+/* Completions taken from a solicited receive CQ per ib_poll_cq() call. */
+#define XP_RCQ_BATCH	16
+
 /**
  * struct xp_qp - the verbs resources of one connection.
  * @id: its rdma_cm id (not owned).
  * @pd: protection domain.
- * @cq: the one CQ for sends and receives, polled from a workqueue.
+ * @cq: the CQ for sends, and for receives unless @rcq; polled from a
+ *	workqueue by the RDMA core (ib_alloc_cq_any()).
+ * @rcq: the solicited receive CQ, or NULL: from ib_create_cq(), armed for
+ *	solicited events only and polled by @rcq_work when notified.
  * @qp: the RC QP, created on @id.
  * @create_err: the error of rdma_create_qp() if xp_qp_create() failed
  *	there (the device refused the QP's capabilities), else 0.
+ * @rcq_work: polls @rcq and arms it again.
+ * @notifications: completion notifications @rcq raised.
+ * @polled: completions @rcq_work took from @rcq.
+ * @first_batch: @polled when the first run of @rcq_work ended.
+ * @first_done: that run has ended.
+ * @draining: teardown: arm @rcq for every completion (ib_drain_qp() must
+ *	see its flushes, and not every provider notifies a solicited-only
+ *	CQ of them).
+ * @wc: @rcq_work's completions, room for XP_RCQ_BATCH.
  */
 struct xp_qp {
 	struct rdma_cm_id *id;
 	struct ib_pd *pd;
 	struct ib_cq *cq;
+	struct ib_cq *rcq;
 	struct ib_qp *qp;
 	int create_err;
+	struct work_struct rcq_work;
+	atomic64_t notifications;
+	u64 polled;
+	u64 first_batch;
+	bool first_done;
+	bool draining;
+	struct ib_wc *wc;
 };
 
 int xp_qp_create(struct xp_qp *q, struct rdma_cm_id *id, unsigned int pd_flags,
-		 struct ib_qp_cap *cap);
+		 struct ib_qp_cap *cap, bool solicited);
 void xp_qp_destroy(struct xp_qp *q, bool connected);
+u64 xp_qp_first_batch(const struct xp_qp *q);
 u32 xp_sge_split(struct ib_sge *sge, u32 n, u64 addr, u32 len, u32 lkey);
 int xp_post_recv(struct xp_qp *q, struct ib_cqe *cqe, u64 addr, u32 len,
 		 u32 nsge);

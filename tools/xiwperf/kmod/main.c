@@ -19,6 +19,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
+#include "proto.h"
 #include "xiwperf.h"
 
 struct xp_file {
@@ -26,9 +27,17 @@ struct xp_file {
 	struct xp_server *srv;
 };
 
-static bool xp_zero(const void *p, size_t len)
+/*
+ * What every ioctl argument starts with and carries: the ABI version, flag
+ * bits of which only @known may be set, and reserved space that must be zero.
+ */
+static int xp_check_header(u32 version, u32 flags, u32 known,
+			   const void *reserved, size_t len)
 {
-	return !memchr_inv(p, 0, len);
+	if (version != XIWPERF_ABI_VERSION || flags & ~known ||
+	    memchr_inv(reserved, 0, len))
+		return -EINVAL;
+	return 0;
 }
 
 /**
@@ -69,9 +78,10 @@ static long xp_ioctl_listen(struct xp_file *xf, void __user *uarg)
 
 	if (copy_from_user(&arg, uarg, sizeof(arg)))
 		return -EFAULT;
-	if (arg.version != XIWPERF_ABI_VERSION || arg.flags ||
-	    !xp_zero(arg.reserved, sizeof(arg.reserved)))
-		return -EINVAL;
+	ret = xp_check_header(arg.version, arg.flags, 0, arg.reserved,
+			      sizeof(arg.reserved));
+	if (ret)
+		return ret;
 
 	mutex_lock(&xf->lock);
 	if (xf->srv) {
@@ -96,9 +106,10 @@ static long xp_ioctl_serve(struct xp_file *xf, void __user *uarg)
 
 	if (copy_from_user(&arg, uarg, sizeof(arg)))
 		return -EFAULT;
-	if (arg.version != XIWPERF_ABI_VERSION || arg.flags ||
-	    !xp_zero(arg.reserved, sizeof(arg.reserved)))
-		return -EINVAL;
+	ret = xp_check_header(arg.version, arg.flags, 0, arg.reserved,
+			      sizeof(arg.reserved));
+	if (ret)
+		return ret;
 	mutex_lock(&xf->lock);
 	srv = xf->srv;		/* set once; freed only at release */
 	mutex_unlock(&xf->lock);
@@ -123,13 +134,12 @@ static long xp_ioctl_run(void __user *uarg)
 		ret = -EFAULT;
 		goto out;
 	}
-	if (run->version != XIWPERF_ABI_VERSION ||
-	    run->flags & ~(XIWPERF_F_CHECK | XIWPERF_F_INLINE) ||
-	    run->sge > XIWPERF_MAX_SGE ||
-	    !xp_zero(run->reserved, sizeof(run->reserved))) {
-		ret = -EINVAL;
+	ret = xp_check_header(run->version, run->flags,
+			      XIWPERF_F_CHECK | XIWPERF_F_INLINE |
+			      XIWPERF_F_SOLICIT,
+			      run->reserved, sizeof(run->reserved));
+	if (ret)
 		goto out;
-	}
 	ret = xp_client_run(run);
 	if (ret == -EINVAL && !run->result.reason)
 		goto out;	/* rejected parameters: no result */
@@ -204,6 +214,9 @@ static int __init xp_init(void)
 	BUILD_BUG_ON(sizeof(struct xiwperf_serve) != 88);
 	BUILD_BUG_ON(sizeof(struct xiwperf_result) != 256);
 	BUILD_BUG_ON(sizeof(struct xiwperf_run) != 352);
+	/* An IB connect request leaves 56 bytes of private data. */
+	BUILD_BUG_ON(sizeof(struct xp_hello) > 56);
+	BUILD_BUG_ON(XP_MSG_BASE_LEN != 40);
 	return misc_register(&xp_misc);
 }
 

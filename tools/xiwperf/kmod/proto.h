@@ -7,18 +7,26 @@
 #ifndef XIWPERF_PROTO_H
 #define XIWPERF_PROTO_H
 
+#include <linux/stddef.h>
 #include <linux/types.h>
 
 #define XP_MAGIC	0x58505246	/* "XPRF" */
 #define XP_VERSION	1
+
+/*
+ * Hello flag: the client runs Send with --solicit. The server takes the
+ * receives on a CQ armed for solicited events only and reports its
+ * notifications in the verdict.
+ */
+#define XP_HELLO_SOLICITED	0x80
 
 /**
  * struct xp_hello - connect request private data, client to server.
  * @magic: XP_MAGIC.
  * @version: XP_VERSION.
  * @op: enum xiwperf_op of the run.
- * @flags: the XIWPERF_F_* flags of the run the server acts on: only
- *	XIWPERF_F_CHECK (inline data concerns the client alone).
+ * @flags: XIWPERF_F_CHECK if the run has it (inline data concerns the
+ *	client alone), and XP_HELLO_SOLICITED.
  * @size: bytes per operation.
  * @depth: outstanding operations on this connection.
  * @count: operations this connection will run.
@@ -78,7 +86,9 @@ struct xp_accept {
  * @XP_MSG_CREDIT: @value is the number of receives the server has posted
  *	again so far; the client may send up to credits + @value messages.
  * @XP_MSG_VERDICT: all messages arrived: @value received, @mismatches of
- *	them failed the check, the first at @first_bad_seq/@first_bad_offset.
+ *	them failed the check, the first at @first_bad_seq/@first_bad_offset;
+ *	on an XP_HELLO_SOLICITED connection also @notifications and
+ *	@first_batch.
  */
 enum xp_msg_type {
 	XP_MSG_CREDIT = 1,
@@ -93,6 +103,13 @@ enum xp_msg_type {
  * @mismatches: verdict: messages whose payload was wrong.
  * @first_bad_seq: verdict: sequence number of the first wrong message.
  * @first_bad_offset: verdict: offset of its first wrong byte.
+ * @notifications: solicited verdict: notifications of the receive CQ.
+ * @first_batch: solicited verdict: receive completions processed in the
+ *	wake-up the first notification caused.
+ *
+ * Messages on connections without XP_HELLO_SOLICITED end before
+ * @notifications (XP_MSG_BASE_LEN bytes): the receive buffers of clients
+ * that predate those fields are that long.
  */
 struct xp_msg {
 	__be32 magic;
@@ -101,7 +118,11 @@ struct xp_msg {
 	__be64 mismatches;
 	__be64 first_bad_seq;
 	__be64 first_bad_offset;
+	__be64 notifications;
+	__be64 first_batch;
 };
+
+#define XP_MSG_BASE_LEN	offsetof(struct xp_msg, notifications)
 
 /* Control message buffers per connection: client receives, server sends. */
 #define XP_CTRL_RX	4

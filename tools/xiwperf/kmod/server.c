@@ -6,7 +6,9 @@
  * series of physically contiguous chunks; each connection gets a table of
  * their addresses, which its client reads first. For Send tests a
  * connection also posts receives, checks each message, returns credits as
- * it reposts them and finally sends its verdict.
+ * it reposts them and finally sends its verdict. A client running with
+ * --solicit gets its receives taken from a solicited-only CQ (see
+ * xp_qp_create()), whose notifications the verdict reports.
  *
  * Lifetime: connections are set up in the connect-request handler and live
  * on srv->conns. A disconnect (or error) event queues conn->release, which
@@ -17,6 +19,7 @@
 #include <linux/bitops.h>
 #include <linux/in.h>
 #include <linux/in6.h>
+#include <linux/mutex.h>
 #include <linux/nsproxy.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -77,8 +80,10 @@ struct xp_tslot {
 };
 
 /*
- * One accepted connection. Everything below @q is used by its CQ
- * callbacks only, which the CQ serialises.
+ * One accepted connection. Everything below @q is used by its completion
+ * callbacks only, under @lock: those of the receives and of the control
+ * messages run in different contexts when the receives have a CQ of their
+ * own (--solicit).
  */
 struct xp_sconn {
 	enum xp_kind kind;
@@ -86,6 +91,7 @@ struct xp_sconn {
 	struct list_head node;
 	struct work_struct release;
 	struct xp_qp q;
+	struct mutex lock;	/* the completion callbacks */
 	bool accepted;
 	struct xp_map *chunk_maps;
 	__be64 *table;
@@ -97,6 +103,7 @@ struct xp_sconn {
 	u32 depth;
 	u32 qp_index;
 	u32 nsge;	/* SGEs per receive */
+	bool solicited;	/* XP_HELLO_SOLICITED */
 	u64 count;
 	/* Send test: receives */
 	struct xp_rslot *rslots;
@@ -108,6 +115,8 @@ struct xp_sconn {
 	u64 mismatches;
 	u64 first_bad_seq;
 	u64 first_bad_offset;
+	u64 notifications;	/* --solicit, when the last message came */
+	u64 first_batch;
 	bool verdict_due;
 	bool verdict_sent;
 	bool broken;
@@ -143,6 +152,7 @@ static void xp_tx_done(struct ib_cq *cq, struct ib_wc *wc);
 /* Send what is due: credits for reposted receives, then the verdict. */
 static void xp_sconn_send_ctrl(struct xp_sconn *c)
 {
+	lockdep_assert_held(&c->lock);
 	while (!c->broken) {
 		struct xp_tslot *ts;
 		struct xp_msg *m;
@@ -176,6 +186,8 @@ static void xp_sconn_send_ctrl(struct xp_sconn *c)
 			m->mismatches = cpu_to_be64(c->mismatches);
 			m->first_bad_seq = cpu_to_be64(c->first_bad_seq);
 			m->first_bad_offset = cpu_to_be64(c->first_bad_offset);
+			m->notifications = cpu_to_be64(c->notifications);
+			m->first_batch = cpu_to_be64(c->first_batch);
 		} else {
 			m->type = cpu_to_be32(XP_MSG_CREDIT);
 			m->value = cpu_to_be64(c->reposted);
@@ -183,7 +195,7 @@ static void xp_sconn_send_ctrl(struct xp_sconn *c)
 		xp_sync_for_device(&c->tx_map, i * sizeof(*m), sizeof(*m));
 		ts = &c->tslots[i];
 		sge.addr = c->tx_map.dma + i * sizeof(*m);
-		sge.length = sizeof(*m);
+		sge.length = c->solicited ? sizeof(*m) : XP_MSG_BASE_LEN;
 		sge.lkey = c->q.pd->local_dma_lkey;
 		wr.wr_cqe = &ts->cqe;
 		ret = ib_post_send(c->q.qp, &wr, NULL);
@@ -206,12 +218,13 @@ static void xp_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct xp_tslot *ts = container_of(wc->wr_cqe, struct xp_tslot, cqe);
 	struct xp_sconn *c = ts->conn;
 
+	mutex_lock(&c->lock);
 	__clear_bit(ts->idx, &c->tx_busy);
-	if (wc->status != IB_WC_SUCCESS) {
+	if (wc->status != IB_WC_SUCCESS)
 		xp_sconn_error(c, wc);
-		return;
-	}
-	xp_sconn_send_ctrl(c);
+	else
+		xp_sconn_send_ctrl(c);
+	mutex_unlock(&c->lock);
 }
 
 static void xp_recv_check(struct xp_sconn *c, struct xp_rslot *rs, u32 len,
@@ -233,10 +246,9 @@ static void xp_recv_check(struct xp_sconn *c, struct xp_rslot *rs, u32 len,
 	atomic64_inc(&c->srv->mismatches);
 }
 
-static void xp_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+static void xp_recv_one(struct xp_sconn *c, struct xp_rslot *rs,
+			const struct ib_wc *wc)
 {
-	struct xp_rslot *rs = container_of(wc->wr_cqe, struct xp_rslot, cqe);
-	struct xp_sconn *c = rs->conn;
 	u64 seq;
 
 	if (wc->status != IB_WC_SUCCESS) {
@@ -253,9 +265,24 @@ static void xp_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	c->reposted++;
-	if (c->received == c->count)
+	if (c->received == c->count) {
 		c->verdict_due = true;
+		if (c->solicited) {
+			c->notifications = atomic64_read(&c->q.notifications);
+			c->first_batch = xp_qp_first_batch(&c->q);
+		}
+	}
 	xp_sconn_send_ctrl(c);
+}
+
+static void xp_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct xp_rslot *rs = container_of(wc->wr_cqe, struct xp_rslot, cqe);
+	struct xp_sconn *c = rs->conn;
+
+	mutex_lock(&c->lock);
+	xp_recv_one(c, rs, wc);
+	mutex_unlock(&c->lock);
 }
 
 /* Receive buffers and control messages of a Send test. */
@@ -320,6 +347,7 @@ static void xp_sconn_free(struct xp_sconn *c)
 	kfree(c->tx);
 	kfree(c->table);
 	kfree(c->chunk_maps);
+	mutex_destroy(&c->lock);
 	kfree(c);
 }
 
@@ -378,8 +406,10 @@ static bool xp_hello_parse(struct xp_sconn *c, const struct rdma_cm_event *ev)
 	c->qp_index = be32_to_cpu(h->qp_index);
 	sge = be32_to_cpu(h->sge) ?: 1;
 	c->nsge = min(sge, c->size);
+	c->solicited = c->flags & XP_HELLO_SOLICITED;
 	return c->op >= XIWPERF_OP_SEND && c->op <= XIWPERF_OP_READ &&
-	       !(c->flags & ~XIWPERF_F_CHECK) && c->size &&
+	       !(c->flags & ~(XIWPERF_F_CHECK | XP_HELLO_SOLICITED)) &&
+	       (!c->solicited || c->op == XIWPERF_OP_SEND) && c->size &&
 	       c->size <= XIWPERF_MAX_SIZE && c->depth &&
 	       c->depth <= XIWPERF_MAX_DEPTH && c->count &&
 	       sge <= XIWPERF_MAX_SGE;
@@ -438,7 +468,8 @@ static int xp_sconn_setup(struct xp_sconn *c, struct rdma_cm_id *id,
 		cap.max_recv_wr = c->nrecv;
 		cap.max_recv_sge = c->nsge;
 	}
-	if (xp_qp_create(&c->q, id, IB_PD_UNSAFE_GLOBAL_RKEY, &cap))
+	if (xp_qp_create(&c->q, id, IB_PD_UNSAFE_GLOBAL_RKEY, &cap,
+			 c->solicited))
 		return XIWPERF_REJECT_RESOURCES;
 	if (xp_sconn_map_chunks(c))
 		return XIWPERF_REJECT_RESOURCES;
@@ -479,6 +510,7 @@ static int xp_connect_request(struct xp_server *srv, struct rdma_cm_id *id,
 	c->srv = srv;
 	INIT_LIST_HEAD(&c->node);
 	INIT_WORK(&c->release, xp_sconn_release);
+	mutex_init(&c->lock);
 	c->q.id = id;
 	id->context = c;
 
