@@ -18,6 +18,7 @@
 #include <linux/net.h>
 #include <linux/slab.h>
 #include <linux/tcp.h>
+#include <net/ipv6.h>
 #include <net/sock.h>
 #include <net/tcp.h>
 #include <rdma/iw_cm.h>
@@ -742,6 +743,16 @@ static struct xiw_listener *xiw_listener_new(struct net *net,
 	if (err)
 		goto fail;
 	sock_set_reuseaddr(sock->sk);
+	/*
+	 * rdma_cm listens on IPv4 and IPv6 separately (svcrdma opens both on
+	 * one port): an IPv6 listener must not also take IPv4 connections,
+	 * or the two collide.
+	 */
+	err = addr->ss_family == AF_INET6 ? ip6_sock_set_v6only(sock->sk) : 0;
+	if (err) {
+		sock_release(sock);
+		goto fail;
+	}
 	err = kernel_bind(sock, (struct sockaddr *)addr,
 			  addr->ss_family == AF_INET ?
 			  sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6));
