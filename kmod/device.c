@@ -33,7 +33,7 @@ static void xiw_dealloc_driver(struct ib_device *ibdev);
  * DOC: xiw_device_ops
  *
  * The RDMA core's entry points into an xiw device: queries, kernel verbs
- * (PD, CQ, DMA MR, RC QP) and the iw_cm provider. User verbs (ucontext,
+ * (PD, CQ, DMA and fast-registration MRs, RC QP, SRQ) and the iw_cm provider. User verbs (ucontext,
  * reg_user_mr) are refused until the rdma-core provider exists.
  */
 static const struct ib_device_ops xiw_device_ops = {
@@ -56,6 +56,8 @@ static const struct ib_device_ops xiw_device_ops = {
 	.poll_cq = xiw_poll_cq,
 	.req_notify_cq = xiw_req_notify_cq,
 	.get_dma_mr = xiw_get_dma_mr,
+	.alloc_mr = xiw_alloc_mr,
+	.map_mr_sg = xiw_map_mr_sg,
 	.reg_user_mr = xiw_reg_user_mr,
 	.dereg_mr = xiw_dereg_mr,
 	.create_qp = xiw_create_qp,
@@ -64,6 +66,11 @@ static const struct ib_device_ops xiw_device_ops = {
 	.destroy_qp = xiw_destroy_qp,
 	.post_send = xiw_post_send,
 	.post_recv = xiw_post_recv,
+	.create_srq = xiw_create_srq,
+	.modify_srq = xiw_modify_srq,
+	.query_srq = xiw_query_srq,
+	.destroy_srq = xiw_destroy_srq,
+	.post_srq_recv = xiw_post_srq_recv,
 
 	.iw_accept = xiw_accept,
 	.iw_add_ref = xiw_qp_add_ref,
@@ -77,6 +84,7 @@ static const struct ib_device_ops xiw_device_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_cq, xiw_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, xiw_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, xiw_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_srq, xiw_srq, ibsrq),
 };
 
 /* Called by the RDMA core when the last unregistration step is done. */

@@ -5,34 +5,89 @@
  * An STag is (index << 8) | key. The index finds the MR in the device's
  * xarray; lookups run under RCU and take a reference, so a deregistration
  * waits for every placement in progress before it returns.
+ *
+ * Fast registration (RFC 5040's STag states): an MR from alloc_mr() starts
+ * invalid. IB_WR_REG_MR, executed in send queue order, makes it valid with
+ * the page list map_mr_sg() prepared, the consumer's new key, rights and
+ * address range; an invalidation (local, or remote through Send with
+ * Invalidate, or by RDMA Read with Invalidate at its completion) makes it
+ * invalid again. Placement through the MR checks, under the MR's lock,
+ * that the STag it was looked up by is still the valid one, so nothing is
+ * written through an STag after its invalidation completed.
  */
+#include <linux/mm.h>
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 
 #include "obj.h"
 #include "verbs.h"
 
+#define XIW_TERM_PROT(code) \
+	XIW_TERM(XIW_TERM_LAYER_RDMAP, XIW_RDMAP_ETYPE_PROT, code)
+
+/* Is [to, to + len) inside the registration? Lock held (fast MRs). */
+static int xiw_mr_bounds(const struct xiw_mr *mr, u64 to, u64 len)
+{
+	if (to + len < to)
+		return XIW_TERM_PROT(XIW_RDMAP_TO_WRAP);
+	if (mr->kind == XIW_MR_FAST &&
+	    (to < mr->iova || to + len > mr->iova + mr->length))
+		return XIW_TERM_PROT(XIW_RDMAP_BOUNDS);
+	return 0;
+}
+
 /**
- * xiw_mr_get() - find the MR of an STag and take a reference
+ * xiw_mr_lookup() - find the MR an STag names, check an access, and take
+ *	a reference
  * @xdev: the device
  * @stag: the STag, key included
+ * @pd: the protection domain of the accessing QP
+ * @access: IB_ACCESS_* rights needed; 0 for a local read
+ * @to: first octet (tagged offset)
+ * @len: octets
+ * @cause: on failure, the RDMAP Terminate cause (RFC 5040 remote
+ *	protection errors; callers map them to DDP or local errors)
  *
- * Return: the MR, or NULL if the STag is unknown or its key differs.
+ * Return: the referenced MR, or NULL.
  */
-struct xiw_mr *xiw_mr_get(struct xiw_device *xdev, u32 stag)
+struct xiw_mr *xiw_mr_lookup(struct xiw_device *xdev, u32 stag,
+			     struct xiw_pd *pd, int access, u64 to, u64 len,
+			     int *cause)
 {
+	unsigned long flags;
 	struct xiw_mr *mr;
+	int bad = 0;
 
 	rcu_read_lock();
 	mr = xa_load(&xdev->mrs, stag >> 8);
-	if (mr && (mr->ibmr.rkey != stag || !refcount_inc_not_zero(&mr->ref)))
+	if (mr && !refcount_inc_not_zero(&mr->ref))
 		mr = NULL;
 	rcu_read_unlock();
+	if (!mr) {
+		*cause = XIW_TERM_PROT(XIW_RDMAP_INV_STAG);
+		return NULL;
+	}
+
+	spin_lock_irqsave(&mr->lock, flags);
+	if (!mr->valid || mr->stag != stag)
+		bad = XIW_TERM_PROT(XIW_RDMAP_INV_STAG);
+	else if (mr->pd != pd)
+		bad = XIW_TERM_PROT(XIW_RDMAP_STAG_NOT_ASSOC);
+	else if ((mr->access & access) != access)
+		bad = XIW_TERM_PROT(XIW_RDMAP_ACCESS);
+	else
+		bad = xiw_mr_bounds(mr, to, len);
+	spin_unlock_irqrestore(&mr->lock, flags);
+	if (bad) {
+		xiw_mr_put(mr);
+		*cause = bad;
+		return NULL;
+	}
 	return mr;
 }
 
 /**
- * xiw_mr_put() - drop a reference taken by xiw_mr_get()
+ * xiw_mr_put() - drop a reference taken by xiw_mr_lookup()
  * @mr: the MR
  */
 void xiw_mr_put(struct xiw_mr *mr)
@@ -41,34 +96,93 @@ void xiw_mr_put(struct xiw_mr *mr)
 		complete(&mr->released);
 }
 
-/**
- * xiw_mr_check() - may @len octets at @addr be accessed through @mr?
- * @mr: the MR
- * @pd: the protection domain of the accessing QP
- * @access: IB_ACCESS_* rights needed; 0 for a local read
- * @addr: first octet
- * @len: octets
- *
- * Return: 0, or an RDMAP Terminate cause (RFC 5040 remote protection
- * errors; callers map them to local errors for local accesses).
+/*
+ * Kernel address of tagged offset @to of a checked range, and how many
+ * octets from there are contiguous (at most @len). Lock held (fast MRs).
  */
-int xiw_mr_check(struct xiw_mr *mr, struct xiw_pd *pd, int access,
-		 u64 addr, u32 len)
+static u8 *xiw_mr_kaddr(const struct xiw_mr *mr, u64 to, u32 len, u32 *contig)
 {
-	if (mr->pd != pd)
-		return XIW_TERM(XIW_TERM_LAYER_RDMAP, XIW_RDMAP_ETYPE_PROT,
-				XIW_RDMAP_STAG_NOT_ASSOC);
-	if ((mr->access & access) != access)
-		return XIW_TERM(XIW_TERM_LAYER_RDMAP, XIW_RDMAP_ETYPE_PROT,
-				XIW_RDMAP_ACCESS);
-	if (addr + len < addr)
-		return XIW_TERM(XIW_TERM_LAYER_RDMAP, XIW_RDMAP_ETYPE_PROT,
-				XIW_RDMAP_TO_WRAP);
-	if (!mr->all_memory &&
-	    (addr < mr->ibmr.iova || addr + len > mr->ibmr.iova + mr->ibmr.length))
-		return XIW_TERM(XIW_TERM_LAYER_RDMAP, XIW_RDMAP_ETYPE_PROT,
-				XIW_RDMAP_BOUNDS);
-	return 0;
+	u64 off, in_page;
+
+	if (mr->kind == XIW_MR_DMA) {
+		*contig = len;
+		return (u8 *)(uintptr_t)to;
+	}
+	off = to - mr->iova + mr->pages.fbo;
+	in_page = off & ((1ULL << mr->page_shift) - 1);
+	*contig = min_t(u64, len, (1ULL << mr->page_shift) - in_page);
+	return (u8 *)(uintptr_t)(mr->pages.addr[off >> mr->page_shift] +
+				 in_page);
+}
+
+/**
+ * xiw_mr_place() - run @fn over the memory behind a range of an MR
+ * @mr: the MR, referenced
+ * @stag: the STag it was looked up by
+ * @to: first octet (tagged offset)
+ * @len: octets
+ * @fn: called for each physically contiguous piece, in order; a non-zero
+ *	return stops the walk
+ * @ctx: passed to @fn
+ *
+ * For a fast-registration MR, @fn runs under the MR's lock (it must not
+ * sleep) and only while @stag is still valid: an invalidation that
+ * completed stops the placement.
+ *
+ * Return: 0, -EACCES if the STag was invalidated or the range is outside
+ * the registration, or what @fn returned.
+ */
+int xiw_mr_place(struct xiw_mr *mr, u32 stag, u64 to, u32 len,
+		 int (*fn)(void *ctx, u8 *p, u32 len), void *ctx)
+{
+	unsigned long flags;
+	int err = 0;
+
+	if (mr->kind == XIW_MR_DMA)
+		return len ? fn(ctx, (u8 *)(uintptr_t)to, len) : 0;
+
+	spin_lock_irqsave(&mr->lock, flags);
+	if (!mr->valid || mr->stag != stag || xiw_mr_bounds(mr, to, len))
+		err = -EACCES;
+	while (!err && len) {
+		u32 take;
+		u8 *p = xiw_mr_kaddr(mr, to, len, &take);
+
+		err = fn(ctx, p, take);
+		to += take;
+		len -= take;
+	}
+	spin_unlock_irqrestore(&mr->lock, flags);
+	return err;
+}
+
+/**
+ * xiw_mr_source() - kernel address of memory to read through an MR
+ * @mr: the MR, referenced
+ * @stag: the STag it was looked up by
+ * @to: tagged offset
+ * @len: octets wanted
+ * @contig: set to the octets contiguous at the result (at most @len)
+ *
+ * For sending: the caller reads (or splices) the memory after the MR's
+ * lock is dropped, so an invalidation racing with it may let one piece
+ * already translated go out; nothing is ever written.
+ *
+ * Return: the address, or NULL if the STag is no longer valid.
+ */
+const u8 *xiw_mr_source(struct xiw_mr *mr, u32 stag, u64 to, u32 len,
+			u32 *contig)
+{
+	unsigned long flags;
+	const u8 *p = NULL;
+
+	if (mr->kind == XIW_MR_DMA)
+		return xiw_mr_kaddr(mr, to, len, contig);
+	spin_lock_irqsave(&mr->lock, flags);
+	if (mr->valid && mr->stag == stag && !xiw_mr_bounds(mr, to, len))
+		p = xiw_mr_kaddr(mr, to, len, contig);
+	spin_unlock_irqrestore(&mr->lock, flags);
+	return p;
 }
 
 static int xiw_mr_insert(struct xiw_device *xdev, struct xiw_mr *mr)
@@ -81,9 +195,31 @@ static int xiw_mr_insert(struct xiw_device *xdev, struct xiw_mr *mr)
 				  GFP_KERNEL);
 	if (err < 0)
 		return err == -EBUSY ? -ENOMEM : err;
-	mr->ibmr.lkey = index << 8 | (get_random_u32() & 0xff);
-	mr->ibmr.rkey = mr->ibmr.lkey;
+	mr->stag = index << 8 | (get_random_u32() & 0xff);
+	mr->ibmr.lkey = mr->stag;
+	mr->ibmr.rkey = mr->stag;
 	return 0;
+}
+
+static struct xiw_mr *xiw_mr_new(struct ib_pd *ibpd, enum xiw_mr_kind kind)
+{
+	struct xiw_mr *mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+
+	if (!mr)
+		return NULL;
+	mr->pd = to_xiw_pd(ibpd);
+	mr->kind = kind;
+	refcount_set(&mr->ref, 1);
+	init_completion(&mr->released);
+	spin_lock_init(&mr->lock);
+	return mr;
+}
+
+static void xiw_mr_free(struct xiw_mr *mr)
+{
+	kvfree(mr->pages.addr);
+	kvfree(mr->mapped.addr);
+	kfree_rcu(mr, rcu);
 }
 
 /**
@@ -97,18 +233,15 @@ static int xiw_mr_insert(struct xiw_device *xdev, struct xiw_mr *mr)
 struct ib_mr *xiw_get_dma_mr(struct ib_pd *ibpd, int access)
 {
 	struct xiw_device *xdev = to_xiw_dev(ibpd->device);
-	struct xiw_mr *mr;
+	struct xiw_mr *mr = xiw_mr_new(ibpd, XIW_MR_DMA);
 	int err;
 
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
-	mr->pd = to_xiw_pd(ibpd);
 	mr->access = access;
-	mr->all_memory = true;
+	mr->valid = true;
+	mr->length = U64_MAX;
 	mr->ibmr.length = U64_MAX;
-	refcount_set(&mr->ref, 1);
-	init_completion(&mr->released);
 
 	/* Visible to lookups only once fully set up. */
 	err = xiw_mr_insert(xdev, mr);
@@ -117,6 +250,168 @@ struct ib_mr *xiw_get_dma_mr(struct ib_pd *ibpd, int access)
 		return ERR_PTR(err);
 	}
 	return &mr->ibmr;
+}
+
+/**
+ * xiw_alloc_mr() - an MR for fast registration, its STag invalid
+ * @ibpd: protection domain
+ * @type: only IB_MR_TYPE_MEM_REG
+ * @max_num_sg: pages the MR's registrations may span
+ *
+ * Return: the MR or an ERR_PTR (-EINVAL for another type or too many
+ * pages, -ENOMEM).
+ */
+struct ib_mr *xiw_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			   u32 max_num_sg)
+{
+	struct xiw_device *xdev = to_xiw_dev(ibpd->device);
+	struct xiw_mr *mr;
+	int err = -ENOMEM;
+
+	if (type != IB_MR_TYPE_MEM_REG || !max_num_sg ||
+	    max_num_sg > XIW_MAX_FR_PAGES)
+		return ERR_PTR(-EINVAL);
+	mr = xiw_mr_new(ibpd, XIW_MR_FAST);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->max_pages = max_num_sg;
+	mr->pages.addr = kvcalloc(max_num_sg, sizeof(u64), GFP_KERNEL);
+	mr->mapped.addr = kvcalloc(max_num_sg, sizeof(u64), GFP_KERNEL);
+	if (mr->pages.addr && mr->mapped.addr)
+		err = xiw_mr_insert(xdev, mr);
+	if (err) {
+		kvfree(mr->pages.addr);
+		kvfree(mr->mapped.addr);
+		kfree(mr);
+		return ERR_PTR(err);
+	}
+	return &mr->ibmr;
+}
+
+static int xiw_mr_set_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct xiw_mr *mr = to_xiw_mr(ibmr);
+
+	if (mr->mapped.n >= mr->max_pages)
+		return -ENOMEM;
+	mr->mapped.addr[mr->mapped.n++] = addr;
+	return 0;
+}
+
+/**
+ * xiw_map_mr_sg() - prepare the page list of the MR's next registration
+ * @ibmr: a fast-registration MR
+ * @sg: DMA-mapped scatterlist (kernel virtual addresses: xiw does no DMA)
+ * @sg_nents: its entries
+ * @sg_offset: offset into the first entry, or NULL
+ *
+ * The MR's current registration, if valid, is untouched: the list takes
+ * effect when IB_WR_REG_MR executes.
+ *
+ * Return: the number of entries mapped (see ib_sg_to_pages()).
+ */
+int xiw_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		  unsigned int *sg_offset)
+{
+	struct xiw_mr *mr = to_xiw_mr(ibmr);
+	int n;
+
+	if (mr->kind != XIW_MR_FAST)
+		return -EINVAL;
+	mr->mapped.n = 0;
+	n = ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, xiw_mr_set_page);
+	mr->mapped.fbo = ibmr->iova & (ibmr->page_size - 1);
+	return n;
+}
+
+/**
+ * xiw_mr_register() - execute IB_WR_REG_MR
+ * @mr: the MR of the work request
+ * @pd: protection domain of the QP that executes it
+ * @key: the work request's key: the STag the MR takes
+ * @access: rights of the registration
+ * @iova: first tagged offset (ibmr.iova when the work request was posted)
+ * @length: octets (likewise)
+ * @page_size: page size of the mapped list (likewise)
+ *
+ * Return: 0 or the IB_WC_* status of the work request's completion.
+ */
+int xiw_mr_register(struct xiw_mr *mr, struct xiw_pd *pd, u32 key,
+		    int access, u64 iova, u64 length, u32 page_size)
+{
+	struct xiw_mr_pages old;
+	unsigned long flags;
+	u64 room;
+
+	if (mr->kind != XIW_MR_FAST || mr->pd != pd)
+		return IB_WC_LOC_PROT_ERR;
+	/* Remote write or atomic access needs local write (IB 10.6.3.3). */
+	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & IB_ACCESS_LOCAL_WRITE))
+		return IB_WC_MW_BIND_ERR;
+	if (!is_power_of_2(page_size) || page_size < SZ_4K)
+		return IB_WC_MW_BIND_ERR;
+	room = (u64)mr->mapped.n * page_size;
+	if (!length || mr->mapped.fbo + length > room || iova + length < iova)
+		return IB_WC_MW_BIND_ERR;
+
+	spin_lock_irqsave(&mr->lock, flags);
+	if (mr->valid || key >> 8 != mr->stag >> 8) {
+		spin_unlock_irqrestore(&mr->lock, flags);
+		return IB_WC_MW_BIND_ERR;
+	}
+	old = mr->pages;
+	mr->pages = mr->mapped;
+	mr->mapped = old;
+	mr->mapped.n = 0;
+	mr->stag = key;
+	mr->access = access;
+	mr->iova = iova;
+	mr->length = length;
+	mr->page_shift = ilog2(page_size);
+	mr->valid = true;
+	spin_unlock_irqrestore(&mr->lock, flags);
+	return 0;
+}
+
+/**
+ * xiw_mr_invalidate() - move an STag to the invalid state
+ * @xdev: the device
+ * @stag: the STag
+ * @pd: protection domain of the QP that invalidates it
+ *
+ * Only fast-registration STags can be invalidated, and only through a QP
+ * of their protection domain. Invalidating an invalid STag fails: for a
+ * peer it is an invalid STag; locally the consumer lost track of it.
+ *
+ * Return: 0, or the RDMAP Terminate cause: invalid STag (unknown, wrong
+ * key, already invalid), or STag cannot be invalidated (another PD, a DMA
+ * MR).
+ */
+int xiw_mr_invalidate(struct xiw_device *xdev, u32 stag, struct xiw_pd *pd)
+{
+	unsigned long flags;
+	struct xiw_mr *mr;
+	int bad = 0;
+
+	rcu_read_lock();
+	mr = xa_load(&xdev->mrs, stag >> 8);
+	if (mr && !refcount_inc_not_zero(&mr->ref))
+		mr = NULL;
+	rcu_read_unlock();
+	if (!mr)
+		return XIW_TERM_PROT(XIW_RDMAP_INV_STAG);
+
+	spin_lock_irqsave(&mr->lock, flags);
+	if (!mr->valid || mr->stag != stag)
+		bad = XIW_TERM_PROT(XIW_RDMAP_INV_STAG);
+	else if (mr->kind != XIW_MR_FAST || mr->pd != pd)
+		bad = XIW_TERM_PROT(XIW_RDMAP_CANT_INVALIDATE);
+	else
+		mr->valid = false;
+	spin_unlock_irqrestore(&mr->lock, flags);
+	xiw_mr_put(mr);
+	return bad;
 }
 
 /**
@@ -149,9 +444,9 @@ int xiw_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct xiw_device *xdev = to_xiw_dev(ibmr->device);
 	struct xiw_mr *mr = to_xiw_mr(ibmr);
 
-	xa_erase_irq(&xdev->mrs, ibmr->lkey >> 8);
+	xa_erase_irq(&xdev->mrs, mr->stag >> 8);
 	xiw_mr_put(mr);
 	wait_for_completion(&mr->released);
-	kfree_rcu(mr, rcu);
+	xiw_mr_free(mr);
 	return 0;
 }

@@ -53,24 +53,71 @@ struct xiw_cq {
 };
 
 /**
+ * enum xiw_mr_kind - how an MR's addresses map to memory
+ * @XIW_MR_DMA: get_dma_mr: addresses are kernel virtual addresses of any
+ *	memory, no base/bounds, never invalidated
+ * @XIW_MR_FAST: alloc_mr(IB_MR_TYPE_MEM_REG): a page list bound to an
+ *	I/O virtual address range by IB_WR_REG_MR, invalidated by
+ *	IB_WR_LOCAL_INV, Send with Invalidate or RDMA Read with Invalidate
+ */
+enum xiw_mr_kind {
+	XIW_MR_DMA,
+	XIW_MR_FAST,
+};
+
+/**
+ * struct xiw_mr_pages - a page list of a fast-registration MR
+ * @addr: kernel virtual address of each page
+ * @n: entries used
+ * @fbo: first byte offset: where in the first page the region starts
+ */
+struct xiw_mr_pages {
+	u64 *addr;
+	u32 n;
+	u32 fbo;
+};
+
+/**
  * struct xiw_mr - a memory region and its STag
- * @ibmr: RDMA core object; lkey == rkey == STag
+ * @ibmr: RDMA core object; the consumer may change its keys and, for a
+ *	fast-registration MR, map_mr_sg() sets iova/length/page_size: none
+ *	of that takes effect before IB_WR_REG_MR executes
  * @pd: owning protection domain
+ * @kind: enum xiw_mr_kind
  * @ref: held by the STag table and by every user inside a lookup
  * @released: completed when @ref drops to zero
  * @rcu: frees the structure after lookups that may still see it
- * @access: IB_ACCESS_* rights
- * @all_memory: a DMA MR: addresses are kernel virtual addresses of any
- *		memory (get_dma_mr); no base/bounds
+ * @lock: protects the registration below (fast-registration MRs: a DMA
+ *	MR's never changes); held while memory is placed through the MR, so
+ *	that an invalidation stops every placement the moment it is done
+ * @valid: the STag is in the valid state
+ * @stag: the STag that currently names the MR (index and key)
+ * @access: IB_ACCESS_* rights of the registration
+ * @iova: first tagged offset of the registration
+ * @length: octets registered
+ * @page_shift: log2 of the registration's page size
+ * @pages: the registration's page list
+ * @mapped: the list map_mr_sg() fills for the next registration; swapped
+ *	with @pages when IB_WR_REG_MR executes (consumer-owned until then)
+ * @max_pages: capacity of both lists
  */
 struct xiw_mr {
 	struct ib_mr ibmr;
 	struct xiw_pd *pd;
+	u8 kind;
 	refcount_t ref;
 	struct completion released;
 	struct rcu_head rcu;
+	spinlock_t lock;	/* the registration: valid..pages */
+	bool valid;
+	u32 stag;
 	int access;
-	bool all_memory;
+	u64 iova;
+	u64 length;
+	u8 page_shift;
+	struct xiw_mr_pages pages;
+	struct xiw_mr_pages mapped;
+	u32 max_pages;
 };
 
 /**
@@ -93,6 +140,7 @@ enum xiw_qp_state {
 #define XIW_WQE_SOLICITED	0x02
 #define XIW_WQE_INLINE		0x04
 #define XIW_WQE_FENCE		0x08
+#define XIW_WQE_INVALIDATE	0x10	/* Send/Read with Invalidate */
 
 /**
  * struct xiw_wqe - a send queue entry
@@ -105,6 +153,11 @@ enum xiw_qp_state {
  * @rkey: STag at the peer (Write, Read)
  * @sge: local buffers; inline data is copied to @inline_data and @sge[0]
  *	 points at it
+ * @inv_stag: the STag to invalidate: at the peer (Send with Invalidate),
+ *	locally once the Read completed (Read with Invalidate), or at once
+ *	(Local Invalidate)
+ * @reg: IB_WR_REG_MR: the MR, the STag it takes, the rights and the
+ *	range it gets (ibmr's iova, length and page size at posting)
  * @zcopy: payload was spliced: the WQE completes once TCP acknowledged
  *	its last octet (tx.c)
  * @ack_seq: with @zcopy, the TCP sequence number after its last octet
@@ -123,6 +176,15 @@ struct xiw_wqe {
 	u64 remote_addr;
 	u32 rkey;
 	struct ib_sge sge[XIW_MAX_SGE];
+	u32 inv_stag;
+	struct {
+		struct xiw_mr *mr;
+		u32 key;
+		int access;
+		u64 iova;
+		u64 length;
+		u32 page_size;
+	} reg;
 	bool zcopy;
 	u32 ack_seq;
 	bool done;
@@ -143,8 +205,40 @@ struct xiw_rqe {
 };
 
 /**
+ * struct xiw_rq - a ring of receive entries: a QP's receive queue or an
+ *	SRQ's
+ * @lock: protects the ring and its indices (for a QP, also where the
+ *	receive engine's entry in progress is taken and flushed)
+ * @ring: @size entries, @head posted, @tail consumed (free-running)
+ * @size: capacity
+ * @head: next entry posted
+ * @tail: next entry taken
+ */
+struct xiw_rq {
+	spinlock_t lock;	/* ring, head, tail */
+	struct xiw_rqe *ring;
+	u32 size;
+	u32 head;
+	u32 tail;
+};
+
+/**
+ * struct xiw_srq - shared receive queue
+ * @ibsrq: RDMA core object
+ * @rq: the entries
+ * @limit: armed limit (under @rq.lock): IB_EVENT_SRQ_LIMIT_REACHED fires
+ *	when fewer entries remain; 0 when not armed
+ */
+struct xiw_srq {
+	struct ib_srq ibsrq;
+	struct xiw_rq rq;
+	u32 limit;
+};
+
+/**
  * struct xiw_irq_entry - an inbound RDMA Read Request being answered
  * @mr: source MR, referenced while the response is sent
+ * @src_stag: the source STag it was found by
  * @src_to: next source octet
  * @sink_stag: the requester's sink STag
  * @sink_to: next sink tagged offset
@@ -152,6 +246,7 @@ struct xiw_rqe {
  */
 struct xiw_irq_entry {
 	struct xiw_mr *mr;
+	u32 src_stag;
 	u64 src_to;
 	u32 sink_stag;
 	u64 sink_to;
@@ -172,9 +267,12 @@ struct xiw_irq_entry {
  * @state: which part of the FPDU comes next
  * @op: opcode of the current FPDU
  * @place_mr: target MR of a tagged segment (referenced)
+ * @place_stag: the STag it was found by
  * @place_to: next tagged offset to write
  * @msn: next expected MSN per untagged queue (QN 0..3)
- * @send_rqe_valid: @send_rqe holds the RQ entry of a Send in progress
+ * @send_rqe_valid: @send_rqe holds the RQ entry of a Send in progress;
+ *	whoever clears it (xchg) completes that entry: the receive path when
+ *	the Send is delivered, a flush when the stream died first
  * @send_rqe: receive buffer of the Send message in progress
  * @send_len: octets of that Send placed so far
  * @msg_end: a message ended in this data-ready call: acknowledge it now
@@ -194,9 +292,10 @@ struct xiw_rx {
 	u8 state;
 	u8 op;
 	struct xiw_mr *place_mr;
+	u32 place_stag;
 	u64 place_to;
 	u32 msn[4];
-	bool send_rqe_valid;
+	u32 send_rqe_valid;
 	struct xiw_rqe send_rqe;
 	u32 send_len;
 	bool msg_end;
@@ -225,8 +324,9 @@ struct xiw_rx {
  *	to the CQ; others leave theirs to it, to keep posting order
  * @orq: SQ indices of Reads sent and not yet answered, @orq_head/@orq_tail
  * @irq: inbound Read Requests, @irq_head/@irq_tail, @ird entries
- * @rq_lock: protects the receive queue
- * @rq: receive queue, @rq_size entries, @rq_head posted, @rq_tail consumed
+ * @rq: receive queue (empty with an SRQ)
+ * @srq: the shared receive queue Sends go to, or NULL
+ * @srq_last_wqe: IB_EVENT_QP_LAST_WQE_REACHED was delivered (xchg)
  * @scq: send CQ
  * @rcq: receive CQ
  * @sig_all: every send WR completes signaled
@@ -288,11 +388,9 @@ struct xiw_qp {
 	u32 irq_head;
 	u32 irq_tail;
 
-	spinlock_t rq_lock;	/* rq and its indices */
-	struct xiw_rqe *rq;
-	u32 rq_size;
-	u32 rq_head;
-	u32 rq_tail;
+	struct xiw_rq rq;
+	struct xiw_srq *srq;
+	u32 srq_last_wqe;
 
 	struct xiw_cq *scq;
 	struct xiw_cq *rcq;
@@ -345,6 +443,11 @@ static inline struct xiw_mr *to_xiw_mr(struct ib_mr *mr)
 	return container_of(mr, struct xiw_mr, ibmr);
 }
 
+static inline struct xiw_srq *to_xiw_srq(struct ib_srq *srq)
+{
+	return container_of(srq, struct xiw_srq, ibsrq);
+}
+
 static inline struct xiw_qp *to_xiw_qp(struct ib_qp *qp)
 {
 	return container_of(qp, struct xiw_qp, ibqp);
@@ -354,10 +457,24 @@ static inline struct xiw_qp *to_xiw_qp(struct ib_qp *qp)
 void xiw_cq_add(struct xiw_cq *cq, const struct ib_wc *wc, bool solicited);
 
 /* mr.c */
-struct xiw_mr *xiw_mr_get(struct xiw_device *xdev, u32 stag);
+struct xiw_mr *xiw_mr_lookup(struct xiw_device *xdev, u32 stag,
+			     struct xiw_pd *pd, int access, u64 to, u64 len,
+			     int *cause);
 void xiw_mr_put(struct xiw_mr *mr);
-int xiw_mr_check(struct xiw_mr *mr, struct xiw_pd *pd, int access,
-		 u64 addr, u32 len);
+int xiw_mr_place(struct xiw_mr *mr, u32 stag, u64 to, u32 len,
+		 int (*fn)(void *ctx, u8 *p, u32 len), void *ctx);
+const u8 *xiw_mr_source(struct xiw_mr *mr, u32 stag, u64 to, u32 len,
+			u32 *contig);
+int xiw_mr_register(struct xiw_mr *mr, struct xiw_pd *pd, u32 key,
+		    int access, u64 iova, u64 length, u32 page_size);
+int xiw_mr_invalidate(struct xiw_device *xdev, u32 stag, struct xiw_pd *pd);
+
+/* rq.c */
+int xiw_rq_init(struct xiw_rq *rq, u32 size);
+void xiw_rq_free(struct xiw_rq *rq);
+int xiw_rq_post(struct xiw_rq *rq, const struct ib_recv_wr *wr,
+		const struct ib_recv_wr **bad_wr);
+int xiw_qp_take_recv(struct xiw_qp *qp);
 
 /* qp.c */
 void xiw_qp_get(struct xiw_qp *qp);

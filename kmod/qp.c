@@ -109,7 +109,7 @@ static void xiw_qp_free_queues(struct xiw_qp *qp)
 	xiw_tx_release(qp);
 	kfree(qp->irq);
 	kfree(qp->orq);
-	kvfree(qp->rq);
+	xiw_rq_free(&qp->rq);
 	kvfree(qp->sq);
 }
 
@@ -119,7 +119,7 @@ static void xiw_qp_free_queues(struct xiw_qp *qp)
  * @attr: requested attributes; the granted capacities are written back
  * @udata: user data; user QPs are not supported yet
  *
- * Return: 0, -EOPNOTSUPP (user QP, SRQ, non-RC), -EINVAL (capacities),
+ * Return: 0, -EOPNOTSUPP (user QP, non-RC), -EINVAL (capacities),
  * -ENOMEM.
  */
 int xiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
@@ -130,7 +130,7 @@ int xiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	u32 qpn;
 	int err;
 
-	if (udata || attr->srq || attr->qp_type != IB_QPT_RC)
+	if (udata || attr->qp_type != IB_QPT_RC)
 		return -EOPNOTSUPP;
 	if (attr->create_flags)
 		return -EOPNOTSUPP;
@@ -142,11 +142,10 @@ int xiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	init_completion(&qp->freed);
 	spin_lock_init(&qp->lock);
 	spin_lock_init(&qp->sq_lock);
-	spin_lock_init(&qp->rq_lock);
 	INIT_WORK(&qp->tx_work, xiw_tx_work);
 	qp->state = XIW_QPS_IDLE;
 	qp->sq_size = max(attr->cap.max_send_wr, 1U);
-	qp->rq_size = max(attr->cap.max_recv_wr, 1U);
+	qp->srq = attr->srq ? to_xiw_srq(attr->srq) : NULL;
 	qp->sig_all = attr->sq_sig_type == IB_SIGNAL_ALL_WR;
 	qp->scq = to_xiw_cq(attr->send_cq);
 	qp->rcq = to_xiw_cq(attr->recv_cq);
@@ -155,10 +154,11 @@ int xiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 
 	err = -ENOMEM;
 	qp->sq = kvcalloc(qp->sq_size, sizeof(*qp->sq), GFP_KERNEL);
-	qp->rq = kvcalloc(qp->rq_size, sizeof(*qp->rq), GFP_KERNEL);
 	qp->orq = kcalloc(XIW_MAX_ORD, sizeof(*qp->orq), GFP_KERNEL);
 	qp->irq = kcalloc(XIW_MAX_IRD, sizeof(*qp->irq), GFP_KERNEL);
-	if (!qp->sq || !qp->rq || !qp->orq || !qp->irq)
+	/* With an SRQ the QP's own ring stays empty (post_recv refuses). */
+	if (xiw_rq_init(&qp->rq, qp->srq ? 1 : max(attr->cap.max_recv_wr, 1U)) ||
+	    !qp->sq || !qp->orq || !qp->irq)
 		goto fail;
 
 	err = xa_alloc_cyclic_irq(&xdev->qps, &qpn, qp,
@@ -169,7 +169,7 @@ int xiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	ibqp->qp_num = qpn;
 
 	attr->cap.max_send_wr = qp->sq_size;
-	attr->cap.max_recv_wr = qp->rq_size;
+	attr->cap.max_recv_wr = qp->srq ? 0 : qp->rq.size;
 	attr->cap.max_send_sge = XIW_MAX_SGE;
 	attr->cap.max_recv_sge = XIW_MAX_SGE;
 	attr->cap.max_inline_data = XIW_MAX_INLINE;
@@ -303,7 +303,7 @@ int xiw_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->max_rd_atomic = qp->ord;
 	attr->max_dest_rd_atomic = qp->ird;
 	attr->cap.max_send_wr = qp->sq_size;
-	attr->cap.max_recv_wr = qp->rq_size;
+	attr->cap.max_recv_wr = qp->srq ? 0 : qp->rq.size;
 	attr->cap.max_send_sge = XIW_MAX_SGE;
 	attr->cap.max_recv_sge = XIW_MAX_SGE;
 	attr->cap.max_inline_data = XIW_MAX_INLINE;
@@ -323,6 +323,10 @@ static enum ib_wc_opcode xiw_wc_opcode(u8 wr_opcode)
 		return IB_WC_RDMA_WRITE;
 	case IB_WR_RDMA_READ:
 		return IB_WC_RDMA_READ;
+	case IB_WR_REG_MR:
+		return IB_WC_REG_MR;
+	case IB_WR_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
 	default:
 		return IB_WC_SEND;
 	}
@@ -395,15 +399,25 @@ static void xiw_flush_rq(struct xiw_qp *qp)
 			    .opcode = IB_WC_RECV, .qp = &qp->ibqp };
 	unsigned long flags;
 
+	bool open;
+
+	/* First the entry of a Send the stream died in (see struct xiw_rx). */
+	spin_lock_irqsave(&qp->rq.lock, flags);
+	open = xchg(&qp->rx.send_rqe_valid, 0);
+	wc.wr_id = qp->rx.send_rqe.wr_id;
+	spin_unlock_irqrestore(&qp->rq.lock, flags);
+	if (open)
+		xiw_cq_add(qp->rcq, &wc, false);
+	/* An SRQ's entries stay for its other QPs. */
 	for (;;) {
-		spin_lock_irqsave(&qp->rq_lock, flags);
-		if (qp->rq_tail == qp->rq_head) {
-			spin_unlock_irqrestore(&qp->rq_lock, flags);
+		spin_lock_irqsave(&qp->rq.lock, flags);
+		if (qp->rq.tail == qp->rq.head) {
+			spin_unlock_irqrestore(&qp->rq.lock, flags);
 			break;
 		}
-		wc.wr_id = qp->rq[qp->rq_tail % qp->rq_size].wr_id;
-		qp->rq_tail++;
-		spin_unlock_irqrestore(&qp->rq_lock, flags);
+		wc.wr_id = qp->rq.ring[qp->rq.tail % qp->rq.size].wr_id;
+		qp->rq.tail++;
+		spin_unlock_irqrestore(&qp->rq.lock, flags);
 		xiw_cq_add(qp->rcq, &wc, false);
 	}
 }
@@ -485,6 +499,16 @@ void xiw_qp_to_error(struct xiw_qp *qp)
 		xiw_cep_put(cep);
 	}
 	xiw_qp_flush(qp);
+	/* No Send will take an SRQ entry for this QP any more. */
+	if (qp->srq && !xchg(&qp->srq_last_wqe, 1) && qp->ibqp.event_handler) {
+		struct ib_event ev = {
+			.device = qp->ibqp.device,
+			.element.qp = &qp->ibqp,
+			.event = IB_EVENT_QP_LAST_WQE_REACHED,
+		};
+
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+	}
 }
 
 static int xiw_copy_inline(struct xiw_wqe *wqe, const struct ib_send_wr *wr)
@@ -509,16 +533,36 @@ static int xiw_copy_inline(struct xiw_wqe *wqe, const struct ib_send_wr *wr)
 	return 0;
 }
 
+/* A fast registration: what it registers is fixed when it is posted. */
+static void xiw_fill_reg(struct xiw_wqe *wqe, const struct ib_reg_wr *reg)
+{
+	wqe->reg.mr = to_xiw_mr(reg->mr);
+	wqe->reg.key = reg->key;
+	wqe->reg.access = reg->access;
+	wqe->reg.iova = reg->mr->iova;
+	wqe->reg.length = reg->mr->length;
+	wqe->reg.page_size = reg->mr->page_size;
+}
+
 static int xiw_fill_wqe(struct xiw_qp *qp, struct xiw_wqe *wqe,
 			const struct ib_send_wr *wr)
 {
+	u8 opcode = wr->opcode;
 	u64 bytes = 0;
 	int i;
 
 	switch (wr->opcode) {
+	case IB_WR_SEND_WITH_INV:
+		opcode = IB_WR_SEND;
+		break;
 	case IB_WR_SEND:
 	case IB_WR_RDMA_WRITE:
+	case IB_WR_REG_MR:
+	case IB_WR_LOCAL_INV:
 		break;
+	case IB_WR_RDMA_READ_WITH_INV:
+		opcode = IB_WR_RDMA_READ;
+		fallthrough;
 	case IB_WR_RDMA_READ:
 		if (wr->num_sge > XIW_MAX_SGE_RD || wr->send_flags & IB_SEND_INLINE)
 			return -EINVAL;
@@ -531,14 +575,39 @@ static int xiw_fill_wqe(struct xiw_qp *qp, struct xiw_wqe *wqe,
 
 	memset(wqe, 0, offsetof(struct xiw_wqe, inline_data));
 	wqe->wr_id = wr->wr_id;
-	wqe->opcode = wr->opcode;
+	wqe->opcode = opcode;
 	if (qp->sig_all || (wr->send_flags & IB_SEND_SIGNALED))
 		wqe->flags |= XIW_WQE_SIGNALED;
 	if (wr->send_flags & IB_SEND_SOLICITED)
 		wqe->flags |= XIW_WQE_SOLICITED;
 	if (wr->send_flags & IB_SEND_FENCE)
 		wqe->flags |= XIW_WQE_FENCE;
-	if (wr->opcode != IB_WR_SEND) {
+	switch (wr->opcode) {
+	case IB_WR_RDMA_READ_WITH_INV:
+		/*
+		 * The STag invalidated is the sink's, sg_list[0].lkey, as
+		 * hardware RNICs do: ex.invalidate_rkey may be stale (rdma_rw
+		 * fills it in before it rotates the MR's key).
+		 */
+		wqe->flags |= XIW_WQE_INVALIDATE;
+		if (wr->num_sge)
+			wqe->inv_stag = wr->sg_list[0].lkey;
+		break;
+	case IB_WR_SEND_WITH_INV:
+		wqe->flags |= XIW_WQE_INVALIDATE;
+		fallthrough;
+	case IB_WR_LOCAL_INV:
+		wqe->inv_stag = wr->ex.invalidate_rkey;
+		break;
+	case IB_WR_REG_MR:
+		xiw_fill_reg(wqe, reg_wr(wr));
+		return 0;
+	default:
+		break;
+	}
+	if (opcode == IB_WR_LOCAL_INV)
+		return 0;
+	if (opcode != IB_WR_SEND) {
 		wqe->remote_addr = rdma_wr(wr)->remote_addr;
 		wqe->rkey = rdma_wr(wr)->rkey;
 	}
@@ -613,37 +682,20 @@ int xiw_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
  * @wr: chain of work requests
  * @bad_wr: the first one not queued, on error
  *
- * Return: 0, -ENOMEM (queue full), -EINVAL (too many SGEs).
+ * Return: 0, -ENOMEM (queue full), -EINVAL (too many SGEs, or the QP
+ * receives through an SRQ).
  */
 int xiw_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		  const struct ib_recv_wr **bad_wr)
 {
 	struct xiw_qp *qp = to_xiw_qp(ibqp);
-	unsigned long flags;
-	int err = 0;
+	int err;
 
-	spin_lock_irqsave(&qp->rq_lock, flags);
-	for (; wr; wr = wr->next) {
-		struct xiw_rqe *rqe;
-
-		if (wr->num_sge > XIW_MAX_SGE) {
-			err = -EINVAL;
-			break;
-		}
-		if (qp->rq_head - qp->rq_tail >= qp->rq_size) {
-			err = -ENOMEM;
-			break;
-		}
-		rqe = &qp->rq[qp->rq_head % qp->rq_size];
-		rqe->wr_id = wr->wr_id;
-		rqe->num_sge = wr->num_sge;
-		memcpy(rqe->sge, wr->sg_list, wr->num_sge * sizeof(*rqe->sge));
-		qp->rq_head++;
-	}
-	spin_unlock_irqrestore(&qp->rq_lock, flags);
-
-	if (err)
+	if (qp->srq) {
 		*bad_wr = wr;
+		return -EINVAL;
+	}
+	err = xiw_rq_post(&qp->rq, wr, bad_wr);
 	if (READ_ONCE(qp->state) == XIW_QPS_ERROR)
 		xiw_flush_rq(qp);
 	return err;

@@ -33,7 +33,7 @@ const struct xiw_op_info xiw_op_table[XIW_OP_COUNT] = {
 	},
 	[XIW_OP_SEND_INV] = {
 		.name = "send_inv", .hdr_len = UNTAGGED_LEN,
-		.qn = XIW_QN_SEND, .fixed_payload = -1,
+		.qn = XIW_QN_SEND, .fixed_payload = -1, .supported = true,
 	},
 	[XIW_OP_SEND_SE] = {
 		.name = "send_se", .hdr_len = UNTAGGED_LEN, .qn = XIW_QN_SEND,
@@ -41,7 +41,7 @@ const struct xiw_op_info xiw_op_table[XIW_OP_COUNT] = {
 	},
 	[XIW_OP_SEND_SE_INV] = {
 		.name = "send_se_inv", .hdr_len = UNTAGGED_LEN,
-		.qn = XIW_QN_SEND, .fixed_payload = -1,
+		.qn = XIW_QN_SEND, .fixed_payload = -1, .supported = true,
 	},
 	[XIW_OP_TERMINATE] = {
 		.name = "terminate",

@@ -112,6 +112,23 @@ static bool xiw_rx_last(struct xiw_rx *rx)
 	return xiw_rx_ctrl(rx)->ddp & XIW_DDP_LAST;
 }
 
+/* Tagged buffer errors belong to DDP (RFC 5041); rights stay RDMAP's. */
+static int xiw_rx_tagged_cause(int cause)
+{
+	switch (XIW_TERM_CODE(cause)) {
+	case XIW_RDMAP_INV_STAG:
+		return TERM_DDP_T(XIW_DDP_T_INV_STAG);
+	case XIW_RDMAP_BOUNDS:
+		return TERM_DDP_T(XIW_DDP_T_BOUNDS);
+	case XIW_RDMAP_STAG_NOT_ASSOC:
+		return TERM_DDP_T(XIW_DDP_T_STAG_NOT_ASSOC);
+	case XIW_RDMAP_TO_WRAP:
+		return TERM_DDP_T(XIW_DDP_T_TO_WRAP);
+	default:
+		return cause;
+	}
+}
+
 /* A tagged segment for an RDMA Write: find and check its target. */
 static int xiw_rx_write(struct xiw_qp *qp, u32 len)
 {
@@ -121,26 +138,12 @@ static int xiw_rx_write(struct xiw_qp *qp, u32 len)
 	struct xiw_mr *mr;
 	int bad;
 
-	mr = xiw_mr_get(qp->xdev, stag);
+	mr = xiw_mr_lookup(qp->xdev, stag, to_xiw_pd(qp->ibqp.pd),
+			   IB_ACCESS_REMOTE_WRITE, to, len, &bad);
 	if (!mr)
-		return TERM_DDP_T(XIW_DDP_T_INV_STAG);
-	bad = xiw_mr_check(mr, to_xiw_pd(qp->ibqp.pd), IB_ACCESS_REMOTE_WRITE,
-			   to, len);
-	if (bad) {
-		xiw_mr_put(mr);
-		/* Tagged buffer errors belong to DDP; rights to RDMAP. */
-		switch (XIW_TERM_CODE(bad)) {
-		case XIW_RDMAP_BOUNDS:
-			return TERM_DDP_T(XIW_DDP_T_BOUNDS);
-		case XIW_RDMAP_STAG_NOT_ASSOC:
-			return TERM_DDP_T(XIW_DDP_T_STAG_NOT_ASSOC);
-		case XIW_RDMAP_TO_WRAP:
-			return TERM_DDP_T(XIW_DDP_T_TO_WRAP);
-		default:
-			return bad;
-		}
-	}
+		return xiw_rx_tagged_cause(bad);
 	qp->rx.place_mr = mr;
+	qp->rx.place_stag = stag;
 	qp->rx.place_to = to;
 	return 0;
 }
@@ -154,8 +157,9 @@ static int xiw_rx_read_resp(struct xiw_qp *qp, u32 len)
 	struct xiw_wqe *wqe;
 	struct xiw_mr *mr;
 	unsigned long flags;
+	u32 sink, size;
 	u64 base;
-	u32 size;
+	int bad;
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	if (qp->orq_tail == qp->orq_head) {
@@ -164,24 +168,22 @@ static int xiw_rx_read_resp(struct xiw_qp *qp, u32 len)
 	}
 	wqe = &qp->sq[qp->orq[qp->orq_tail % XIW_MAX_ORD] % qp->sq_size];
 	base = wqe->num_sge ? wqe->sge[0].addr : 0;
+	sink = wqe->num_sge ? wqe->sge[0].lkey : 0;
 	size = wqe->bytes;
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 
-	if (stag != (wqe->num_sge ? wqe->sge[0].lkey : 0))
+	if (stag != sink)
 		return TERM_DDP_T(XIW_DDP_T_INV_STAG);
 	if (to < base || to + len > base + size || to + len < to)
 		return TERM_DDP_T(XIW_DDP_T_BOUNDS);
 	if (!len)
 		return 0;
-	mr = xiw_mr_get(qp->xdev, stag);
+	mr = xiw_mr_lookup(qp->xdev, stag, to_xiw_pd(qp->ibqp.pd),
+			   IB_ACCESS_LOCAL_WRITE, to, len, &bad);
 	if (!mr)
-		return TERM_DDP_T(XIW_DDP_T_INV_STAG);
-	if (xiw_mr_check(mr, to_xiw_pd(qp->ibqp.pd), IB_ACCESS_LOCAL_WRITE,
-			 to, len)) {
-		xiw_mr_put(mr);
-		return TERM_DDP_T(XIW_DDP_T_BOUNDS);
-	}
+		return xiw_rx_tagged_cause(bad);
 	qp->rx.place_mr = mr;
+	qp->rx.place_stag = stag;
 	qp->rx.place_to = to;
 	return 0;
 }
@@ -202,7 +204,6 @@ static int xiw_rx_send(struct xiw_qp *qp, u32 len)
 {
 	struct xiw_untagged_hdr *h = xiw_rx_untagged(&qp->rx);
 	struct xiw_rx *rx = &qp->rx;
-	unsigned long flags;
 	u64 room = 0;
 	int i, bad;
 
@@ -212,15 +213,8 @@ static int xiw_rx_send(struct xiw_qp *qp, u32 len)
 	if (!rx->send_rqe_valid) {
 		if (be32_to_cpu(h->mo) != 0)
 			return TERM_DDP_U(XIW_DDP_U_INV_MO);
-		spin_lock_irqsave(&qp->rq_lock, flags);
-		if (qp->rq_tail == qp->rq_head) {
-			spin_unlock_irqrestore(&qp->rq_lock, flags);
+		if (xiw_qp_take_recv(qp))
 			return TERM_DDP_U(XIW_DDP_U_NO_BUFFER);
-		}
-		rx->send_rqe = qp->rq[qp->rq_tail % qp->rq_size];
-		qp->rq_tail++;
-		spin_unlock_irqrestore(&qp->rq_lock, flags);
-		rx->send_rqe_valid = true;
 		rx->send_len = 0;
 	} else if (be32_to_cpu(h->mo) != rx->send_len) {
 		return TERM_DDP_U(XIW_DDP_U_INV_MO);
@@ -252,17 +246,11 @@ static int xiw_rx_read_req(struct xiw_qp *qp)
 	if (!xiw_rx_last(&qp->rx))
 		return TERM_RDMAP_OP(XIW_RDMAP_UNEXP_OPCODE);
 	if (size) {
-		mr = xiw_mr_get(qp->xdev, be32_to_cpu(rr->src_stag));
+		mr = xiw_mr_lookup(qp->xdev, be32_to_cpu(rr->src_stag),
+				   to_xiw_pd(qp->ibqp.pd), IB_ACCESS_REMOTE_READ,
+				   src_to, size, &bad);
 		if (!mr)
-			return XIW_TERM(XIW_TERM_LAYER_RDMAP,
-					XIW_RDMAP_ETYPE_PROT,
-					XIW_RDMAP_INV_STAG);
-		bad = xiw_mr_check(mr, to_xiw_pd(qp->ibqp.pd),
-				   IB_ACCESS_REMOTE_READ, src_to, size);
-		if (bad) {
-			xiw_mr_put(mr);
 			return bad;
-		}
 	}
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	if (qp->irq_head - qp->irq_tail >= qp->ird) {
@@ -273,6 +261,7 @@ static int xiw_rx_read_req(struct xiw_qp *qp)
 	}
 	e = &qp->irq[qp->irq_head % XIW_MAX_IRD];
 	e->mr = mr;
+	e->src_stag = be32_to_cpu(rr->src_stag);
 	e->src_to = src_to;
 	e->sink_stag = be32_to_cpu(rr->sink_stag);
 	e->sink_to = be64_to_cpu(rr->sink_to);
@@ -298,6 +287,8 @@ static int xiw_rx_header(struct xiw_qp *qp)
 		return xiw_rx_read_resp(qp, len);
 	case XIW_OP_SEND:
 	case XIW_OP_SEND_SE:
+	case XIW_OP_SEND_INV:
+	case XIW_OP_SEND_SE_INV:
 		return xiw_rx_send(qp, len);
 	case XIW_OP_READ_REQ:
 		return len ? TERM_DDP_U(XIW_DDP_U_TOO_LONG) :
@@ -309,62 +300,95 @@ static int xiw_rx_header(struct xiw_qp *qp)
 	}
 }
 
+/* Where payload is copied from: the skb, and the CRC it feeds. */
+struct xiw_rx_copy {
+	struct xiw_qp *qp;
+	struct sk_buff *skb;
+	u32 off;
+};
+
+static int xiw_rx_copy_fn(void *ctx, u8 *dst, u32 len)
+{
+	struct xiw_rx_copy *c = ctx;
+
+	if (skb_copy_bits(c->skb, c->off, dst, len))
+		return TERM_LLP(XIW_MPA_ERR_CATASTROPHIC);
+	if (c->qp->crc)
+		c->qp->rx.crc = xiw_mpa_crc_update(c->qp->rx.crc, dst, len);
+	c->off += len;
+	return 0;
+}
+
+/* Place @len octets at tagged offset @to of @mr, named by @stag. */
+static int xiw_rx_copy_to(struct xiw_rx_copy *c, struct xiw_mr *mr, u32 stag,
+			  u64 to, u32 len)
+{
+	int err = xiw_mr_place(mr, stag, to, len, xiw_rx_copy_fn, c);
+
+	/* Invalidated while the segment arrived: nothing more lands. */
+	return err == -EACCES ? TERM_DDP_T(XIW_DDP_T_INV_STAG) : err;
+}
+
+/* A Send's payload: into the receive buffer's SGEs from offset send_len. */
+static int xiw_rx_place_send(struct xiw_qp *qp, struct xiw_rx_copy *c,
+			     u32 len)
+{
+	struct xiw_rx *rx = &qp->rx;
+	u32 mo = rx->send_len;
+	int i, err;
+
+	for (i = 0; i < rx->send_rqe.num_sge && len; i++) {
+		struct ib_sge *sge = &rx->send_rqe.sge[i];
+		struct xiw_mr *mr;
+		u32 take;
+		int bad;
+
+		if (mo >= sge->length) {
+			mo -= sge->length;
+			continue;
+		}
+		take = min(sge->length - mo, len);
+		mr = xiw_mr_lookup(qp->xdev, sge->lkey, to_xiw_pd(qp->ibqp.pd),
+				   IB_ACCESS_LOCAL_WRITE, sge->addr + mo, take,
+				   &bad);
+		if (!mr)	/* the consumer's buffer: a local error */
+			return XIW_TERM(XIW_TERM_LAYER_RDMAP,
+					XIW_RDMAP_ETYPE_CATASTROPHIC, 0);
+		err = xiw_mr_place(mr, sge->lkey, sge->addr + mo, take,
+				   xiw_rx_copy_fn, c);
+		xiw_mr_put(mr);
+		if (err)
+			return err == -EACCES ?
+			       XIW_TERM(XIW_TERM_LAYER_RDMAP,
+					XIW_RDMAP_ETYPE_CATASTROPHIC, 0) : err;
+		len -= take;
+		rx->send_len += take;
+		mo = 0;
+	}
+	return 0;
+}
+
 /* Copy @len payload octets from the skb to where the segment goes. */
 static int xiw_rx_place(struct xiw_qp *qp, struct sk_buff *skb, u32 off,
 			u32 len)
 {
 	struct xiw_rx *rx = &qp->rx;
-	void *dst;
-	int i;
+	struct xiw_rx_copy c = { .qp = qp, .skb = skb, .off = off };
+	int err;
 
 	switch (rx->op) {
 	case XIW_OP_WRITE:
 	case XIW_OP_READ_RESP:
-		dst = (void *)(uintptr_t)rx->place_to;
-		if (skb_copy_bits(skb, off, dst, len))
-			return TERM_LLP(XIW_MPA_ERR_CATASTROPHIC);
-		if (qp->crc)
-			rx->crc = xiw_mpa_crc_update(rx->crc, dst, len);
-		rx->place_to += len;
-		return 0;
+		err = xiw_rx_copy_to(&c, rx->place_mr, rx->place_stag,
+				     rx->place_to, len);
+		if (!err)
+			rx->place_to += len;
+		return err;
 	case XIW_OP_SEND:
-	case XIW_OP_SEND_SE: {
-		u32 mo = rx->send_len;
-
-		for (i = 0; i < rx->send_rqe.num_sge && len; i++) {
-			struct ib_sge *sge = &rx->send_rqe.sge[i];
-			struct xiw_mr *mr;
-			u32 take;
-
-			if (mo >= sge->length) {
-				mo -= sge->length;
-				continue;
-			}
-			take = min(sge->length - mo, len);
-			mr = xiw_mr_get(qp->xdev, sge->lkey);
-			if (!mr || xiw_mr_check(mr, to_xiw_pd(qp->ibqp.pd),
-						IB_ACCESS_LOCAL_WRITE,
-						sge->addr + mo, take)) {
-				if (mr)
-					xiw_mr_put(mr);
-				return XIW_TERM(XIW_TERM_LAYER_RDMAP,
-						XIW_RDMAP_ETYPE_CATASTROPHIC, 0);
-			}
-			dst = (void *)(uintptr_t)(sge->addr + mo);
-			if (skb_copy_bits(skb, off, dst, take)) {
-				xiw_mr_put(mr);
-				return TERM_LLP(XIW_MPA_ERR_CATASTROPHIC);
-			}
-			xiw_mr_put(mr);
-			if (qp->crc)
-				rx->crc = xiw_mpa_crc_update(rx->crc, dst, take);
-			off += take;
-			len -= take;
-			rx->send_len += take;
-			mo = 0;
-		}
-		return 0;
-	}
+	case XIW_OP_SEND_SE:
+	case XIW_OP_SEND_INV:
+	case XIW_OP_SEND_SE_INV:
+		return xiw_rx_place_send(qp, &c, len);
 	default: {
 		/* Terminate payload: read for the CRC, then dropped. */
 		u8 tmp[64];
@@ -372,11 +396,9 @@ static int xiw_rx_place(struct xiw_qp *qp, struct sk_buff *skb, u32 off,
 		while (len) {
 			u32 take = min_t(u32, len, sizeof(tmp));
 
-			if (skb_copy_bits(skb, off, tmp, take))
-				return TERM_LLP(XIW_MPA_ERR_CATASTROPHIC);
-			if (qp->crc)
-				rx->crc = xiw_mpa_crc_update(rx->crc, tmp, take);
-			off += take;
+			err = xiw_rx_copy_fn(&c, tmp, take);
+			if (err)
+				return err;
 			len -= take;
 		}
 		return 0;
@@ -384,9 +406,19 @@ static int xiw_rx_place(struct xiw_qp *qp, struct sk_buff *skb, u32 off,
 	}
 }
 
-static void xiw_rx_recv_done(struct xiw_qp *qp, bool solicited)
+static bool xiw_rx_op_invalidates(u8 op)
+{
+	return op == XIW_OP_SEND_INV || op == XIW_OP_SEND_SE_INV;
+}
+
+/*
+ * A Send message is delivered: invalidate the STag a Send with Invalidate
+ * names (a failure is the peer's: Terminate), then complete the receive.
+ */
+static int xiw_rx_recv_done(struct xiw_qp *qp)
 {
 	struct xiw_rx *rx = &qp->rx;
+	u8 op = rx->op;
 	struct ib_wc wc = {
 		.wr_id = rx->send_rqe.wr_id,
 		.status = IB_WC_SUCCESS,
@@ -395,25 +427,51 @@ static void xiw_rx_recv_done(struct xiw_qp *qp, bool solicited)
 		.qp = &qp->ibqp,
 	};
 
-	rx->send_rqe_valid = false;
+	if (xiw_rx_op_invalidates(op)) {
+		u32 stag = be32_to_cpu(xiw_rx_untagged(rx)->inval_stag);
+		int bad = xiw_mr_invalidate(qp->xdev, stag,
+					    to_xiw_pd(qp->ibqp.pd));
+
+		if (bad)
+			return bad;
+		wc.wc_flags = IB_WC_WITH_INVALIDATE;
+		wc.ex.invalidate_rkey = stag;
+	}
 	rx->msn[XIW_QN_SEND]++;
-	xiw_cq_add(qp->rcq, &wc, solicited);
+	if (xchg(&rx->send_rqe_valid, 0))
+		xiw_cq_add(qp->rcq, &wc,
+			   op == XIW_OP_SEND_SE || op == XIW_OP_SEND_SE_INV);
+	return 0;
 }
 
-static void xiw_rx_read_done(struct xiw_qp *qp)
+/*
+ * A Read Response completed the oldest outstanding Read; a Read with
+ * Invalidate now invalidates its sink STag.
+ */
+static int xiw_rx_read_done(struct xiw_qp *qp)
 {
 	unsigned long flags;
+	int bad = 0;
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	if (qp->orq_tail != qp->orq_head) {
 		u32 idx = qp->orq[qp->orq_tail % XIW_MAX_ORD];
+		struct xiw_wqe *wqe = &qp->sq[idx % qp->sq_size];
 
-		qp->sq[idx % qp->sq_size].done = true;
+		if ((wqe->flags & XIW_WQE_INVALIDATE) &&
+		    xiw_mr_invalidate(qp->xdev, wqe->inv_stag,
+				      to_xiw_pd(qp->ibqp.pd))) {
+			/* The consumer's STag: a local error ends the stream. */
+			wqe->status = IB_WC_MW_BIND_ERR;
+			bad = TERM_RDMAP_OP(XIW_RDMAP_CATASTROPHIC_STREAM);
+		}
+		wqe->done = true;
 		qp->orq_tail++;
 	}
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	xiw_qp_sq_complete(qp);
 	xiw_tx_kick(qp);	/* an ORD slot is free */
+	return bad;
 }
 
 static void xiw_rx_got_terminate(struct xiw_qp *qp)
@@ -466,17 +524,16 @@ static int xiw_rx_fpdu_done(struct xiw_qp *qp)
 	if (!xiw_rx_last(rx))
 		return 0;
 	/* Their senders may wait for the acknowledgment (see below). */
-	if (rx->op == XIW_OP_WRITE || rx->op == XIW_OP_SEND ||
-	    rx->op == XIW_OP_SEND_SE)
+	if (rx->op != XIW_OP_READ_RESP && rx->op != XIW_OP_TERMINATE)
 		rx->msg_end = true;
 	switch (rx->op) {
 	case XIW_OP_SEND:
 	case XIW_OP_SEND_SE:
-		xiw_rx_recv_done(qp, rx->op == XIW_OP_SEND_SE);
-		break;
+	case XIW_OP_SEND_INV:
+	case XIW_OP_SEND_SE_INV:
+		return xiw_rx_recv_done(qp);
 	case XIW_OP_READ_RESP:
-		xiw_rx_read_done(qp);
-		break;
+		return xiw_rx_read_done(qp);
 	case XIW_OP_TERMINATE:
 		xiw_rx_got_terminate(qp);
 		break;

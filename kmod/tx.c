@@ -295,26 +295,59 @@ static void xiw_tx_ctrl(struct xiw_ddp_ctrl *c, bool tagged, bool last, u8 op)
 }
 
 /*
+ * Append @len octets at tagged offset @to of @mr, found by @stag.
+ * Return: 0, -ENOMEM, or -EACCES if the STag is no longer valid.
+ */
+static int xiw_tx_put_mr(struct xiw_qp *qp, struct xiw_mr *mr, u32 stag,
+			 u64 to, u32 len, bool zcopy, u32 *crc)
+{
+	while (len) {
+		u32 take;
+		const u8 *p = xiw_mr_source(mr, stag, to, len, &take);
+		int err;
+
+		if (!p)
+			return -EACCES;
+		err = xiw_tx_put(qp, p, take, zcopy, crc);
+		if (err)
+			return err;
+		to += take;
+		len -= take;
+	}
+	return 0;
+}
+
+/*
  * Payload for @len octets of the WQE's buffers from message offset @off.
- * Local buffers were validated when the WQE started.
+ * Local buffers were validated when the WQE started; each is looked up
+ * again, as the consumer may have invalidated it since.
  */
 static int xiw_tx_payload(struct xiw_qp *qp, struct xiw_wqe *wqe, u32 off,
 			  u32 len, bool zcopy, u32 *crc)
 {
+	struct xiw_pd *pd = to_xiw_pd(qp->ibqp.pd);
 	int i, err;
 
+	if (wqe->flags & XIW_WQE_INLINE)
+		return xiw_tx_put(qp, wqe->inline_data + off, len, false, crc);
 	for (i = 0; i < wqe->num_sge && len; i++) {
-		u32 sl = wqe->sge[i].length;
+		struct ib_sge *sge = &wqe->sge[i];
+		struct xiw_mr *mr;
 		u32 take;
+		int bad;
 
-		if (off >= sl) {
-			off -= sl;
+		if (off >= sge->length) {
+			off -= sge->length;
 			continue;
 		}
-		take = min(sl - off, len);
-		err = xiw_tx_put(qp, (const u8 *)(uintptr_t)(wqe->sge[i].addr +
-							     off),
-				 take, zcopy, crc);
+		take = min(sge->length - off, len);
+		mr = xiw_mr_lookup(qp->xdev, sge->lkey, pd, 0, sge->addr + off,
+				   take, &bad);
+		if (!mr)
+			return -EACCES;
+		err = xiw_tx_put_mr(qp, mr, sge->lkey, sge->addr + off, take,
+				    zcopy, crc);
+		xiw_mr_put(mr);
 		if (err)
 			return err;
 		len -= take;
@@ -338,14 +371,11 @@ static int xiw_tx_check_local(struct xiw_qp *qp, struct xiw_wqe *wqe,
 
 		if (!wqe->sge[i].length)
 			continue;
-		mr = xiw_mr_get(qp->xdev, wqe->sge[i].lkey);
+		mr = xiw_mr_lookup(qp->xdev, wqe->sge[i].lkey, pd, access,
+				   wqe->sge[i].addr, wqe->sge[i].length, &bad);
 		if (!mr)
 			return IB_WC_LOC_PROT_ERR;
-		bad = xiw_mr_check(mr, pd, access, wqe->sge[i].addr,
-				   wqe->sge[i].length);
 		xiw_mr_put(mr);
-		if (bad)
-			return IB_WC_LOC_PROT_ERR;
 	}
 	return 0;
 }
@@ -396,11 +426,13 @@ static int xiw_tx_data(struct xiw_qp *qp, struct xiw_wqe *wqe, u32 len,
 	if (send) {
 		struct xiw_untagged_hdr *h =
 			(struct xiw_untagged_hdr *)(p + XIW_MPA_LEN_SIZE);
-		u8 op = wqe->flags & XIW_WQE_SOLICITED ? XIW_OP_SEND_SE :
-							 XIW_OP_SEND;
+		bool se = wqe->flags & XIW_WQE_SOLICITED;
+		bool inv = wqe->flags & XIW_WQE_INVALIDATE;
+		u8 op = inv ? (se ? XIW_OP_SEND_SE_INV : XIW_OP_SEND_INV) :
+			      (se ? XIW_OP_SEND_SE : XIW_OP_SEND);
 
 		xiw_tx_ctrl(&h->ctrl, false, last, op);
-		h->inval_stag = 0;
+		h->inval_stag = inv ? cpu_to_be32(wqe->inv_stag) : 0;
 		h->qn = cpu_to_be32(XIW_QN_SEND);
 		h->msn = cpu_to_be32(qp->msn[XIW_QN_SEND]);
 		h->mo = cpu_to_be32(off);
@@ -441,10 +473,12 @@ static int xiw_tx_read_resp(struct xiw_qp *qp, struct xiw_irq_entry *e,
 	h->stag = cpu_to_be32(e->sink_stag);
 	h->to = cpu_to_be64(e->sink_to);
 	crc = xiw_tx_crc_hdr(qp, p, hdr_len);
-	err = xiw_tx_put(qp, (const u8 *)(uintptr_t)e->src_to, len,
-			 e->left > XIW_TX_COPY_MAX, &crc);
-	if (err)
-		return err;
+	if (len) {
+		err = xiw_tx_put_mr(qp, e->mr, e->src_stag, e->src_to, len,
+				    e->left > XIW_TX_COPY_MAX, &crc);
+		if (err)
+			return err;
+	}
 	return xiw_tx_seal(qp, hdr_len + len, crc);
 }
 
@@ -480,6 +514,43 @@ static int xiw_tx_fail_wqe(struct xiw_qp *qp, struct xiw_wqe *wqe, u8 status)
 }
 
 /*
+ * Execute a fast registration or local invalidation at its place in the
+ * send queue: later work requests see its effect.
+ */
+static int xiw_tx_local_op(struct xiw_qp *qp, struct xiw_wqe *wqe)
+{
+	struct xiw_pd *pd = to_xiw_pd(qp->ibqp.pd);
+	unsigned long flags;
+	int status;
+
+	if (wqe->opcode == IB_WR_REG_MR)
+		status = xiw_mr_register(wqe->reg.mr, pd, wqe->reg.key,
+					 wqe->reg.access, wqe->reg.iova,
+					 wqe->reg.length, wqe->reg.page_size);
+	else
+		status = xiw_mr_invalidate(qp->xdev, wqe->inv_stag, pd) ?
+			 IB_WC_MW_BIND_ERR : 0;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	if (status) {
+		status = xiw_tx_fail_wqe(qp, wqe, status);
+		spin_unlock_irqrestore(&qp->sq_lock, flags);
+		return status;
+	}
+	wqe->done = true;
+	/* Nothing before it is in flight: it needs no push and no ACK. */
+	if (!qp->tx_len && qp->sq_pushed == qp->sq_tx) {
+		if (qp->sq_ack == qp->sq_pushed)
+			WRITE_ONCE(qp->sq_ack, qp->sq_tx + 1);
+		WRITE_ONCE(qp->sq_pushed, qp->sq_tx + 1);
+	}
+	qp->sq_tx++;
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	xiw_qp_sq_complete(qp);
+	return XIW_TX_FRAMED;
+}
+
+/*
  * The next Read Response FPDU, if a Read Request waits. The entry at
  * irq_tail changes only here (and in a flush, when this engine is idle),
  * so it is framed outside the lock; irq_tail moves under it, for the
@@ -491,6 +562,7 @@ static int xiw_tx_next_resp(struct xiw_qp *qp)
 	unsigned long flags;
 	bool last;
 	u32 len;
+	int err;
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	if (qp->irq_tail == qp->irq_head) {
@@ -504,8 +576,9 @@ static int xiw_tx_next_resp(struct xiw_qp *qp)
 	last = len == e->left;
 	if (!xiw_tx_room(qp, len, 1))
 		return XIW_TX_FULL;
-	if (xiw_tx_read_resp(qp, e, len, last))
-		return XIW_TX_NOMEM;
+	err = xiw_tx_read_resp(qp, e, len, last);
+	if (err)	/* the consumer invalidated the source meanwhile */
+		return err == -EACCES ? XIW_TX_LOCAL_ERR : XIW_TX_NOMEM;
 	e->src_to += len;
 	e->sink_to += len;
 	e->left -= len;
@@ -559,6 +632,9 @@ static int xiw_tx_next(struct xiw_qp *qp)
 	}
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 
+	if (wqe->opcode == IB_WR_REG_MR || wqe->opcode == IB_WR_LOCAL_INV)
+		return xiw_tx_local_op(qp, wqe);
+
 	if (wqe->opcode == IB_WR_RDMA_READ) {
 		if (!xiw_tx_room(qp, 0, 0))
 			return XIW_TX_FULL;
@@ -588,7 +664,12 @@ static int xiw_tx_next(struct xiw_qp *qp)
 			goto fail;
 		qp->tx_spliced = false;
 	}
-	if (xiw_tx_data(qp, wqe, len, last))
+	bad = xiw_tx_data(qp, wqe, len, last);
+	if (bad == -EACCES) {
+		bad = IB_WC_LOC_PROT_ERR;	/* invalidated meanwhile */
+		goto fail;
+	}
+	if (bad)
 		return XIW_TX_NOMEM;
 	if (!last)
 		return XIW_TX_FRAMED;

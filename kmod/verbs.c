@@ -44,17 +44,17 @@ int xiw_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_qp_rd_atom = XIW_MAX_IRD;
 	attr->max_qp_init_rd_atom = XIW_MAX_ORD;
 	attr->max_res_rd_atom = XIW_MAX_QP * XIW_MAX_IRD;
-	attr->max_srq = 0;
-	attr->max_srq_wr = 0;
-	attr->max_srq_sge = 0;
-	attr->max_fast_reg_page_list_len = 0;
+	attr->max_srq = XIW_MAX_SRQ;
+	attr->max_srq_wr = XIW_MAX_SRQ_WR;
+	attr->max_srq_sge = XIW_MAX_SGE;
+	attr->max_fast_reg_page_list_len = XIW_MAX_FR_PAGES;
+	attr->device_cap_flags = IB_DEVICE_MEM_MGT_EXTENSIONS;
 	attr->max_pkeys = 0;
 	/* "rdma link delete" is how an administrator removes the device. */
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	/*
 	 * Nothing is claimed before the data path that backs it exists:
-	 * atomics stay IB_ATOMIC_NONE until RFC 7306 support lands, fast
-	 * registration (MEM_MGT_EXTENSIONS) and SRQ until Base RNIC II.
+	 * atomics stay IB_ATOMIC_NONE until RFC 7306 support lands.
 	 */
 	attr->atomic_cap = IB_ATOMIC_NONE;
 	attr->masked_atomic_cap = IB_ATOMIC_NONE;

@@ -36,6 +36,19 @@ struct ib_mr *xiw_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *xiw_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			      u64 virt, int access, struct ib_udata *udata);
 int xiw_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct ib_mr *xiw_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			   u32 max_num_sg);
+int xiw_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		  unsigned int *sg_offset);
+
+int xiw_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
+		   struct ib_udata *udata);
+int xiw_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		   enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int xiw_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int xiw_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+int xiw_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+		      const struct ib_recv_wr **bad_wr);
 
 int xiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 		  struct ib_udata *udata);

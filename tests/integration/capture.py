@@ -6,9 +6,10 @@ from conftest import wait_until
 from xiwperf_run import PORT
 
 
-def capture(vm, ns, dev, fn, pcap):
-    """Run fn() while dumpcap records dev in ns into pcap."""
-    vm.ns(ns, f"dumpcap -q -i {dev} -w {pcap} -f 'tcp port {PORT}' "
+def capture(vm, ns, dev, fn, pcap, port=PORT):
+    """Run fn() while dumpcap records TCP port (xiwperf's by default) on
+    dev in ns into pcap."""
+    vm.ns(ns, f"dumpcap -q -i {dev} -w {pcap} -f 'tcp port {port}' "
               f"> /tmp/dumpcap.log 2>&1 & echo $! > /tmp/dumpcap.pid")
     wait_until(vm, f"test -s {pcap}", "dumpcap started")
     try:

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Receive queues: a QP's own receive queue and shared receive queues
+ * (SRQ), one ring type for both, and how the receive engine takes the
+ * entry an incoming Send goes to.
+ */
+#include <linux/slab.h>
+#include <rdma/ib_verbs.h>
+
+#include "obj.h"
+#include "verbs.h"
+
+/**
+ * xiw_rq_init() - allocate a receive ring
+ * @rq: the ring
+ * @size: entries
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int xiw_rq_init(struct xiw_rq *rq, u32 size)
+{
+	spin_lock_init(&rq->lock);
+	rq->size = size;
+	rq->head = 0;
+	rq->tail = 0;
+	rq->ring = kvcalloc(size, sizeof(*rq->ring), GFP_KERNEL);
+	return rq->ring ? 0 : -ENOMEM;
+}
+
+/**
+ * xiw_rq_free() - free a receive ring's entries
+ * @rq: the ring
+ */
+void xiw_rq_free(struct xiw_rq *rq)
+{
+	kvfree(rq->ring);
+	rq->ring = NULL;
+}
+
+/**
+ * xiw_rq_post() - queue receive work requests on a ring
+ * @rq: the ring
+ * @wr: chain of work requests
+ * @bad_wr: the first one not queued, on error
+ *
+ * Return: 0, -ENOMEM (ring full), -EINVAL (too many SGEs).
+ */
+int xiw_rq_post(struct xiw_rq *rq, const struct ib_recv_wr *wr,
+		const struct ib_recv_wr **bad_wr)
+{
+	unsigned long flags;
+	int err = 0;
+
+	spin_lock_irqsave(&rq->lock, flags);
+	for (; wr; wr = wr->next) {
+		struct xiw_rqe *rqe;
+
+		if (wr->num_sge > XIW_MAX_SGE) {
+			err = -EINVAL;
+			break;
+		}
+		if (rq->head - rq->tail >= rq->size) {
+			err = -ENOMEM;
+			break;
+		}
+		rqe = &rq->ring[rq->head % rq->size];
+		rqe->wr_id = wr->wr_id;
+		rqe->num_sge = wr->num_sge;
+		memcpy(rqe->sge, wr->sg_list, wr->num_sge * sizeof(*rqe->sge));
+		rq->head++;
+	}
+	spin_unlock_irqrestore(&rq->lock, flags);
+	if (err)
+		*bad_wr = wr;
+	return err;
+}
+
+/* The SRQ reached its limit: tell the consumer, once per arming. */
+static void xiw_srq_limit_event(struct xiw_srq *srq)
+{
+	struct ib_event ev = {
+		.device = srq->ibsrq.device,
+		.element.srq = &srq->ibsrq,
+		.event = IB_EVENT_SRQ_LIMIT_REACHED,
+	};
+
+	if (srq->ibsrq.event_handler)
+		srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
+}
+
+/* Take the oldest entry of a ring into @out; ring locked. */
+static bool xiw_rq_take(struct xiw_rq *rq, struct xiw_rqe *out)
+{
+	if (rq->tail == rq->head)
+		return false;
+	*out = rq->ring[rq->tail % rq->size];
+	rq->tail++;
+	return true;
+}
+
+/* Take from an SRQ; sets *@limit if that crossed the armed limit. */
+static bool xiw_srq_take(struct xiw_srq *srq, struct xiw_rqe *out,
+			 bool *limit)
+{
+	bool taken;
+
+	spin_lock(&srq->rq.lock);
+	taken = xiw_rq_take(&srq->rq, out);
+	if (taken && srq->limit && srq->rq.head - srq->rq.tail < srq->limit) {
+		srq->limit = 0;		/* disarmed until modify_srq */
+		*limit = true;
+	}
+	spin_unlock(&srq->rq.lock);
+	return taken;
+}
+
+/**
+ * xiw_qp_take_recv() - take the receive entry for an incoming Send
+ * @qp: the QP
+ *
+ * The entry goes to qp->rx.send_rqe, from the QP's receive queue or its
+ * SRQ. Both happen under the QP's receive queue lock, where a flush looks
+ * for it (see struct xiw_rx): a QP in error takes nothing.
+ *
+ * Return: 0, or -ENOBUFS if no receive is posted (or the QP is in error).
+ */
+int xiw_qp_take_recv(struct xiw_qp *qp)
+{
+	struct xiw_rqe *out = &qp->rx.send_rqe;
+	bool taken = false, limit = false;
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->rq.lock, flags);
+	if (READ_ONCE(qp->state) != XIW_QPS_ERROR) {
+		taken = qp->srq ? xiw_srq_take(qp->srq, out, &limit) :
+				  xiw_rq_take(&qp->rq, out);
+		qp->rx.send_rqe_valid = taken;
+	}
+	spin_unlock_irqrestore(&qp->rq.lock, flags);
+	if (limit)
+		xiw_srq_limit_event(qp->srq);
+	return taken ? 0 : -ENOBUFS;
+}
+
+/**
+ * xiw_create_srq() - create a shared receive queue (kernel consumers)
+ * @ibsrq: RDMA core object
+ * @attr: requested size and SGEs; granted values are written back
+ * @udata: user data; user SRQs are not supported yet
+ *
+ * Return: 0, -EOPNOTSUPP (user or non-basic SRQ), -EINVAL, -ENOMEM.
+ */
+int xiw_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
+		   struct ib_udata *udata)
+{
+	struct xiw_srq *srq = to_xiw_srq(ibsrq);
+	struct ib_srq_attr *a = &attr->attr;
+
+	if (udata || attr->srq_type != IB_SRQT_BASIC)
+		return -EOPNOTSUPP;
+	if (!a->max_wr || a->max_wr > XIW_MAX_SRQ_WR ||
+	    a->max_sge > XIW_MAX_SGE || a->srq_limit > a->max_wr)
+		return -EINVAL;
+	srq->limit = a->srq_limit;
+	a->max_sge = XIW_MAX_SGE;
+	return xiw_rq_init(&srq->rq, a->max_wr);
+}
+
+/**
+ * xiw_modify_srq() - arm the limit event
+ * @ibsrq: the SRQ
+ * @attr: the new limit (IB_SRQ_LIMIT)
+ * @mask: IB_SRQ_LIMIT; resizing (IB_SRQ_MAX_WR) is not supported
+ * @udata: unused
+ *
+ * A limit of n arms the SRQ: IB_EVENT_SRQ_LIMIT_REACHED fires once, when
+ * taking a receive leaves fewer than n posted; 0 disarms it.
+ *
+ * Return: 0, -EOPNOTSUPP (resize), -EINVAL (limit above the size).
+ */
+int xiw_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		   enum ib_srq_attr_mask mask, struct ib_udata *udata)
+{
+	struct xiw_srq *srq = to_xiw_srq(ibsrq);
+	unsigned long flags;
+
+	if (mask & ~IB_SRQ_LIMIT)
+		return -EOPNOTSUPP;
+	if (!(mask & IB_SRQ_LIMIT))
+		return 0;
+	if (attr->srq_limit > srq->rq.size)
+		return -EINVAL;
+	spin_lock_irqsave(&srq->rq.lock, flags);
+	srq->limit = attr->srq_limit;
+	spin_unlock_irqrestore(&srq->rq.lock, flags);
+	return 0;
+}
+
+/**
+ * xiw_query_srq() - report an SRQ's size and armed limit
+ * @ibsrq: the SRQ
+ * @attr: filled in
+ *
+ * Return: 0.
+ */
+int xiw_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
+{
+	struct xiw_srq *srq = to_xiw_srq(ibsrq);
+
+	attr->max_wr = srq->rq.size;
+	attr->max_sge = XIW_MAX_SGE;
+	attr->srq_limit = READ_ONCE(srq->limit);
+	return 0;
+}
+
+/**
+ * xiw_destroy_srq() - destroy an SRQ; the core guarantees no QP uses it
+ * @ibsrq: the SRQ
+ * @udata: unused
+ *
+ * Return: 0.
+ */
+int xiw_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
+{
+	xiw_rq_free(&to_xiw_srq(ibsrq)->rq);
+	return 0;
+}
+
+/**
+ * xiw_post_srq_recv() - queue receive work requests on an SRQ
+ * @ibsrq: the SRQ
+ * @wr: chain of work requests
+ * @bad_wr: the first one not queued, on error
+ *
+ * Return: 0, -ENOMEM (SRQ full), -EINVAL (too many SGEs).
+ */
+int xiw_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+		      const struct ib_recv_wr **bad_wr)
+{
+	return xiw_rq_post(&to_xiw_srq(ibsrq)->rq, wr, bad_wr);
+}
