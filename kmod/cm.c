@@ -82,6 +82,80 @@ static const struct kernel_param_ops xiw_mpa_rev_ops = {
 module_param_cb(mpa_rev, &xiw_mpa_rev_ops, &mpa_rev, 0644);
 MODULE_PARM_DESC(mpa_rev, "MPA revision offered when connecting: 1 or 2 (RFC 6581)");
 
+static bool p2p;
+module_param(p2p, bool, 0644);
+MODULE_PARM_DESC(p2p, "Connect in RFC 6581's peer-to-peer model (needs mpa_rev 2): the first message is an RTR of a kind from rtr");
+
+/* RTR kinds in order of preference: one XIW_RTR_* per octet, 0 ends. */
+static u32 rtr_pref = XIW_RTR_WRITE | XIW_RTR_READ << 8 | XIW_RTR_SEND << 16;
+
+static const char * const xiw_rtr_names[] = { "send", "write", "read" };
+
+static int xiw_rtr_set(const char *val, const struct kernel_param *kp)
+{
+	char buf[32], *cur = buf, *tok;
+	u8 seen = 0;
+	u32 pref = 0;
+	int n = 0;
+
+	if (strscpy(buf, val, sizeof(buf)) < 0)
+		return -EINVAL;
+	strim(buf);
+	while ((tok = strsep(&cur, ",")) != NULL) {
+		int i = match_string(xiw_rtr_names, ARRAY_SIZE(xiw_rtr_names),
+				     tok);
+
+		if (i < 0 || (seen & BIT(i)))
+			return -EINVAL;	/* nothing changes */
+		seen |= BIT(i);
+		pref |= (u32)BIT(i) << (8 * n++);
+	}
+	WRITE_ONCE(rtr_pref, pref);
+	return 0;
+}
+
+static int xiw_rtr_get(char *buf, const struct kernel_param *kp)
+{
+	u32 pref = READ_ONCE(rtr_pref);
+	int len = 0;
+
+	for (; pref; pref >>= 8)
+		len += sysfs_emit_at(buf, len, "%s%s", len ? "," : "",
+				     xiw_rtr_names[ffs(pref & 0xff) - 1]);
+	return len + sysfs_emit_at(buf, len, "\n");
+}
+
+static const struct kernel_param_ops xiw_rtr_ops = {
+	.set = xiw_rtr_set,
+	.get = xiw_rtr_get,
+};
+
+module_param_cb(rtr, &xiw_rtr_ops, NULL, 0644);
+MODULE_PARM_DESC(rtr,
+		 "RFC 6581 RTR kinds xiw supports, most preferred first: a comma-separated list of send, write, read (default write,read,send)");
+
+/* The RTR preference list; returns its length, fills @pref. */
+static unsigned int xiw_rtr_prefs(u8 pref[3])
+{
+	u32 p = READ_ONCE(rtr_pref);
+	unsigned int n = 0;
+
+	for (; p && n < 3; p >>= 8)
+		pref[n++] = p & 0xff;
+	return n;
+}
+
+static u8 xiw_rtr_supported(void)
+{
+	u8 pref[3];
+	unsigned int i, n = xiw_rtr_prefs(pref);
+	u8 all = 0;
+
+	for (i = 0; i < n; i++)
+		all |= pref[i];
+	return all;
+}
+
 static uint mpa_timeout_ms = 10000;
 module_param(mpa_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(mpa_timeout_ms, "Limit for each step of connection setup and teardown, in ms");
@@ -134,6 +208,10 @@ enum {
  * @ird: our IRD (negotiated once connected)
  * @ord: our ORD (negotiated once connected)
  * @crc: CRC32c in use
+ * @rtr_offered: initiator: the RTR kinds its Request offered (peer-to-peer
+ *	model), 0 for client-server
+ * @rtr_send: initiator, peer-to-peer model: the RTR kind to send
+ * @rtr_expect: responder, peer-to-peer model: the RTR kinds accepted
  * @rdma_mode: socket callbacks feed the QP, not the handshake
  * @pd_len: active: length of the private data in @buf to send
  * @buf: MPA frame being sent or received
@@ -162,6 +240,9 @@ struct xiw_cep {
 	u16 ird;
 	u16 ord;
 	bool crc;
+	u8 rtr_offered;
+	u8 rtr_send;
+	u8 rtr_expect;
 	bool rdma_mode;
 	u16 pd_len;
 	u8 buf[XIW_MPA_HDR_LEN + XIW_MPA_PD_MAX];
@@ -570,7 +651,12 @@ static int xiw_cep_go_rdma(struct xiw_cep *cep)
 	struct sock *sk = cep->sock->sk;
 	int err;
 
-	err = xiw_qp_start(cep->qp, cep->sock, cep->crc, cep->ord, cep->ird);
+	struct xiw_stream_params p = {
+		.crc = cep->crc, .ord = cep->ord, .ird = cep->ird,
+		.rtr_send = cep->rtr_send, .rtr_expect = cep->rtr_expect,
+	};
+
+	err = xiw_qp_start(cep->qp, cep->sock, &p);
 	if (err)
 		return err;
 	pr_debug("xiw: %s: connected, crc %d ord %u ird %u mulpdu %u\n",
@@ -936,7 +1022,7 @@ int xiw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 		err = -ECONNRESET;
 		goto out_put;
 	}
-	if (cep->hdr.markers || cep->v2.p2p) {
+	if (cep->hdr.markers) {
 		/* Not yet implemented: refuse rather than mis-frame. */
 		err = -EOPNOTSUPP;
 		goto out_put;
@@ -944,6 +1030,15 @@ int xiw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	cep->crc = xiw_crc_reply(cep->hdr.crc);
 	xiw_mpa_v2_respond(&cep->v2, min_t(u32, param->ird, XIW_MAX_IRD),
 			   min_t(u32, param->ord, XIW_MAX_ORD), &v2);
+	if (cep->v2.p2p) {
+		/* Peer-to-peer: hold the send queue until the RTR. */
+		v2.p2p = true;
+		v2.rtr = xiw_rtr_respond(cep->v2.rtr, xiw_rtr_supported());
+		cep->rtr_expect = v2.rtr;
+		/* A Read RTR needs an inbound read slot (RFC 6581 9.1). */
+		if ((v2.rtr & XIW_RTR_READ) && !v2.ird)
+			v2.ird = 1;
+	}
 	if (v2.ird != XIW_MPA_V2_NO_NEGOTIATE)
 		cep->ird = v2.ird;
 	else
@@ -1071,6 +1166,11 @@ static int xiw_cep_do_connect(struct xiw_cep *cep)
 	req.crc = xiw_crc_policy() != XIW_CRC_OFF;
 	cep->crc = req.crc;
 	cep->v2 = (struct xiw_mpa_v2){ .ird = cep->ird, .ord = cep->ord };
+	if (req.enhanced && READ_ONCE(p2p)) {
+		cep->v2.p2p = true;
+		cep->v2.rtr = xiw_rtr_supported();
+		cep->rtr_offered = cep->v2.rtr;
+	}
 	cep->state = XIW_CEP_AWAIT_REPLY;
 	xiw_cep_arm(cep);
 	err = xiw_cep_send_mpa(cep, &req, &cep->v2, cep->buf, cep->pd_len);
@@ -1094,6 +1194,65 @@ static int xiw_cep_reply_fits(const struct xiw_mpa_hdr *req,
 	if (req->enhanced && !rep->enhanced && !rep->reject)
 		return -EPROTO;
 	return 0;
+}
+
+/*
+ * Tell a responder with which we share no RTR kind so (RFC 6581 section
+ * 9.2: LLP layer, MPA error type, "no matching RTR option") in the
+ * stream's first FPDU, then close gracefully: the Terminate goes out, no
+ * RST can overtake it.
+ */
+static void xiw_cep_send_no_rtr(struct xiw_cep *cep)
+{
+	u8 fpdu[XIW_MPA_LEN_SIZE + sizeof(struct xiw_untagged_hdr) +
+		XIW_TERM_INFO_MAX + 3 + XIW_MPA_CRC_SIZE] = {};
+	struct xiw_untagged_hdr *h = (void *)(fpdu + XIW_MPA_LEN_SIZE);
+	int cause = XIW_TERM(XIW_TERM_LAYER_LLP, XIW_LLP_ETYPE_MPA,
+			     XIW_MPA_ERR_RTR);
+	struct kvec iov = { .iov_base = fpdu };
+	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+	u32 ulpdu, len;
+	__le32 crc = 0;
+
+	h->ctrl.ddp = XIW_DDP_LAST | XIW_DDP_VERSION;
+	h->ctrl.rdmap = XIW_RDMAP_VERSION << XIW_RDMAP_VERSION_SHIFT |
+			XIW_OP_TERMINATE;
+	h->qn = cpu_to_be32(XIW_QN_TERMINATE);
+	h->msn = cpu_to_be32(1);
+	ulpdu = sizeof(*h) + xiw_term_info_build(cause, NULL, (u8 *)(h + 1));
+	put_unaligned_be16(ulpdu, fpdu);
+	len = XIW_MPA_LEN_SIZE + ulpdu + xiw_mpa_pad(ulpdu);
+	if (cep->crc)
+		crc = xiw_mpa_crc_final(xiw_mpa_crc_update(xiw_mpa_crc_init(),
+							   fpdu, len));
+	memcpy(fpdu + len, &crc, sizeof(crc));
+	iov.iov_len = len + XIW_MPA_CRC_SIZE;
+	kernel_sendmsg(cep->sock, &msg, &iov, 1, iov.iov_len);
+}
+
+/*
+ * The Reply accepted: settle the connection model. Return: 0, or the
+ * error the connect fails with (after the Terminate, if one is due).
+ */
+static int xiw_cep_pick_rtr(struct xiw_cep *cep)
+{
+	u8 pref[3];
+	unsigned int n = xiw_rtr_prefs(pref);
+
+	if (!cep->v2.p2p)
+		return 0;	/* client-server, even if we offered p2p */
+	if (!cep->rtr_offered) {
+		pr_info_ratelimited("xiw: %s: MPA Reply chose peer-to-peer, which the Request did not offer\n",
+				    dev_name(&cep->xdev->ibdev.dev));
+		return -EPROTO;
+	}
+	cep->rtr_send = xiw_rtr_choose(cep->v2.rtr, pref, n);
+	if (cep->rtr_send)
+		return 0;
+	pr_info_ratelimited("xiw: %s: no RTR kind in common with the peer (it offers 0x%x)\n",
+			    dev_name(&cep->xdev->ibdev.dev), cep->v2.rtr);
+	xiw_cep_send_no_rtr(cep);
+	return -ECONNREFUSED;
 }
 
 static void xiw_cep_got_reply(struct xiw_cep *cep)
@@ -1123,11 +1282,15 @@ static void xiw_cep_got_reply(struct xiw_cep *cep)
 		xiw_cep_finish(cep, 0, false);
 		return;
 	}
-	if (cep->hdr.markers || cep->v2.p2p) {
-		pr_info_ratelimited("xiw: %s: peer's MPA Reply asks for markers %d / p2p %d: not supported\n",
-				    dev_name(&cep->xdev->ibdev.dev),
-				    cep->hdr.markers, cep->v2.p2p);
+	if (cep->hdr.markers) {
+		pr_info_ratelimited("xiw: %s: peer's MPA Reply asks for markers: not supported\n",
+				    dev_name(&cep->xdev->ibdev.dev));
 		xiw_cep_finish(cep, -ECONNREFUSED, true);
+		return;
+	}
+	err = xiw_cep_pick_rtr(cep);
+	if (err) {
+		xiw_cep_finish(cep, err, err != -ECONNREFUSED);
 		return;
 	}
 	/* CRC is used when either side asked for it. */

@@ -276,6 +276,8 @@ struct xiw_irq_entry {
  * @send_rqe: receive buffer of the Send message in progress
  * @send_len: octets of that Send placed so far
  * @msg_end: a message ended in this data-ready call: acknowledge it now
+ * @rtr: the current FPDU is an RFC 6581 RTR (responder: the initiator's
+ *	RTR message; initiator: the Read Response to a zero-length Read RTR)
  * @read_wqe: SQ index of the Read whose response is arriving
  * @term: Terminate payload collected for logging
  */
@@ -299,6 +301,26 @@ struct xiw_rx {
 	struct xiw_rqe send_rqe;
 	u32 send_len;
 	bool msg_end;
+	bool rtr;
+};
+
+/**
+ * struct xiw_stream_params - what connection setup negotiated for a stream
+ * @crc: CRC32c in use
+ * @ord: outbound read limit
+ * @ird: inbound read limit
+ * @rtr_send: initiator in the peer-to-peer model: the XIW_RTR_* kind of
+ *	RTR to send before anything else, 0 for none
+ * @rtr_expect: responder in the peer-to-peer model: the XIW_RTR_* kinds
+ *	the first message may be; nothing of the send queue goes out before
+ *	it arrived. 0 for the client-server model.
+ */
+struct xiw_stream_params {
+	bool crc;
+	u16 ord;
+	u16 ird;
+	u8 rtr_send;
+	u8 rtr_expect;
 };
 
 /* Transmit batch limits (tx.c): vectors, staging pages, Read Responses. */
@@ -334,6 +356,12 @@ struct xiw_rx {
  * @ird: inbound read limit (negotiated)
  * @crc: CRC32c in use on this stream
  * @mulpdu: largest ULPDU per FPDU
+ * @rtr_send: the RTR to send first (struct xiw_stream_params); the
+ *	transmit engine's, cleared once framed
+ * @rtr_expect: the RTR kinds awaited (struct xiw_stream_params); cleared
+ *	by the receive path when the RTR arrived, which opens the send queue
+ * @rtr_read_pending: a zero-length Read sent as RTR awaits its response;
+ *	the send queue waits with it (the peer's IRD need not cover both)
  * @msn: next MSN to send per untagged queue
  * @sock: the TCP socket once connected
  * @cep: the connection endpoint
@@ -399,6 +427,9 @@ struct xiw_qp {
 	u16 ird;
 	bool crc;
 	u32 mulpdu;
+	u8 rtr_send;
+	u8 rtr_expect;
+	bool rtr_read_pending;
 	u32 msn[4];
 
 	struct socket *sock;
@@ -483,8 +514,8 @@ struct xiw_qp *xiw_qp_lookup(struct xiw_device *xdev, u32 qpn);
 void xiw_qp_sq_complete(struct xiw_qp *qp);
 void xiw_qp_to_error(struct xiw_qp *qp);
 void xiw_qp_flush(struct xiw_qp *qp);
-int xiw_qp_start(struct xiw_qp *qp, struct socket *sock, bool crc,
-		 u16 ord, u16 ird);
+int xiw_qp_start(struct xiw_qp *qp, struct socket *sock,
+		 const struct xiw_stream_params *p);
 void xiw_qp_terminate(struct xiw_qp *qp, int cause,
 		      const struct xiw_term_src *src);
 struct xiw_cep *xiw_qp_cep_get(struct xiw_qp *qp);

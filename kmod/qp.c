@@ -705,14 +705,12 @@ int xiw_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
  * xiw_qp_start() - the connection is up: move to RTS and start the engines
  * @qp: the QP
  * @sock: the connected TCP socket (callbacks already installed)
- * @crc: CRC32c negotiated
- * @ord: negotiated outbound read limit
- * @ird: negotiated inbound read limit
+ * @p: what connection setup negotiated: CRC, ORD/IRD, RTR
  *
  * Return: 0, or -EINVAL if the QP is not idle.
  */
-int xiw_qp_start(struct xiw_qp *qp, struct socket *sock, bool crc,
-		 u16 ord, u16 ird)
+int xiw_qp_start(struct xiw_qp *qp, struct socket *sock,
+		 const struct xiw_stream_params *p)
 {
 	unsigned long flags;
 	int i;
@@ -723,11 +721,14 @@ int xiw_qp_start(struct xiw_qp *qp, struct socket *sock, bool crc,
 		return -EINVAL;
 	}
 	qp->sock = sock;
-	qp->crc = crc;
+	qp->crc = p->crc;
 	qp->mulpdu = max(xiw_mpa_mulpdu(tcp_sk(sock->sk)->mss_cache, false),
 			 XIW_MIN_MULPDU);
-	qp->ord = min_t(u16, ord, XIW_MAX_ORD);
-	qp->ird = min_t(u16, ird, XIW_MAX_IRD);
+	qp->ord = min_t(u16, p->ord, XIW_MAX_ORD);
+	qp->ird = min_t(u16, p->ird, XIW_MAX_IRD);
+	qp->rtr_send = p->rtr_send;
+	qp->rtr_expect = p->rtr_expect;
+	qp->rtr_read_pending = false;
 	for (i = 0; i < 4; i++) {
 		qp->msn[i] = 1;
 		qp->rx.msn[i] = 1;

@@ -238,3 +238,38 @@ void xiw_mpa_v2_respond(const struct xiw_mpa_v2 *req, u16 ird_local,
 	else
 		rep->ord = min(ord_local, req->ird);
 }
+
+/**
+ * xiw_rtr_respond() - the RTR kinds a responder's Reply offers
+ * @requested: XIW_RTR_* the initiator's Request offered
+ * @supported: XIW_RTR_* the responder supports
+ *
+ * RFC 6581 section 9.2: each requested kind the responder supports; if it
+ * supports none of them, every kind it supports (the initiator then has no
+ * match and terminates).
+ *
+ * Return: XIW_RTR_* bits for the Reply.
+ */
+u8 xiw_rtr_respond(u8 requested, u8 supported)
+{
+	return requested & supported ?: supported;
+}
+
+/**
+ * xiw_rtr_choose() - the RTR kind an initiator sends
+ * @offered: XIW_RTR_* in the responder's Reply
+ * @pref: XIW_RTR_* kinds the initiator supports, most preferred first
+ * @n: entries in @pref
+ *
+ * Return: the first kind of @pref the Reply offers, or 0 when none is
+ * (the initiator must then send the "no matching RTR option" Terminate).
+ */
+u8 xiw_rtr_choose(u8 offered, const u8 *pref, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (pref[i] & offered)
+			return pref[i];
+	return 0;
+}

@@ -93,5 +93,7 @@ void xiw_mpa_v2_encode(const struct xiw_mpa_v2 *v, struct xiw_mpa_v2_data *d);
 void xiw_mpa_v2_decode(const struct xiw_mpa_v2_data *d, struct xiw_mpa_v2 *v);
 void xiw_mpa_v2_respond(const struct xiw_mpa_v2 *req, u16 ird_local,
 			u16 ord_local, struct xiw_mpa_v2 *rep);
+u8 xiw_rtr_respond(u8 requested, u8 supported);
+u8 xiw_rtr_choose(u8 offered, const u8 *pref, unsigned int n);
 
 #endif /* XIW_RDMAP_H */

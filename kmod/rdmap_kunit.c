@@ -217,6 +217,37 @@ static void rdmap_mpa_v2_negotiation(struct kunit *test)
 	}
 }
 
+static void rdmap_rtr_negotiation(struct kunit *test)
+{
+	static const u8 all[] = { XIW_RTR_WRITE, XIW_RTR_READ, XIW_RTR_SEND };
+	static const u8 send_only[] = { XIW_RTR_SEND };
+	const u8 any = XIW_RTR_SEND | XIW_RTR_WRITE | XIW_RTR_READ;
+
+	/* The responder answers with what both support... */
+	KUNIT_EXPECT_EQ(test, xiw_rtr_respond(XIW_RTR_READ | XIW_RTR_SEND, any),
+			XIW_RTR_READ | XIW_RTR_SEND);
+	KUNIT_EXPECT_EQ(test, xiw_rtr_respond(any, XIW_RTR_WRITE),
+			XIW_RTR_WRITE);
+	/* ...or, with nothing in common, all it supports. */
+	KUNIT_EXPECT_EQ(test, xiw_rtr_respond(XIW_RTR_SEND,
+					      XIW_RTR_WRITE | XIW_RTR_READ),
+			XIW_RTR_WRITE | XIW_RTR_READ);
+	KUNIT_EXPECT_EQ(test, xiw_rtr_respond(0, XIW_RTR_READ), XIW_RTR_READ);
+
+	/* The initiator takes its most preferred kind the Reply offers. */
+	KUNIT_EXPECT_EQ(test, xiw_rtr_choose(any, all, ARRAY_SIZE(all)),
+			XIW_RTR_WRITE);
+	KUNIT_EXPECT_EQ(test, xiw_rtr_choose(XIW_RTR_SEND | XIW_RTR_READ, all,
+					     ARRAY_SIZE(all)), XIW_RTR_READ);
+	KUNIT_EXPECT_EQ(test, xiw_rtr_choose(XIW_RTR_SEND, all,
+					     ARRAY_SIZE(all)), XIW_RTR_SEND);
+	/* No match: 0, and the initiator terminates. */
+	KUNIT_EXPECT_EQ(test, xiw_rtr_choose(XIW_RTR_WRITE | XIW_RTR_READ,
+					     send_only, ARRAY_SIZE(send_only)),
+			0);
+	KUNIT_EXPECT_EQ(test, xiw_rtr_choose(0, all, ARRAY_SIZE(all)), 0);
+}
+
 static struct kunit_case xiw_rdmap_cases[] = {
 	KUNIT_CASE(rdmap_header_layouts),
 	KUNIT_CASE(rdmap_accepts_each_supported_opcode),
@@ -225,6 +256,7 @@ static struct kunit_case xiw_rdmap_cases[] = {
 	KUNIT_CASE(rdmap_terminate_includes_per_figure_10),
 	KUNIT_CASE(rdmap_mpa_v2_round_trip),
 	KUNIT_CASE(rdmap_mpa_v2_negotiation),
+	KUNIT_CASE(rdmap_rtr_negotiation),
 	{}
 };
 

@@ -161,6 +161,13 @@ static int xiw_rx_read_resp(struct xiw_qp *qp, u32 len)
 	u64 base;
 	int bad;
 
+	/* Our Read RTR's answer: empty, to the null sink we named. */
+	if (unlikely(READ_ONCE(qp->rtr_read_pending))) {
+		if (stag || to || len || !xiw_rx_last(&qp->rx))
+			return TERM_DDP_T(XIW_DDP_T_INV_STAG);
+		qp->rx.rtr = true;
+		return 0;
+	}
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	if (qp->orq_tail == qp->orq_head) {
 		spin_unlock_irqrestore(&qp->sq_lock, flags);
@@ -273,6 +280,64 @@ static int xiw_rx_read_req(struct xiw_qp *qp)
 	return 0;
 }
 
+/*
+ * Peer-to-peer model, responder: the stream's first message must be an
+ * RTR of a kind the Reply offered — a zero-length Send, RDMA Write or RDMA
+ * Read — or the negotiation failed (RFC 6581 section 8, "no matching RTR
+ * option"). A Send RTR consumes no receive; a Write RTR's STag is not
+ * looked at; a Read RTR is answered like any zero-length Read.
+ */
+static int xiw_rx_rtr(struct xiw_qp *qp, u32 len)
+{
+	struct xiw_untagged_hdr *h = xiw_rx_untagged(&qp->rx);
+	u8 kinds = READ_ONCE(qp->rtr_expect);
+	int bad = TERM_LLP(XIW_MPA_ERR_RTR);
+
+	if (len || !xiw_rx_last(&qp->rx))
+		return bad;
+	switch (qp->rx.op) {
+	case XIW_OP_SEND:
+		if (!(kinds & XIW_RTR_SEND))
+			return bad;
+		bad = xiw_rx_check_untagged(qp, XIW_QN_SEND);
+		if (!bad && h->mo)
+			bad = TERM_DDP_U(XIW_DDP_U_INV_MO);
+		break;
+	case XIW_OP_WRITE:
+		if (!(kinds & XIW_RTR_WRITE))
+			return bad;
+		bad = 0;
+		break;
+	case XIW_OP_READ_REQ:
+		if (!(kinds & XIW_RTR_READ) ||
+		    ((struct xiw_read_req *)(h + 1))->size)
+			return bad;
+		bad = xiw_rx_read_req(qp);
+		break;
+	default:
+		return bad;
+	}
+	if (!bad)
+		qp->rx.rtr = true;
+	return bad;
+}
+
+/* The RTR is in: the send queue may go. */
+static void xiw_rx_rtr_done(struct xiw_qp *qp)
+{
+	struct xiw_rx *rx = &qp->rx;
+
+	rx->rtr = false;
+	if (rx->op == XIW_OP_READ_RESP) {
+		WRITE_ONCE(qp->rtr_read_pending, false);
+	} else {
+		if (rx->op == XIW_OP_SEND)
+			rx->msn[XIW_QN_SEND]++;
+		WRITE_ONCE(qp->rtr_expect, 0);
+	}
+	xiw_tx_kick(qp);
+}
+
 /* The full header is in: validate it and get ready for the payload. */
 static int xiw_rx_header(struct xiw_qp *qp)
 {
@@ -280,6 +345,8 @@ static int xiw_rx_header(struct xiw_qp *qp)
 	u32 len = rx->ulpdu_len - xiw_op_table[rx->op].hdr_len;
 
 	rx->payload_left = len;
+	if (unlikely(READ_ONCE(qp->rtr_expect)))
+		return xiw_rx_rtr(qp, len);
 	switch (rx->op) {
 	case XIW_OP_WRITE:
 		return xiw_rx_write(qp, len);
@@ -520,6 +587,10 @@ static int xiw_rx_fpdu_done(struct xiw_qp *qp)
 	if (rx->place_mr) {
 		xiw_mr_put(rx->place_mr);
 		rx->place_mr = NULL;
+	}
+	if (unlikely(rx->rtr)) {
+		xiw_rx_rtr_done(qp);
+		return 0;
 	}
 	if (!xiw_rx_last(rx))
 		return 0;

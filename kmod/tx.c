@@ -514,6 +514,57 @@ static int xiw_tx_fail_wqe(struct xiw_qp *qp, struct xiw_wqe *wqe, u8 status)
 }
 
 /*
+ * The peer-to-peer model's RTR (RFC 6581): a zero-length Send, RDMA Write
+ * or RDMA Read, the stream's first FPDU. A Read RTR holds the send queue
+ * until its response arrived.
+ */
+static int xiw_tx_rtr(struct xiw_qp *qp)
+{
+	u8 kind = qp->rtr_send;
+	u32 hdr_len;
+	u8 *p;
+
+	if (!xiw_tx_room(qp, 0, 0))
+		return XIW_TX_FULL;
+	if (kind == XIW_RTR_WRITE) {
+		struct xiw_tagged_hdr *t;
+
+		hdr_len = sizeof(*t);
+		p = xiw_tx_begin(qp, hdr_len, hdr_len);
+		if (!p)
+			return XIW_TX_NOMEM;
+		t = (struct xiw_tagged_hdr *)(p + XIW_MPA_LEN_SIZE);
+		xiw_tx_ctrl(&t->ctrl, true, true, XIW_OP_WRITE);
+		t->stag = 0;
+		t->to = 0;
+	} else {
+		struct xiw_untagged_hdr *h;
+		bool read = kind == XIW_RTR_READ;
+		u8 qn = read ? XIW_QN_READ_REQ : XIW_QN_SEND;
+
+		hdr_len = sizeof(*h) + (read ? sizeof(struct xiw_read_req) : 0);
+		p = xiw_tx_begin(qp, hdr_len, hdr_len);
+		if (!p)
+			return XIW_TX_NOMEM;
+		h = (struct xiw_untagged_hdr *)(p + XIW_MPA_LEN_SIZE);
+		xiw_tx_ctrl(&h->ctrl, false, true,
+			    read ? XIW_OP_READ_REQ : XIW_OP_SEND);
+		h->inval_stag = 0;
+		h->qn = cpu_to_be32(qn);
+		h->msn = cpu_to_be32(qp->msn[qn]++);
+		h->mo = 0;
+		if (read) {
+			memset(h + 1, 0, sizeof(struct xiw_read_req));
+			WRITE_ONCE(qp->rtr_read_pending, true);
+		}
+	}
+	if (xiw_tx_seal(qp, hdr_len, xiw_tx_crc_hdr(qp, p, hdr_len)))
+		return XIW_TX_NOMEM;
+	qp->rtr_send = 0;
+	return XIW_TX_FRAMED;
+}
+
+/*
  * Execute a fast registration or local invalidation at its place in the
  * send queue: later work requests see its effect.
  */
@@ -607,6 +658,11 @@ static int xiw_tx_next(struct xiw_qp *qp)
 	bad = xiw_tx_next_resp(qp);
 	if (bad != XIW_TX_IDLE)
 		return bad;
+	/* Peer-to-peer model: the RTR first; the send queue after it. */
+	if (qp->rtr_send)
+		return xiw_tx_rtr(qp);
+	if (READ_ONCE(qp->rtr_expect) || READ_ONCE(qp->rtr_read_pending))
+		return XIW_TX_IDLE;
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	if (qp->sq_tx == qp->sq_head) {

@@ -14,7 +14,8 @@
   mpa_peer.py listen HOST PORT {silent,garbage,HEX}
       accept one connection, read the MPA Request, then answer nothing
       (silent) or junk (garbage) or the given bytes; wait until the other
-      side closes and print "closed"/"reset" as above.
+      side closes and print "closed"/"reset" as above (with --dump,
+      first "data HEX": what the other side sent after the Request).
 
 Used by the scenarios that check xiw's connection setup against garbage
 and silence; the waits are bounded, never asserted on.
@@ -28,17 +29,26 @@ import sys
 MPA_REQ_KEY = b"MPA ID Req Frame"
 
 
-def wait_closed(sock, wait):
+def wait_closed(sock, wait, dump=False):
+    """How the other side closed; with dump, first print what it sent
+    meanwhile ("data HEX")."""
     sock.settimeout(wait)
+    got = b""
+    how = None
     try:
         while True:
             data = sock.recv(4096)
             if not data:
-                return "closed"
+                how = "closed"
+                break
+            got += data
     except ConnectionResetError:
-        return "reset"
+        how = "reset"
     except socket.timeout:
-        return None
+        pass
+    if dump:
+        print("data " + got.hex(), flush=True)
+    return how
 
 
 def read_request(sock, wait):
@@ -113,6 +123,8 @@ def main():
     ap.add_argument("--close", action="store_true",
                     help="send: close right after sending")
     ap.add_argument("--wait", type=float, default=30.0)
+    ap.add_argument("--dump", action="store_true",
+                    help="listen: print what arrives after the Request")
     args = ap.parse_args()
 
     if args.mode == "rdma":
@@ -142,7 +154,7 @@ def main():
             sock.sendall(b"HTTP/1.0 400 Bad Request\r\n\r\n")
         elif args.what != "silent":
             sock.sendall(bytes.fromhex(args.what))
-    how = wait_closed(sock, args.wait)
+    how = wait_closed(sock, args.wait, args.mode == "listen" and args.dump)
     if how is None:
         print("still open")
         return 1
