@@ -82,6 +82,10 @@ static const struct kernel_param_ops xiw_mpa_rev_ops = {
 module_param_cb(mpa_rev, &xiw_mpa_rev_ops, &mpa_rev, 0644);
 MODULE_PARM_DESC(mpa_rev, "MPA revision offered when connecting: 1 or 2 (RFC 6581)");
 
+static bool markers;
+module_param(markers, bool, 0644);
+MODULE_PARM_DESC(markers, "Ask peers to send MPA markers toward xiw (the M bit of RFC 5044); a peer's request for markers is always honoured");
+
 static bool p2p;
 module_param(p2p, bool, 0644);
 MODULE_PARM_DESC(p2p, "Connect in RFC 6581's peer-to-peer model (needs mpa_rev 2): the first message is an RTR of a kind from rtr");
@@ -208,6 +212,8 @@ enum {
  * @ird: our IRD (negotiated once connected)
  * @ord: our ORD (negotiated once connected)
  * @crc: CRC32c in use
+ * @markers_tx: the peer's frame asked for markers: we send them
+ * @markers_rx: our frame asked for markers: the peer sends them
  * @rtr_offered: initiator: the RTR kinds its Request offered (peer-to-peer
  *	model), 0 for client-server
  * @rtr_send: initiator, peer-to-peer model: the RTR kind to send
@@ -240,6 +246,8 @@ struct xiw_cep {
 	u16 ird;
 	u16 ord;
 	bool crc;
+	bool markers_tx;
+	bool markers_rx;
 	u8 rtr_offered;
 	u8 rtr_send;
 	u8 rtr_expect;
@@ -653,6 +661,7 @@ static int xiw_cep_go_rdma(struct xiw_cep *cep)
 
 	struct xiw_stream_params p = {
 		.crc = cep->crc, .ord = cep->ord, .ird = cep->ird,
+		.markers_tx = cep->markers_tx, .markers_rx = cep->markers_rx,
 		.rtr_send = cep->rtr_send, .rtr_expect = cep->rtr_expect,
 	};
 
@@ -1022,12 +1031,9 @@ int xiw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 		err = -ECONNRESET;
 		goto out_put;
 	}
-	if (cep->hdr.markers) {
-		/* Not yet implemented: refuse rather than mis-frame. */
-		err = -EOPNOTSUPP;
-		goto out_put;
-	}
 	cep->crc = xiw_crc_reply(cep->hdr.crc);
+	cep->markers_tx = cep->hdr.markers;
+	cep->markers_rx = READ_ONCE(markers);
 	xiw_mpa_v2_respond(&cep->v2, min_t(u32, param->ird, XIW_MAX_IRD),
 			   min_t(u32, param->ord, XIW_MAX_ORD), &v2);
 	if (cep->v2.p2p) {
@@ -1061,6 +1067,7 @@ int xiw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	if (!err) {
 		rep.kind = XIW_MPA_REPLY;
 		rep.crc = cep->crc;
+		rep.markers = cep->markers_rx;
 		rep.rev = cep->hdr.rev;
 		rep.enhanced = cep->hdr.enhanced;
 		err = xiw_cep_send_mpa(cep, &rep, &v2, param->private_data,
@@ -1164,7 +1171,9 @@ static int xiw_cep_do_connect(struct xiw_cep *cep)
 	req.rev = READ_ONCE(mpa_rev);
 	req.enhanced = req.rev == 2;	/* revision 2 always negotiates IRD/ORD */
 	req.crc = xiw_crc_policy() != XIW_CRC_OFF;
+	req.markers = READ_ONCE(markers);
 	cep->crc = req.crc;
+	cep->markers_rx = req.markers;
 	cep->v2 = (struct xiw_mpa_v2){ .ird = cep->ird, .ord = cep->ord };
 	if (req.enhanced && READ_ONCE(p2p)) {
 		cep->v2.p2p = true;
@@ -1282,12 +1291,7 @@ static void xiw_cep_got_reply(struct xiw_cep *cep)
 		xiw_cep_finish(cep, 0, false);
 		return;
 	}
-	if (cep->hdr.markers) {
-		pr_info_ratelimited("xiw: %s: peer's MPA Reply asks for markers: not supported\n",
-				    dev_name(&cep->xdev->ibdev.dev));
-		xiw_cep_finish(cep, -ECONNREFUSED, true);
-		return;
-	}
+	cep->markers_tx = cep->hdr.markers;
 	err = xiw_cep_pick_rtr(cep);
 	if (err) {
 		xiw_cep_finish(cep, err, err != -ECONNREFUSED);

@@ -5,6 +5,7 @@
 #include <linux/crc32c.h>
 #include <linux/errno.h>
 #include <linux/math.h>
+#include <linux/minmax.h>
 #include <linux/string.h>
 #include <linux/unaligned.h>
 
@@ -115,6 +116,52 @@ unsigned int xiw_mpa_mulpdu(unsigned int emss, bool markers)
 		overhead += XIW_MPA_MARKER_SIZE *
 			    DIV_ROUND_UP(emss, XIW_MPA_MARKER_PERIOD);
 	return emss > overhead ? emss - overhead : 0;
+}
+
+/**
+ * xiw_mpa_marker_build() - a marker for the wire
+ * @fpdu_off: octets of its FPDU before it (0 for a leading marker)
+ * @out: 4 octets
+ */
+void xiw_mpa_marker_build(unsigned int fpdu_off, u8 *out)
+{
+	out[0] = 0;
+	out[1] = 0;
+	put_unaligned_be16(fpdu_off, out + 2);
+}
+
+/**
+ * xiw_mpa_marker_check() - does a received marker point where it must?
+ * @in: the 4 octets
+ * @fpdu_off: octets of the FPDU before it, as the receiver counted them
+ *
+ * The reserved half is not checked (RFC 5044: ignored on receipt).
+ *
+ * Return: 0, or -EPROTO if FPDUPTR is not @fpdu_off.
+ */
+int xiw_mpa_marker_check(const u8 *in, unsigned int fpdu_off)
+{
+	return get_unaligned_be16(in + 2) == fpdu_off ? 0 : -EPROTO;
+}
+
+/**
+ * xiw_mpa_unmark_take() - collect octets of a marker
+ * @u: the stream's state; the next octet belongs to a marker
+ * @data: the octets
+ * @len: how many are available
+ *
+ * Return: octets taken; once u->got reaches XIW_MPA_MARKER_SIZE the whole
+ * marker is in u->marker (the caller checks it and resets u->got).
+ */
+unsigned int xiw_mpa_unmark_take(struct xiw_mpa_unmark *u, const u8 *data,
+				 unsigned int len)
+{
+	unsigned int n = min_t(unsigned int, len, XIW_MPA_MARKER_SIZE - u->got);
+
+	memcpy(u->marker + u->got, data, n);
+	u->got += n;
+	u->off += n;
+	return n;
 }
 
 /**

@@ -91,6 +91,75 @@ static inline unsigned int xiw_mpa_fpdu_len(unsigned int ulpdu_len)
 unsigned int xiw_mpa_mulpdu(unsigned int emss, bool markers);
 
 /*
+ * Markers (RFC 5044 section 5), when the receiving side asked for them: a
+ * 4-octet marker (16 reserved bits, 16-bit FPDUPTR) at every multiple of
+ * 512 octets of the stream, counted from the first octet of the first FPDU,
+ * markers included. A marker belongs to the FPDU it is in; one that falls
+ * between two FPDUs is the first thing of the next. FPDUPTR is the distance
+ * in octets from the start of that FPDU (its first marker or its length
+ * field) to the marker: 0 for a leading marker. The CRC covers the markers
+ * of its FPDU, in stream order. Stream offsets below are taken modulo 512.
+ */
+
+/**
+ * xiw_mpa_to_marker() - octets of FPDU data before the next marker
+ * @off: stream offset (mod 512) of the next octet
+ *
+ * Return: 0 when a marker starts at @off, else the octets until one does.
+ */
+static inline unsigned int xiw_mpa_to_marker(unsigned int off)
+{
+	return off ? XIW_MPA_MARKER_PERIOD - off : 0;
+}
+
+void xiw_mpa_marker_build(unsigned int fpdu_off, u8 *out);
+int xiw_mpa_marker_check(const u8 *in, unsigned int fpdu_off);
+
+/**
+ * struct xiw_mpa_unmark - marker stripping state of a receive stream
+ * @off: stream offset (mod 512) of the next octet
+ * @got: octets of the marker being received
+ * @marker: the marker being received
+ */
+struct xiw_mpa_unmark {
+	u16 off;
+	u8 got;
+	u8 marker[XIW_MPA_MARKER_SIZE];
+};
+
+/**
+ * xiw_mpa_unmark_data() - how many of the next octets are FPDU data
+ * @u: the stream's state
+ * @len: octets available
+ *
+ * Return: up to @len data octets the caller consumes (then calls
+ * xiw_mpa_unmark_advance()), or 0 when the next octet belongs to a marker
+ * (feed it to xiw_mpa_unmark_take()).
+ */
+static inline unsigned int xiw_mpa_unmark_data(const struct xiw_mpa_unmark *u,
+					       unsigned int len)
+{
+	if (u->off < XIW_MPA_MARKER_SIZE)
+		return 0;
+	return len < XIW_MPA_MARKER_PERIOD - u->off ?
+	       len : XIW_MPA_MARKER_PERIOD - u->off;
+}
+
+/**
+ * xiw_mpa_unmark_advance() - @n data octets were consumed
+ * @u: the stream's state
+ * @n: octets, at most what xiw_mpa_unmark_data() allowed
+ */
+static inline void xiw_mpa_unmark_advance(struct xiw_mpa_unmark *u,
+					  unsigned int n)
+{
+	u->off = (u->off + n) % XIW_MPA_MARKER_PERIOD;
+}
+
+unsigned int xiw_mpa_unmark_take(struct xiw_mpa_unmark *u, const u8 *data,
+				 unsigned int len);
+
+/*
  * CRC32c over an FPDU: start with xiw_mpa_crc_init(), feed every octet of
  * length field, ULPDU and pad (in order, in as many pieces as convenient)
  * to xiw_mpa_crc_update(), and put xiw_mpa_crc_final() into the CRC field.

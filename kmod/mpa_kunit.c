@@ -3,7 +3,10 @@
  * KUnit tests for MPA framing arithmetic and setup frames.
  */
 #include <kunit/test.h>
+#include <linux/prandom.h>
+#include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/unaligned.h>
 
 #include "mpa.h"
 
@@ -207,6 +210,123 @@ static void mpa_hdr_rejects_malformed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, out.rev, 0xaa);	/* untouched on error */
 }
 
+static void mpa_marker_round_trip(struct kunit *test)
+{
+	u8 m[XIW_MPA_MARKER_SIZE];
+
+	xiw_mpa_marker_build(0x1234, m);
+	KUNIT_EXPECT_EQ(test, m[0], 0);
+	KUNIT_EXPECT_EQ(test, m[1], 0);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be16(m + 2), 0x1234);
+	KUNIT_EXPECT_EQ(test, xiw_mpa_marker_check(m, 0x1234), 0);
+	KUNIT_EXPECT_EQ(test, xiw_mpa_marker_check(m, 0x1230), -EPROTO);
+	/* The reserved half is ignored on receipt. */
+	m[0] = 0xff;
+	KUNIT_EXPECT_EQ(test, xiw_mpa_marker_check(m, 0x1234), 0);
+
+	KUNIT_EXPECT_EQ(test, xiw_mpa_to_marker(0), 0U);
+	KUNIT_EXPECT_EQ(test, xiw_mpa_to_marker(4), 508U);
+	KUNIT_EXPECT_EQ(test, xiw_mpa_to_marker(511), 1U);
+}
+
+/*
+ * A reference sender: the FPDUs of @len[] octets (multiples of 4, their
+ * octets numbered by position in the unmarked stream) with markers
+ * inserted every 512 octets of the marked stream. Returns its length.
+ */
+static size_t mark_stream(const unsigned int *len, int n, u8 *out)
+{
+	size_t pos = 0, plain = 0;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		unsigned int fpdu_off = 0, j;
+
+		for (j = 0; j < len[i]; j++) {
+			if (pos % XIW_MPA_MARKER_PERIOD == 0) {
+				xiw_mpa_marker_build(fpdu_off, out + pos);
+				pos += XIW_MPA_MARKER_SIZE;
+				fpdu_off += XIW_MPA_MARKER_SIZE;
+			}
+			out[pos++] = plain++ & 0xff;
+			fpdu_off++;
+		}
+	}
+	return pos;
+}
+
+/*
+ * The receiver's side as rx.c drives it: the marked stream in chunks of
+ * random size, markers stripped and checked against the octets of their
+ * FPDU seen so far (FPDU lengths known from @len[]), data in order.
+ */
+static void mpa_markers_strip_across_any_split(struct kunit *test)
+{
+	static const unsigned int fixed[] = { 20, 508, 512, 4, 1460, 16, 3000 };
+	unsigned int len[64];
+	struct rnd_state rnd;
+	size_t total = 0, marked, pos = 0, plain = 0;
+	int n = 0, i, round;
+	u8 *wire;
+
+	prandom_seed_state(&rnd, 5044);
+	for (i = 0; i < ARRAY_SIZE(fixed); i++)
+		len[n++] = fixed[i];
+	while (n < ARRAY_SIZE(len))
+		len[n++] = 4 * (1 + prandom_u32_state(&rnd) % 400);
+	for (i = 0; i < n; i++)
+		total += len[i];
+	wire = kunit_kzalloc(test, total + total / 100 + 64, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, wire);
+	marked = mark_stream(len, n, wire);
+
+	for (round = 0; round < 20; round++) {
+		struct xiw_mpa_unmark u = {};
+		unsigned int fpdu = 0, fpdu_off = 0, left = len[0];
+		bool ok = true;
+
+		pos = 0;
+		plain = 0;
+		while (pos < marked && ok) {
+			/* Round 0 feeds single octets, the others random chunks. */
+			size_t chunk = round ? 1 + prandom_u32_state(&rnd) % 700 :
+					       1;
+			size_t end = min(pos + chunk, marked);
+
+			while (pos < end && ok) {
+				unsigned int d = xiw_mpa_unmark_data(&u, end - pos);
+
+				if (!d) {
+					pos += xiw_mpa_unmark_take(&u, wire + pos,
+								   end - pos);
+					if (u.got < XIW_MPA_MARKER_SIZE)
+						continue;
+					u.got = 0;
+					ok = !xiw_mpa_marker_check(u.marker,
+								   fpdu_off);
+					fpdu_off += XIW_MPA_MARKER_SIZE;
+					continue;
+				}
+				d = min(d, left);
+				for (i = 0; i < d; i++)
+					ok &= wire[pos + i] == (plain++ & 0xff);
+				pos += d;
+				xiw_mpa_unmark_advance(&u, d);
+				fpdu_off += d;
+				left -= d;
+				if (!left && fpdu + 1 < n) {
+					left = len[++fpdu];
+					fpdu_off = 0;
+				}
+			}
+		}
+		KUNIT_EXPECT_TRUE_MSG(test, ok, "round %d at %zu", round, pos);
+		KUNIT_EXPECT_EQ(test, plain, total);
+		KUNIT_EXPECT_EQ(test, fpdu, (unsigned int)n - 1);
+		KUNIT_EXPECT_EQ(test, left, 0U);
+	}
+}
+
 static struct kunit_case xiw_mpa_cases[] = {
 	KUNIT_CASE(mpa_pad_makes_fpdu_word_aligned),
 	KUNIT_CASE(mpa_mulpdu_fills_one_segment),
@@ -215,6 +335,8 @@ static struct kunit_case xiw_mpa_cases[] = {
 	KUNIT_CASE(mpa_hdr_round_trip),
 	KUNIT_CASE(mpa_hdr_wire_layout),
 	KUNIT_CASE(mpa_hdr_rejects_malformed),
+	KUNIT_CASE(mpa_marker_round_trip),
+	KUNIT_CASE(mpa_markers_strip_across_any_split),
 	{}
 };
 

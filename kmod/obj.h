@@ -276,6 +276,9 @@ struct xiw_irq_entry {
  * @send_rqe: receive buffer of the Send message in progress
  * @send_len: octets of that Send placed so far
  * @msg_end: a message ended in this data-ready call: acknowledge it now
+ * @markers: the peer sends markers (we asked for them)
+ * @unmark: marker stripping state
+ * @fpdu_off: octets of the current FPDU received, markers included
  * @rtr: the current FPDU is an RFC 6581 RTR (responder: the initiator's
  *	RTR message; initiator: the Read Response to a zero-length Read RTR)
  * @read_wqe: SQ index of the Read whose response is arriving
@@ -301,6 +304,9 @@ struct xiw_rx {
 	struct xiw_rqe send_rqe;
 	u32 send_len;
 	bool msg_end;
+	bool markers;
+	struct xiw_mpa_unmark unmark;
+	u32 fpdu_off;
 	bool rtr;
 };
 
@@ -309,6 +315,8 @@ struct xiw_rx {
  * @crc: CRC32c in use
  * @ord: outbound read limit
  * @ird: inbound read limit
+ * @markers_tx: the peer asked for markers: send them
+ * @markers_rx: we asked for markers: expect and strip them
  * @rtr_send: initiator in the peer-to-peer model: the XIW_RTR_* kind of
  *	RTR to send before anything else, 0 for none
  * @rtr_expect: responder in the peer-to-peer model: the XIW_RTR_* kinds
@@ -319,6 +327,8 @@ struct xiw_stream_params {
 	bool crc;
 	u16 ord;
 	u16 ird;
+	bool markers_tx;
+	bool markers_rx;
 	u8 rtr_send;
 	u8 rtr_expect;
 };
@@ -384,6 +394,10 @@ struct xiw_stream_params {
  * @tx_stage_used: staging pages the batch has moved to
  * @tx_stage_off: first free octet of that page
  * @tx_wqe_off: octets of the current WQE's message already framed
+ * @tx_markers: the peer asked for markers: the engine inserts them
+ * @tx_mark_off: with markers, stream offset (mod 512) of the next octet
+ * @tx_fpdu_off: with markers, octets of the FPDU being framed so far
+ * @tx_hdr: the header of the FPDU being framed, before it is staged
  * @term_cause: Terminate to send (0: none)
  * @term_sent: the Terminate is framed; the stream closes once it is sent
  * @term_info_len: octets of @term_info
@@ -451,6 +465,11 @@ struct xiw_qp {
 	u8 tx_stage_used;
 	u32 tx_stage_off;
 	u32 tx_wqe_off;
+	bool tx_markers;
+	u16 tx_mark_off;
+	u32 tx_fpdu_off;
+	u8 tx_hdr[XIW_MPA_LEN_SIZE + sizeof(struct xiw_untagged_hdr) +
+		  sizeof(struct xiw_read_req)];
 	int term_cause;
 	bool term_sent;
 	u8 term_info_len;

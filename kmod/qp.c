@@ -705,7 +705,7 @@ int xiw_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
  * xiw_qp_start() - the connection is up: move to RTS and start the engines
  * @qp: the QP
  * @sock: the connected TCP socket (callbacks already installed)
- * @p: what connection setup negotiated: CRC, ORD/IRD, RTR
+ * @p: what connection setup negotiated: CRC, markers, ORD/IRD, RTR
  *
  * Return: 0, or -EINVAL if the QP is not idle.
  */
@@ -722,8 +722,12 @@ int xiw_qp_start(struct xiw_qp *qp, struct socket *sock,
 	}
 	qp->sock = sock;
 	qp->crc = p->crc;
-	qp->mulpdu = max(xiw_mpa_mulpdu(tcp_sk(sock->sk)->mss_cache, false),
-			 XIW_MIN_MULPDU);
+	qp->mulpdu = max(xiw_mpa_mulpdu(tcp_sk(sock->sk)->mss_cache,
+					p->markers_tx), XIW_MIN_MULPDU);
+	qp->tx_markers = p->markers_tx;
+	qp->tx_mark_off = 0;
+	qp->rx.markers = p->markers_rx;
+	memset(&qp->rx.unmark, 0, sizeof(qp->rx.unmark));
 	qp->ord = min_t(u16, p->ord, XIW_MAX_ORD);
 	qp->ird = min_t(u16, p->ird, XIW_MAX_IRD);
 	qp->rtr_send = p->rtr_send;

@@ -579,7 +579,6 @@ static int xiw_rx_fpdu_done(struct xiw_qp *qp)
 	__le32 got;
 
 	if (qp->crc) {
-		rx->crc = xiw_mpa_crc_update(rx->crc, rx->trailer, pad);
 		memcpy(&got, rx->trailer + pad, sizeof(got));
 		if (got != xiw_mpa_crc_final(rx->crc))
 			return TERM_LLP(XIW_MPA_ERR_CRC);
@@ -617,6 +616,46 @@ static void xiw_rx_next_fpdu(struct xiw_rx *rx)
 	rx->state = XIW_RX_HDR;
 	rx->hdr_got = 0;
 	rx->hdr_need = XIW_RX_PEEK;
+	rx->fpdu_off = 0;
+	rx->crc = xiw_mpa_crc_init();
+}
+
+/* @n octets of the current FPDU were consumed. */
+static void xiw_rx_count(struct xiw_rx *rx, u32 n)
+{
+	if (rx->markers) {
+		xiw_mpa_unmark_advance(&rx->unmark, n);
+		rx->fpdu_off += n;
+	}
+}
+
+/*
+ * Marker octets at the head of @len: collect them; a complete marker must
+ * point at the start of its FPDU (a marker between FPDUs leads the next)
+ * and is CRC'd with it. Return: octets consumed, or a Terminate cause as
+ * a negative number.
+ */
+static int xiw_rx_marker(struct xiw_qp *qp, struct sk_buff *skb, u32 off,
+			 u32 len)
+{
+	struct xiw_rx *rx = &qp->rx;
+	struct xiw_mpa_unmark *u = &rx->unmark;
+	u8 tmp[XIW_MPA_MARKER_SIZE];
+	u32 n = min_t(u32, len, XIW_MPA_MARKER_SIZE - u->got);
+
+	if (skb_copy_bits(skb, off, tmp, n))
+		return -TERM_LLP(XIW_MPA_ERR_CATASTROPHIC);
+	n = xiw_mpa_unmark_take(u, tmp, n);
+	if (u->got < XIW_MPA_MARKER_SIZE)
+		return n;
+	u->got = 0;
+	if (xiw_mpa_marker_check(u->marker, rx->fpdu_off))
+		return -TERM_LLP(XIW_MPA_ERR_MARKER);
+	if (qp->crc)
+		rx->crc = xiw_mpa_crc_update(rx->crc, u->marker,
+					     XIW_MPA_MARKER_SIZE);
+	rx->fpdu_off += XIW_MPA_MARKER_SIZE;
+	return n;
 }
 
 /*
@@ -632,19 +671,40 @@ static int xiw_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 	int bad = 0;
 
 	while (done < len) {
+		u32 room = min_t(size_t, len - done, U32_MAX);
 		u32 take;
 
+		if (rx->state == XIW_RX_DEAD)
+			return len;	/* drain and drop */
+		if (rx->markers) {
+			room = xiw_mpa_unmark_data(&rx->unmark, room);
+			if (!room) {
+				int n = xiw_rx_marker(qp, skb, off + done,
+						      len - done);
+
+				if (n < 0) {
+					xiw_rx_fail(qp, -n);
+					return len;
+				}
+				done += n;
+				continue;
+			}
+		}
 		switch (rx->state) {
 		case XIW_RX_HDR:
-			take = min_t(size_t, rx->hdr_need - rx->hdr_got,
-				     len - done);
+			take = min_t(u32, rx->hdr_need - rx->hdr_got, room);
 			if (skb_copy_bits(skb, off + done, rx->hdr + rx->hdr_got,
 					  take)) {
 				bad = TERM_LLP(XIW_MPA_ERR_CATASTROPHIC);
 				break;
 			}
+			if (qp->crc)
+				rx->crc = xiw_mpa_crc_update(rx->crc,
+							     rx->hdr + rx->hdr_got,
+							     take);
 			rx->hdr_got += take;
 			done += take;
+			xiw_rx_count(rx, take);
 			if (rx->hdr_got < rx->hdr_need)
 				break;
 			if (rx->hdr_need == XIW_RX_PEEK) {
@@ -663,10 +723,6 @@ static int xiw_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 				if (rx->hdr_got < rx->hdr_need)
 					break;
 			}
-			if (qp->crc)
-				rx->crc = xiw_mpa_crc_update(xiw_mpa_crc_init(),
-							     rx->hdr,
-							     rx->hdr_got);
 			bad = xiw_rx_header(qp);
 			if (bad)
 				break;
@@ -676,27 +732,34 @@ static int xiw_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 					   XIW_MPA_CRC_SIZE;
 			break;
 		case XIW_RX_PAYLOAD:
-			take = min_t(size_t, rx->payload_left, len - done);
+			take = min(rx->payload_left, room);
 			bad = xiw_rx_place(qp, skb, off + done, take);
 			if (bad)
 				break;
 			rx->payload_left -= take;
 			done += take;
+			xiw_rx_count(rx, take);
 			if (!rx->payload_left)
 				rx->state = XIW_RX_TRAILER;
 			break;
 		case XIW_RX_TRAILER: {
-			u32 have = xiw_mpa_pad(rx->ulpdu_len) +
-				   XIW_MPA_CRC_SIZE - rx->trailer_left;
+			u32 pad = xiw_mpa_pad(rx->ulpdu_len);
+			u32 have = pad + XIW_MPA_CRC_SIZE - rx->trailer_left;
 
-			take = min_t(size_t, rx->trailer_left, len - done);
+			take = min_t(u32, rx->trailer_left, room);
 			if (skb_copy_bits(skb, off + done, rx->trailer + have,
 					  take)) {
 				bad = TERM_LLP(XIW_MPA_ERR_CATASTROPHIC);
 				break;
 			}
+			/* The pad is CRC'd as it comes: a marker may follow. */
+			if (qp->crc && have < pad)
+				rx->crc = xiw_mpa_crc_update(rx->crc,
+							     rx->trailer + have,
+							     min(take, pad - have));
 			rx->trailer_left -= take;
 			done += take;
+			xiw_rx_count(rx, take);
 			if (rx->trailer_left)
 				break;
 			bad = xiw_rx_fpdu_done(qp);
@@ -704,8 +767,6 @@ static int xiw_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 				xiw_rx_next_fpdu(rx);
 			break;
 		}
-		default:
-			return len;	/* dead: drain and drop */
 		}
 		if (bad) {
 			xiw_rx_fail(qp, bad);

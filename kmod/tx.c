@@ -176,12 +176,18 @@ static u8 *xiw_tx_stage(struct xiw_qp *qp, u32 len)
 static bool xiw_tx_room(struct xiw_qp *qp, u32 payload, u32 nsge)
 {
 	u32 pages = payload / PAGE_SIZE;
+	u32 bytes = XIW_TX_HDR_MAX + payload + XIW_TX_TRAILER_MAX;
+	/* Each marker is a staged piece and may split a spliced one. */
+	u32 markers = qp->tx_markers ?
+		      bytes / (XIW_MPA_MARKER_PERIOD - XIW_MPA_MARKER_SIZE) + 2 :
+		      0;
 
 	if (!qp->tx_len)
 		return true;
-	return qp->tx_len + XIW_TX_HDR_MAX + payload + XIW_TX_TRAILER_MAX <=
+	return qp->tx_len + bytes + markers * XIW_MPA_MARKER_SIZE <=
 	       XIW_TX_BATCH_BYTES &&
-	       qp->tx_nbvec + 3 + pages + 2 * nsge <= XIW_TX_NBVEC &&
+	       qp->tx_nbvec + 3 + pages + 2 * nsge + 2 * markers <=
+	       XIW_TX_NBVEC &&
 	       qp->tx_stage_used + 3 + pages < XIW_TX_STAGE_PAGES &&
 	       qp->tx_nmr < XIW_TX_MR_MAX;
 }
@@ -215,19 +221,49 @@ static struct page *xiw_tx_page(const void *p)
 	return page && sendpage_ok(page) ? page : NULL;
 }
 
+/* @n octets of the current FPDU are in the batch: markers move on. */
+static void xiw_tx_count(struct xiw_qp *qp, u32 n)
+{
+	if (qp->tx_markers) {
+		qp->tx_mark_off = (qp->tx_mark_off + n) % XIW_MPA_MARKER_PERIOD;
+		qp->tx_fpdu_off += n;
+	}
+}
+
+/* A marker is due here: stage it, pointing at its FPDU's start. */
+static int xiw_tx_marker(struct xiw_qp *qp, u32 *crc)
+{
+	u8 *m = xiw_tx_stage(qp, XIW_MPA_MARKER_SIZE);
+
+	if (!m)
+		return -ENOMEM;
+	xiw_mpa_marker_build(qp->tx_fpdu_off, m);
+	if (qp->crc)
+		*crc = xiw_mpa_crc_update(*crc, m, XIW_MPA_MARKER_SIZE);
+	xiw_tx_count(qp, XIW_MPA_MARKER_SIZE);
+	return 0;
+}
+
 /*
- * Append @len payload octets at kernel address @p: spliced if @zcopy and
- * the memory allows it, else copied to staging; each piece CRC'd while it
- * is hot. Return: 0 or -ENOMEM.
+ * Append @len octets at kernel address @p to the FPDU being built:
+ * spliced if @zcopy and the memory allows it, else copied to staging; each
+ * piece CRC'd while it is hot, markers inserted where they are due.
+ * Return: 0 or -ENOMEM.
  */
 static int xiw_tx_put(struct xiw_qp *qp, const u8 *p, u32 len, bool zcopy,
 		      u32 *crc)
 {
 	while (len) {
 		u32 take = min_t(u32, len, PAGE_SIZE - offset_in_page(p));
-		struct page *page = zcopy ? xiw_tx_page(p) : NULL;
+		struct page *page;
 		u8 *dst;
 
+		if (qp->tx_markers) {
+			if (!qp->tx_mark_off && xiw_tx_marker(qp, crc))
+				return -ENOMEM;
+			take = min(take, xiw_mpa_to_marker(qp->tx_mark_off));
+		}
+		page = zcopy ? xiw_tx_page(p) : NULL;
 		if (page) {
 			xiw_tx_bvec(qp, page, offset_in_page(p), take);
 			if (qp->crc)
@@ -246,45 +282,47 @@ static int xiw_tx_put(struct xiw_qp *qp, const u8 *p, u32 len, bool zcopy,
 			if (qp->crc)
 				*crc = xiw_mpa_crc_update(*crc, dst, take);
 		}
+		xiw_tx_count(qp, take);
 		p += take;
 		len -= take;
 	}
 	return 0;
 }
 
-/* Start an FPDU: staged header space, its length field filled in. */
-static u8 *xiw_tx_begin(struct xiw_qp *qp, u32 hdr_len, u32 ulpdu_len)
+/*
+ * Start an FPDU: its header is written into qp->tx_hdr (length field
+ * filled in here), then xiw_tx_hdr() puts it into the batch.
+ */
+static u8 *xiw_tx_begin(struct xiw_qp *qp, u32 ulpdu_len)
 {
-	u8 *h = xiw_tx_stage(qp, XIW_MPA_LEN_SIZE + hdr_len);
-
-	if (h)
-		put_unaligned_be16(ulpdu_len, h);
-	return h;
+	put_unaligned_be16(ulpdu_len, qp->tx_hdr);
+	qp->tx_fpdu_off = 0;
+	return qp->tx_hdr;
 }
 
-/* Header written: start the CRC over it. */
-static u32 xiw_tx_crc_hdr(struct xiw_qp *qp, const u8 *h, u32 hdr_len)
+/* The header is written: into the batch, starting the FPDU's CRC. */
+static int xiw_tx_hdr(struct xiw_qp *qp, u32 hdr_len, u32 *crc)
 {
-	if (!qp->crc)
-		return 0;
-	return xiw_mpa_crc_update(xiw_mpa_crc_init(), h,
-				  XIW_MPA_LEN_SIZE + hdr_len);
+	*crc = xiw_mpa_crc_init();
+	return xiw_tx_put(qp, qp->tx_hdr, XIW_MPA_LEN_SIZE + hdr_len, false,
+			  crc);
 }
 
-/* Close the FPDU: pad and CRC. */
+/* Close the FPDU: pad, a marker due before the CRC field, the CRC. */
 static int xiw_tx_seal(struct xiw_qp *qp, u32 ulpdu_len, u32 crc)
 {
+	static const u8 zero[3];
 	u32 pad = xiw_mpa_pad(ulpdu_len);
-	u8 *t = xiw_tx_stage(qp, pad + XIW_MPA_CRC_SIZE);
 	__le32 c = 0;
+	u32 unused;
 
-	if (!t)
+	if (pad && xiw_tx_put(qp, zero, pad, false, &crc))
 		return -ENOMEM;
-	memset(t, 0, pad);
+	if (qp->tx_markers && !qp->tx_mark_off && xiw_tx_marker(qp, &crc))
+		return -ENOMEM;
 	if (qp->crc)
-		c = xiw_mpa_crc_final(xiw_mpa_crc_update(crc, t, pad));
-	memcpy(t + pad, &c, sizeof(c));
-	return 0;
+		c = xiw_mpa_crc_final(crc);
+	return xiw_tx_put(qp, (const u8 *)&c, sizeof(c), false, &unused);
 }
 
 static void xiw_tx_ctrl(struct xiw_ddp_ctrl *c, bool tagged, bool last, u8 op)
@@ -384,12 +422,11 @@ static int xiw_tx_read_req(struct xiw_qp *qp, struct xiw_wqe *wqe)
 {
 	u32 hdr_len = sizeof(struct xiw_untagged_hdr) +
 		      sizeof(struct xiw_read_req);
-	u8 *p = xiw_tx_begin(qp, hdr_len, hdr_len);
+	u8 *p = xiw_tx_begin(qp, hdr_len);
 	struct xiw_untagged_hdr *h;
 	struct xiw_read_req *rr;
+	u32 crc;
 
-	if (!p)
-		return -ENOMEM;
 	h = (struct xiw_untagged_hdr *)(p + XIW_MPA_LEN_SIZE);
 	rr = (struct xiw_read_req *)(h + 1);
 	xiw_tx_ctrl(&h->ctrl, false, true, XIW_OP_READ_REQ);
@@ -402,7 +439,9 @@ static int xiw_tx_read_req(struct xiw_qp *qp, struct xiw_wqe *wqe)
 	rr->size = cpu_to_be32(wqe->bytes);
 	rr->src_stag = cpu_to_be32(wqe->rkey);
 	rr->src_to = cpu_to_be64(wqe->remote_addr);
-	return xiw_tx_seal(qp, hdr_len, xiw_tx_crc_hdr(qp, p, hdr_len));
+	if (xiw_tx_hdr(qp, hdr_len, &crc))
+		return -ENOMEM;
+	return xiw_tx_seal(qp, hdr_len, crc);
 }
 
 /*
@@ -416,13 +455,11 @@ static int xiw_tx_data(struct xiw_qp *qp, struct xiw_wqe *wqe, u32 len,
 	u32 hdr_len = send ? sizeof(struct xiw_untagged_hdr) :
 			     sizeof(struct xiw_tagged_hdr);
 	u32 off = qp->tx_wqe_off;
-	u8 *p = xiw_tx_begin(qp, hdr_len, hdr_len + len);
+	u8 *p = xiw_tx_begin(qp, hdr_len + len);
 	bool zcopy;
 	u32 crc;
 	int err;
 
-	if (!p)
-		return -ENOMEM;
 	if (send) {
 		struct xiw_untagged_hdr *h =
 			(struct xiw_untagged_hdr *)(p + XIW_MPA_LEN_SIZE);
@@ -446,7 +483,9 @@ static int xiw_tx_data(struct xiw_qp *qp, struct xiw_wqe *wqe, u32 len,
 		h->stag = cpu_to_be32(wqe->rkey);
 		h->to = cpu_to_be64(wqe->remote_addr + off);
 	}
-	crc = xiw_tx_crc_hdr(qp, p, hdr_len);
+	err = xiw_tx_hdr(qp, hdr_len, &crc);
+	if (err)
+		return err;
 	zcopy = !(wqe->flags & XIW_WQE_INLINE) && wqe->bytes > XIW_TX_COPY_MAX;
 	err = xiw_tx_payload(qp, wqe, off, len, zcopy, &crc);
 	if (err)
@@ -461,18 +500,18 @@ static int xiw_tx_read_resp(struct xiw_qp *qp, struct xiw_irq_entry *e,
 			    u32 len, bool last)
 {
 	u32 hdr_len = sizeof(struct xiw_tagged_hdr);
-	u8 *p = xiw_tx_begin(qp, hdr_len, hdr_len + len);
+	u8 *p = xiw_tx_begin(qp, hdr_len + len);
 	struct xiw_tagged_hdr *h;
 	u32 crc;
 	int err;
 
-	if (!p)
-		return -ENOMEM;
 	h = (struct xiw_tagged_hdr *)(p + XIW_MPA_LEN_SIZE);
 	xiw_tx_ctrl(&h->ctrl, true, last, XIW_OP_READ_RESP);
 	h->stag = cpu_to_be32(e->sink_stag);
 	h->to = cpu_to_be64(e->sink_to);
-	crc = xiw_tx_crc_hdr(qp, p, hdr_len);
+	err = xiw_tx_hdr(qp, hdr_len, &crc);
+	if (err)
+		return err;
 	if (len) {
 		err = xiw_tx_put_mr(qp, e->mr, e->src_stag, e->src_to, len,
 				    e->left > XIW_TX_COPY_MAX, &crc);
@@ -485,19 +524,18 @@ static int xiw_tx_read_resp(struct xiw_qp *qp, struct xiw_irq_entry *e,
 static int xiw_tx_terminate(struct xiw_qp *qp)
 {
 	u32 hdr_len = sizeof(struct xiw_untagged_hdr);
-	u8 *p = xiw_tx_begin(qp, hdr_len, hdr_len + qp->term_info_len);
+	u8 *p = xiw_tx_begin(qp, hdr_len + qp->term_info_len);
 	struct xiw_untagged_hdr *h;
 	u32 crc;
 
-	if (!p)
-		return -ENOMEM;
 	h = (struct xiw_untagged_hdr *)(p + XIW_MPA_LEN_SIZE);
 	xiw_tx_ctrl(&h->ctrl, false, true, XIW_OP_TERMINATE);
 	h->inval_stag = 0;
 	h->qn = cpu_to_be32(XIW_QN_TERMINATE);
 	h->msn = cpu_to_be32(qp->msn[XIW_QN_TERMINATE]++);
 	h->mo = 0;
-	crc = xiw_tx_crc_hdr(qp, p, hdr_len);
+	if (xiw_tx_hdr(qp, hdr_len, &crc))
+		return -ENOMEM;
 	/* Control field and included headers, built by xiw_qp_terminate(). */
 	if (xiw_tx_put(qp, qp->term_info, qp->term_info_len, false, &crc))
 		return -ENOMEM;
@@ -521,7 +559,7 @@ static int xiw_tx_fail_wqe(struct xiw_qp *qp, struct xiw_wqe *wqe, u8 status)
 static int xiw_tx_rtr(struct xiw_qp *qp)
 {
 	u8 kind = qp->rtr_send;
-	u32 hdr_len;
+	u32 hdr_len, crc;
 	u8 *p;
 
 	if (!xiw_tx_room(qp, 0, 0))
@@ -530,9 +568,7 @@ static int xiw_tx_rtr(struct xiw_qp *qp)
 		struct xiw_tagged_hdr *t;
 
 		hdr_len = sizeof(*t);
-		p = xiw_tx_begin(qp, hdr_len, hdr_len);
-		if (!p)
-			return XIW_TX_NOMEM;
+		p = xiw_tx_begin(qp, hdr_len);
 		t = (struct xiw_tagged_hdr *)(p + XIW_MPA_LEN_SIZE);
 		xiw_tx_ctrl(&t->ctrl, true, true, XIW_OP_WRITE);
 		t->stag = 0;
@@ -543,9 +579,7 @@ static int xiw_tx_rtr(struct xiw_qp *qp)
 		u8 qn = read ? XIW_QN_READ_REQ : XIW_QN_SEND;
 
 		hdr_len = sizeof(*h) + (read ? sizeof(struct xiw_read_req) : 0);
-		p = xiw_tx_begin(qp, hdr_len, hdr_len);
-		if (!p)
-			return XIW_TX_NOMEM;
+		p = xiw_tx_begin(qp, hdr_len);
 		h = (struct xiw_untagged_hdr *)(p + XIW_MPA_LEN_SIZE);
 		xiw_tx_ctrl(&h->ctrl, false, true,
 			    read ? XIW_OP_READ_REQ : XIW_OP_SEND);
@@ -558,7 +592,7 @@ static int xiw_tx_rtr(struct xiw_qp *qp)
 			WRITE_ONCE(qp->rtr_read_pending, true);
 		}
 	}
-	if (xiw_tx_seal(qp, hdr_len, xiw_tx_crc_hdr(qp, p, hdr_len)))
+	if (xiw_tx_hdr(qp, hdr_len, &crc) || xiw_tx_seal(qp, hdr_len, crc))
 		return XIW_TX_NOMEM;
 	qp->rtr_send = 0;
 	return XIW_TX_FRAMED;
