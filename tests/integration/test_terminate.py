@@ -99,3 +99,55 @@ def test_bad_ddp_version_terminates_with_control_only(peer):
     ctrl, rest = the_terminate(exchange(peer, bytes(seg)))
     assert ctrl >> 28 == 1 and not ctrl & (M | D | R), hex(ctrl)
     assert rest == b"", rest.hex()
+
+
+# One segment per case: (segment, expected control field, headers
+# included). The server's connection runs a Read test: it posts no receive,
+# so every untagged check before the buffer lookup is what fires.
+def _rv2(seg):
+    seg = bytearray(seg)
+    seg[1] = (seg[1] & 0x3f) | 0x80             # RDMAP version 2
+    return bytes(seg)
+
+
+CASES = {
+    "invalid_qn": (untagged(3, 5, 1, body=b"hi"), term(1, 2, 0x01), True),
+    "msn_not_the_next": (untagged(3, 0, 2, body=b"hi"), term(1, 2, 0x03),
+                         True),
+    "mo_not_zero_on_a_first_segment": (untagged(3, 0, 1, mo=4, body=b"hi"),
+                                       term(1, 2, 0x04), True),
+    "read_response_without_read": (tagged(2, 0x1234, 0, b"abcd"),
+                                   term(0, 2, 0x06), True),
+    "reserved_opcode": (untagged(0xC, 0, 1), term(0, 2, 0x06), False),
+    "rdmap_version_2": (_rv2(untagged(3, 0, 1, body=b"hi")),
+                        term(0, 2, 0x05), False),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_each_bad_segment_gets_its_terminate(peer, case):
+    seg, ctrl_want, headers = CASES[case]
+    ctrl, rest = the_terminate(exchange(peer, seg))
+    if headers:
+        hdr = 14 if seg[0] & 0x80 else 18
+        assert ctrl == ctrl_want | M | D, hex(ctrl)
+        assert rest == struct.pack(">H", len(seg)) + seg[:hdr], rest.hex()
+    else:
+        # Found in the control octets: no header is complete to include.
+        assert ctrl == ctrl_want, hex(ctrl)
+        assert rest == b"", rest.hex()
+
+
+def test_send_longer_than_the_receive_is_message_too_long(peer):
+    """A Send test connection of 1-octet messages posts 1-octet receives."""
+    hello = struct.pack(">IHBBIIQII", 0x58505246, 1, 1, 0, 1, 1, 1, 0, 0)
+    seg = untagged(3, 0, 1, body=b"too long")
+    frames = fpdu(seg)
+    res = peer.ns("a", f"/usr/bin/python3 {PEER} rdma {SERVER} 18515 "
+                       f"{hello.hex()} {frames.hex()} --wait 30",
+                  check=False, timeout=60)
+    assert res.rc == 0, res
+    ctrl, rest = the_terminate([json.loads(ln) for ln in res.out.splitlines()
+                                if ln.strip()])
+    assert ctrl == term(1, 2, 0x05) | M | D, hex(ctrl)
+    assert rest == struct.pack(">H", len(seg)) + seg[:18], rest.hex()
