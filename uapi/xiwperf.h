@@ -104,6 +104,62 @@ enum xiwperf_op {
  * result.notifications and result.first_batch).
  */
 #define XIWPERF_F_SOLICIT	0x4U
+/*
+ * Client flag (--mr frwr): register each operation's local buffer by fast
+ * registration instead of using the PD's local_dma_lkey. Every lane (one
+ * outstanding operation) has an MR from ib_alloc_mr(); each operation
+ * posts IB_WR_REG_MR with a rotated key, then the operation through the
+ * MR, then IB_WR_LOCAL_INV of it; on iWARP devices an RDMA Read is
+ * posted as IB_WR_RDMA_READ_WITH_INV instead (which only iWARP has). Not
+ * with XIWPERF_F_INLINE. The client's own work requests (the chunk table
+ * read, the write --check read-back, control messages) keep the
+ * local_dma_lkey.
+ */
+#define XIWPERF_F_FRWR		0x8U
+/*
+ * Client flag (--remote-mr frwr), RDMA Write and Read only: the server
+ * registers its buffer for this connection by fast registration, one MR
+ * per 4 MiB chunk, each with its own rkey, plus a read-only (remote read
+ * only) registration of chunk 0. The client starts once the server has
+ * told it that the registrations completed.
+ */
+#define XIWPERF_F_REMOTE_FRWR	0x10U
+/*
+ * Client flag (--srq), Send only, not with XIWPERF_F_SOLICIT: the server
+ * puts all connections of the run on one shared receive queue, arms its
+ * limit event and reports arms and events (run.srq_*).
+ */
+#define XIWPERF_F_SRQ		0x20U
+
+/**
+ * enum xiwperf_inject - a fault the client injects (run.inject), RDMA
+ *	Write and Read only. The first operation of connection 0 is the
+ *	faulty one; an RDMA Write is followed at once by an RDMA Read of the
+ *	same region, which cannot complete once the server has terminated
+ *	the stream. The run is expected to fail (XIWPERF_REASON_WC, or
+ *	XIWPERF_REASON_DISCONNECTED when the connection's end was seen
+ *	first; result.wc_status holds the first failed completion either way).
+ * @XIWPERF_INJECT_NONE: none.
+ * @XIWPERF_INJECT_STAG: use the remote key with its key byte flipped.
+ * @XIWPERF_INJECT_BOUNDS: remote address just past the end of the chunk
+ *	(needs XIWPERF_F_REMOTE_FRWR: the global rkey has no bounds).
+ * @XIWPERF_INJECT_RIGHTS: RDMA Write through the read-only rkey of chunk
+ *	0 (needs XIWPERF_F_REMOTE_FRWR; Write only).
+ * @XIWPERF_INJECT_INVALIDATED: first a zero-length Send with Invalidate of
+ *	chunk 0's rkey (the server posts one receive for it), then the
+ *	operation through that rkey (needs XIWPERF_F_REMOTE_FRWR).
+ * @XIWPERF_INJECT_DMA_INVALIDATE: first a zero-length Send with
+ *	Invalidate naming the server's global (DMA MR) rkey, which cannot be
+ *	invalidated, then the operation.
+ */
+enum xiwperf_inject {
+	XIWPERF_INJECT_NONE = 0,
+	XIWPERF_INJECT_STAG = 1,
+	XIWPERF_INJECT_BOUNDS = 2,
+	XIWPERF_INJECT_RIGHTS = 3,
+	XIWPERF_INJECT_INVALIDATED = 4,
+	XIWPERF_INJECT_DMA_INVALIDATE = 5,
+};
 
 /**
  * struct xiwperf_addr - an IP address and port.
@@ -224,11 +280,22 @@ enum xiwperf_reason {
  * @XIWPERF_UNSUPPORTED_INLINE: the local device refused a QP with
  *	run.size bytes of inline data (result.status is the error of
  *	rdma_create_qp(), result.limit 0), or granted only result.limit bytes.
+ * @XIWPERF_UNSUPPORTED_FRWR: the local device has no fast registration
+ *	(IB_DEVICE_MEM_MGT_EXTENSIONS), or fewer pages per registration than
+ *	an operation spans: result.limit is its max_fast_reg_page_list_len.
+ * @XIWPERF_UNSUPPORTED_REMOTE_FRWR: likewise for the server's device and
+ *	a chunk of its buffer (the server rejected the connection).
+ * @XIWPERF_UNSUPPORTED_SRQ: the server's device has no shared receive
+ *	queues, or smaller ones than needed: result.limit is its max_srq_wr
+ *	(the server rejected the connection).
  */
 enum xiwperf_unsupported {
 	XIWPERF_UNSUPPORTED_SGE = 1,
 	XIWPERF_UNSUPPORTED_RECV_SGE = 2,
 	XIWPERF_UNSUPPORTED_INLINE = 3,
+	XIWPERF_UNSUPPORTED_FRWR = 4,
+	XIWPERF_UNSUPPORTED_REMOTE_FRWR = 5,
+	XIWPERF_UNSUPPORTED_SRQ = 6,
 };
 
 /**
@@ -237,7 +304,8 @@ enum xiwperf_unsupported {
  * @XIWPERF_REJECT_RESOURCES: the server could not allocate what the
  *	connection needs.
  * @XIWPERF_REJECT_UNSUPPORTED: the server's device cannot do what the
- *	request asks for (more SGEs per receive than its max_recv_sge).
+ *	request asks for (more SGEs per receive than its max_recv_sge, fast
+ *	registration, a shared receive queue).
  */
 enum xiwperf_reject {
 	XIWPERF_REJECT_PROTOCOL = 1,
@@ -249,7 +317,8 @@ enum xiwperf_reject {
  * struct xiwperf_result - what a client run did (all out).
  * @device: RDMA device of the first connection, "" if none was reached.
  * @completed: operations that completed successfully.
- * @errors: operations that completed with an error (flushed ones included).
+ * @errors: work completions that failed (flushed ones included): with
+ *	XIWPERF_F_FRWR or run.inject an operation has several work requests.
  * @mismatches: operations whose data failed the check (for send: as
  *	reported by the server).
  * @bytes: payload bytes moved: @completed * size.
@@ -269,22 +338,25 @@ enum xiwperf_reject {
  * @data_ok: 1 if @checked and no byte was wrong.
  * @status: 0 or the negative errno the ioctl failed with.
  * @reason: enum xiwperf_reason.
- * @wc_status: ib_wc_status of the first failed completion.
+ * @wc_status: ib_wc_status of the first failed completion (also when
+ *	@reason is another failure that came first, such as
+ *	XIWPERF_REASON_DISCONNECTED).
  * @cm_status: status of the failing rdma_cm event.
  * @remote_reason: enum xiwperf_reject from the server.
  * @depth: outstanding operations per connection actually used.
  * @regions: operation-sized regions in the server's buffer (a region never
  *	straddles two of its 4 MiB chunks); the operations of lane k (of
  *	depth) of connection q use region (q * depth + k) % @regions.
- * @flushed: operations that completed with IB_WC_WR_FLUSH_ERR (counted in
- *	@errors too).
- * @wc_unexpected: completions for an operation that was not outstanding
+ * @flushed: work completions with IB_WC_WR_FLUSH_ERR (counted in @errors
+ *	too).
+ * @wc_unexpected: completions for a work request that was not outstanding
  *	(a provider completing a work request twice).
- * @wc_missing: operations still outstanding after the QP was drained at
- *	teardown (a provider losing a completion).
+ * @wc_missing: work requests still outstanding after the QP was drained
+ *	at teardown (a provider losing a completion).
  * @unsupported: with XIWPERF_REASON_UNSUPPORTED: enum xiwperf_unsupported.
- * @limit: with XIWPERF_REASON_UNSUPPORTED: what the device allows (SGEs or
- *	bytes of inline data), 0 if it did not say.
+ * @limit: with XIWPERF_REASON_UNSUPPORTED: what the device allows (SGEs,
+ *	bytes of inline data, pages per fast registration, SRQ receives), 0
+ *	if it did not say.
  * @solicited: with XIWPERF_F_SOLICIT: Sends posted with IB_SEND_SOLICITED.
  * @notifications: with XIWPERF_F_SOLICIT: completion notifications the
  *	server's solicited-only receive CQs raised, summed over the
@@ -292,7 +364,9 @@ enum xiwperf_reject {
  * @first_batch: with XIWPERF_F_SOLICIT: the fewest receive completions
  *	any connection's server processed in the wake-up its first
  *	notification caused (0 if no connection reported).
- * @reserved: zero.
+ * @srq_stray_events: with XIWPERF_F_SRQ: limit events the server received
+ *	while it had no arm pending (an arm that fired twice, or an event
+ *	without an arm).
  */
 struct xiwperf_result {
 	char device[XIWPERF_NAME_MAX];
@@ -327,7 +401,7 @@ struct xiwperf_result {
 	__u64 solicited;
 	__u64 notifications;
 	__u32 first_batch;
-	__u32 reserved;
+	__u32 srq_stray_events;
 };
 
 /**
@@ -353,8 +427,21 @@ struct xiwperf_result {
  *	messages) use one SGE.
  * @solicit: in: with XIWPERF_F_SOLICIT (op XIWPERF_OP_SEND only), solicit
  *	every @solicit-th Send of a connection, at least 1; else zero.
- * @reserved: in: zero.
- * @result: out.
+ * @inject: in: enum xiwperf_inject; XIWPERF_INJECT_NONE (0) for none.
+ * @srq_arms: out, XIWPERF_F_SRQ: times the server armed the SRQ limit.
+ * @registrations: out: fast registrations (IB_WR_REG_MR) of the client
+ *	that completed successfully (XIWPERF_F_FRWR).
+ * @srq_crossed: out, XIWPERF_F_SRQ: arms during which the server counted
+ *	the SRQ's posted receives fall below the limit (see xiwperf.md).
+ * @srq_limit_events: out, XIWPERF_F_SRQ: IB_EVENT_SRQ_LIMIT_REACHED
+ *	events the server received.
+ * @result: out (with XIWPERF_F_SRQ also result.srq_stray_events).
+ *
+ * The reserved space ran out: struct xiwperf_result has no room left, so
+ * the results of the later features are the "out" fields above, in this
+ * structure itself (whatever they hold on input is ignored). The SRQ
+ * figures are the server's, for the one SRQ of the whole run, from its
+ * verdict.
  */
 struct xiwperf_run {
 	__u32 version;
@@ -368,7 +455,11 @@ struct xiwperf_run {
 	__u64 count;
 	__u32 sge;
 	__u32 solicit;
-	__u32 reserved[6];
+	__u32 inject;
+	__u32 srq_arms;
+	__u64 registrations;
+	__u32 srq_crossed;
+	__u32 srq_limit_events;
 	struct xiwperf_result result;
 };
 

@@ -86,3 +86,28 @@ def wait_client(vm, out, tries=600):
     rc = int(vm.run(f"cat {out}.rc").out)
     lines = vm.run(f"cat {out}.json").out.strip().splitlines()
     return rc, (json.loads(lines[-1]) if lines else {})
+
+
+def rdma_resources(vm):
+    """{device: {"pd": n, "cq": n, "qp": n, "mr": n, "srq": n, "cm_id": n}}
+    from rdma res show (devices of every namespace: shared netns mode)."""
+    res = json.loads(vm.run("rdma -j res show").out or "[]")
+    return {d["ifname"]: {k: d.get(k, 0)
+                          for k in ("pd", "cq", "qp", "mr", "srq", "cm_id")}
+            for d in res}
+
+
+def wait_resources_released(vm, listeners, tries=100):
+    """Wait until nothing but the servers' listening cm_ids is left:
+    listeners is {device: listening ids}. Polled a bounded number of
+    guest round trips (a server releases a connection after its
+    disconnect event); return the final figures."""
+    want = {dev: {"pd": 0, "cq": 0, "qp": 0, "mr": 0, "srq": 0,
+                  "cm_id": listeners.get(dev, 0)}
+            for dev in rdma_resources(vm)}
+    for _ in range(tries):
+        got = rdma_resources(vm)
+        if got == want:
+            return got
+        vm.run("sleep 0.1")
+    raise AssertionError(f"RDMA resources left: {got}, expected {want}")

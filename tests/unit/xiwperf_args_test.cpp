@@ -15,6 +15,8 @@
 namespace {
 
 using xiwperf::Client;
+using xiwperf::Inject;
+using xiwperf::Mr;
 using xiwperf::Op;
 using xiwperf::Server;
 
@@ -149,6 +151,95 @@ TEST_F(XiwperfArgs, Solicit)
                   "client: --solicit works with --op send only");
     EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "--solicit", "2"}),
               "server: unknown option \"--solicit\"");
+}
+
+TEST_F(XiwperfArgs, MemoryRegistrationDefaultsToDma)
+{
+    Client c = client(one_op("write"));
+    EXPECT_EQ(c.mr, Mr::dma);
+    EXPECT_EQ(c.remote_mr, Mr::dma);
+    EXPECT_EQ(c.inject, Inject::none);
+    EXPECT_FALSE(c.srq);
+}
+
+TEST_F(XiwperfArgs, MrAndRemoteMrTakeDmaOrFrwr)
+{
+    for (auto op : {"send", "write", "read"})
+        EXPECT_EQ(client(one_op(op, {"--mr", "frwr"})).mr, Mr::frwr) << op;
+    EXPECT_EQ(client(one_op("write", {"--mr=dma"})).mr, Mr::dma);
+    for (auto op : {"write", "read"}) {
+        Client c = client(one_op(op, {"--remote-mr", "frwr", "--mr", "frwr"}));
+        EXPECT_EQ(c.remote_mr, Mr::frwr) << op;
+        EXPECT_EQ(c.mr, Mr::frwr) << op;
+    }
+    EXPECT_EQ(client(one_op("send", {"--remote-mr", "dma"})).remote_mr, Mr::dma);
+
+    EXPECT_EQ(usage_error(one_op("write", {"--mr", "fmr"})),
+              "--mr: \"fmr\" is not one of dma, frwr");
+    EXPECT_EQ(usage_error(one_op("write", {"--remote-mr", "FRWR"})),
+              "--remote-mr: \"FRWR\" is not one of dma, frwr");
+    EXPECT_EQ(usage_error(one_op("write", {"--mr"})), "--mr needs a value");
+    EXPECT_EQ(usage_error(one_op("send", {"--remote-mr", "frwr"})),
+              "client: --remote-mr works with --op write and read only");
+    EXPECT_EQ(usage_error(one_op("send", {"--mr", "frwr", "--inline"})),
+              "client: --mr frwr and --inline exclude each other (inline data is not "
+              "registered)");
+    EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "--mr", "frwr"}),
+              "server: unknown option \"--mr\"");
+}
+
+TEST_F(XiwperfArgs, InjectNamesEveryKind)
+{
+    EXPECT_EQ(client(one_op("write", {"--inject", "stag"})).inject, Inject::stag);
+    EXPECT_EQ(client(one_op("read", {"--inject=stag"})).inject, Inject::stag);
+    EXPECT_EQ(client(one_op("read", {"--inject", "dma-invalidate"})).inject,
+              Inject::dma_invalidate);
+    const WordList frwr = {"--remote-mr", "frwr"};
+    Words w = one_op("write", frwr);
+    w.insert(w.end(), {"--inject", "bounds"});
+    EXPECT_EQ(client(w).inject, Inject::bounds);
+    w = one_op("read", frwr);
+    w.insert(w.end(), {"--inject", "invalidated"});
+    EXPECT_EQ(client(w).inject, Inject::invalidated);
+    w = one_op("write", frwr);
+    w.insert(w.end(), {"--inject", "rights"});
+    EXPECT_EQ(client(w).inject, Inject::rights);
+    for (auto kind : {Inject::stag, Inject::bounds, Inject::rights, Inject::invalidated,
+                      Inject::dma_invalidate})
+        EXPECT_EQ(client(one_op("write", {"--remote-mr", "frwr", "--inject",
+                                          xiwperf::inject_name(kind)}))
+                      .inject,
+                  kind);
+}
+
+TEST_F(XiwperfArgs, InjectRefusesWhatCannotShowTheFault)
+{
+    EXPECT_EQ(usage_error(one_op("write", {"--inject", "wrong"})),
+              "--inject: \"wrong\" is not one of stag, bounds, rights, invalidated, "
+              "dma-invalidate");
+    EXPECT_EQ(usage_error(one_op("send", {"--inject", "stag"})),
+              "client: --inject works with --op write and read only");
+    for (auto kind : {"bounds", "rights", "invalidated"})
+        EXPECT_EQ(usage_error(one_op("write", {"--inject", kind})),
+                  std::string("client: --inject ") + kind +
+                      " needs --remote-mr frwr (the server's global rkey has no bounds, "
+                      "rights or invalidation)");
+    EXPECT_EQ(usage_error(one_op("read", {"--remote-mr", "frwr", "--inject", "rights"})),
+              "client: --inject rights works with --op write only (it writes through the "
+              "read-only rkey)");
+}
+
+TEST_F(XiwperfArgs, SrqIsForSendWithoutSolicit)
+{
+    EXPECT_TRUE(client(one_op("send", {"--srq"})).srq);
+    EXPECT_TRUE(client({"client", "--addr", "10.0.0.1", "--op", "send", "--size", "4K",
+                        "--count", "800", "--qps", "8", "--srq", "--check"})
+                    .srq);
+    for (auto op : {"write", "read"})
+        EXPECT_EQ(usage_error(one_op(op, {"--srq"})), "client: --srq works with --op send only");
+    EXPECT_EQ(usage_error(one_op("send", {"--srq", "--solicit", "2"})),
+              "client: --srq and --solicit exclude each other");
+    EXPECT_EQ(usage_error(one_op("send", {"--srq=1"})), "--srq takes no value");
 }
 
 TEST_F(XiwperfArgs, EqualsFormAndShortOptions)

@@ -144,12 +144,12 @@ TEST_F(XiwperfReport, BrokenCompletionSemanticsFail)
     EXPECT_EQ(exit_status(args(), o), exit_failed);
     auto j = to_json(args(), o);
     EXPECT_EQ(j["wc_unexpected"], 2);
-    EXPECT_NE(json_error(args(), o).find("2 completions for operations not outstanding"),
+    EXPECT_NE(json_error(args(), o).find("2 completions for work requests not outstanding"),
               std::string::npos);
     o = good();
     o.result.wc_missing = 1;
     EXPECT_EQ(exit_status(args(), o), exit_failed);
-    EXPECT_NE(json_error(args(), o).find("1 operations never completed"), std::string::npos);
+    EXPECT_NE(json_error(args(), o).find("1 work requests never completed"), std::string::npos);
 }
 
 TEST_F(XiwperfReport, FailedIoctlMessages)
@@ -320,6 +320,117 @@ TEST_F(XiwperfReport, RejectedAsUnsupported)
     EXPECT_EQ(error_message(args(), o),
               "the server at 10.1.0.1:9000 rejected the connection: its device does not "
               "support what the request asks for");
+}
+
+TEST_F(XiwperfReport, MrInjectAndWcStatusAlwaysInJson)
+{
+    auto j = to_json(args(), good());
+    EXPECT_EQ(j["mr"], "dma");
+    EXPECT_EQ(j["remote_mr"], "dma");
+    EXPECT_EQ(j["registrations"], 0);
+    EXPECT_TRUE(j["inject"].is_null());
+    EXPECT_TRUE(j["wc_status"].is_null());
+    EXPECT_FALSE(j.contains("srq"));
+}
+
+TEST_F(XiwperfReport, FrwrReportsRegistrations)
+{
+    Client a = args(Op::read);
+    a.mr = Mr::frwr;
+    a.remote_mr = Mr::frwr;
+    Outcome o = good();
+    o.registrations = 1000;
+    auto j = to_json(a, o);
+    EXPECT_EQ(j["mr"], "frwr");
+    EXPECT_EQ(j["remote_mr"], "frwr");
+    EXPECT_EQ(j["registrations"], 1000);
+    EXPECT_FALSE(j.contains("error"));
+    EXPECT_EQ(exit_status(a, o), exit_ok);
+    EXPECT_EQ(to_text(a, o),
+              "read 65536 B x 1000 on siw0, 2 QPs, depth 16, mr frwr, remote mr frwr: 1000 "
+              "completed, 0 errors, data ok\n"
+              "2.000 s, 0.262 Gbit/s, 0.0005 Mop/s, latency us p50 2.5 p99 9.0 max 12.0\n"
+              "1000 fast registrations\n");
+    o.registrations = 1;
+    EXPECT_NE(to_text(a, o).find("\n1 fast registration\n"), std::string::npos);
+}
+
+TEST_F(XiwperfReport, InjectedFaultReportsTheFailedCompletion)
+{
+    Client a = args(Op::write);
+    a.remote_mr = Mr::frwr;
+    a.inject = Inject::bounds;
+    Outcome o = failed(EIO, XIWPERF_REASON_WC);
+    o.result.wc_status = 5;
+    o.result.completed = 1;
+    o.result.errors = 1;
+    o.result.flushed = 1;
+    auto j = to_json(a, o);
+    EXPECT_EQ(j["inject"], "bounds");
+    EXPECT_EQ(j["wc_status"], "WR_FLUSH_ERR");
+    EXPECT_EQ(j["error"], "an operation failed with WR_FLUSH_ERR after 1 completed");
+    EXPECT_EQ(exit_status(a, o), exit_failed);
+    EXPECT_NE(to_text(a, o).find(", remote mr frwr, inject bounds: 1 completed, 1 errors"),
+              std::string::npos);
+
+    // Seen disconnected first: the failed completion is still there.
+    a.inject = Inject::dma_invalidate;
+    o.result.reason = XIWPERF_REASON_DISCONNECTED;
+    o.error = ECONNRESET;
+    j = to_json(a, o);
+    EXPECT_EQ(j["inject"], "dma-invalidate");
+    EXPECT_EQ(j["wc_status"], "WR_FLUSH_ERR");
+    EXPECT_EQ(j["error"], "the server disconnected after 1 operations completed");
+    EXPECT_EQ(exit_status(a, o), exit_failed);
+}
+
+TEST_F(XiwperfReport, SrqFiguresOnlyWithSrq)
+{
+    Client a = args(Op::send);
+    Outcome o = good();
+    o.srq_arms = 9;
+    o.srq_crossed = 8;
+    o.srq_limit_events = 8;
+    o.result.srq_stray_events = 0;
+    EXPECT_FALSE(to_json(a, o).contains("srq_arms"));
+    EXPECT_EQ(to_text(a, o), to_text(a, good()));
+
+    a.srq = true;
+    auto j = to_json(a, o);
+    EXPECT_EQ(j["srq"], true);
+    EXPECT_EQ(j["srq_arms"], 9);
+    EXPECT_EQ(j["srq_crossed"], 8);
+    EXPECT_EQ(j["srq_limit_events"], 8);
+    EXPECT_EQ(j["srq_stray_events"], 0);
+    EXPECT_EQ(to_text(a, o),
+              "send 65536 B x 1000 on siw0, 2 QPs, depth 16, srq: 1000 completed, 0 errors, "
+              "data ok\n"
+              "2.000 s, 0.262 Gbit/s, 0.0005 Mop/s, latency us p50 2.5 p99 9.0 max 12.0\n"
+              "SRQ limit: 9 arms, 8 crossed, 8 limit events, 0 stray\n");
+}
+
+TEST_F(XiwperfReport, FrwrAndSrqUnsupportedMessages)
+{
+    Outcome o = failed(EOPNOTSUPP, XIWPERF_REASON_UNSUPPORTED);
+    std::strcpy(o.result.device, "rxe0");
+    o.result.unsupported = XIWPERF_UNSUPPORTED_FRWR;
+    o.result.limit = 512;
+    Client a = args(Op::write);
+    a.mr = Mr::frwr;
+    a.size = 4 << 20;
+    EXPECT_EQ(error_message(a, o),
+              "device rxe0 does not support fast registration of 4194304 bytes: its "
+              "max_fast_reg_page_list_len is 512 pages");
+    o.result.unsupported = XIWPERF_UNSUPPORTED_REMOTE_FRWR;
+    o.result.limit = 0;
+    EXPECT_EQ(error_message(a, o),
+              "the server at 10.1.0.1:9000 rejected the connection: its device does not "
+              "support fast registration of its buffer's chunks: its "
+              "max_fast_reg_page_list_len is 0 pages");
+    o.result.unsupported = XIWPERF_UNSUPPORTED_SRQ;
+    EXPECT_EQ(error_message(args(Op::send), o),
+              "the server at 10.1.0.1:9000 rejected the connection: its device does not "
+              "support shared receive queues: its max_srq_wr is 0");
 }
 
 TEST_F(XiwperfReport, SolicitOnlyWhenAsked)

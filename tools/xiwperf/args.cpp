@@ -91,6 +91,27 @@ xiw::Result<Op> parse_op(std::string_view text)
     return usage_error("--op: " + quoted(text) + " is not one of send, write, read");
 }
 
+xiw::Result<Mr> parse_mr(std::string_view opt, std::string_view text)
+{
+    if (text == "dma")
+        return Mr::dma;
+    if (text == "frwr")
+        return Mr::frwr;
+    return usage_error(std::string(opt) + ": " + quoted(text) + " is not one of dma, frwr");
+}
+
+constexpr Inject injects[] = {Inject::stag, Inject::bounds, Inject::rights, Inject::invalidated,
+                              Inject::dma_invalidate};
+
+xiw::Result<Inject> parse_inject(std::string_view text)
+{
+    for (Inject i : injects)
+        if (text == inject_name(i))
+            return i;
+    return usage_error("--inject: " + quoted(text) +
+                       " is not one of stag, bounds, rights, invalidated, dma-invalidate");
+}
+
 // The subcommands an option applies to.
 constexpr unsigned in_server = 1U << 0;
 constexpr unsigned in_client = 1U << 1;
@@ -246,6 +267,32 @@ xiw::Status set_check(Settings& s, std::string_view, std::string_view)
     return xiw::Ok{};
 }
 
+// --mr or --remote-mr into Client::*field.
+template <auto field>
+xiw::Status set_mr(Settings& s, std::string_view opt, std::string_view value)
+{
+    auto mr = parse_mr(opt, value);
+    if (!mr)
+        return mr.error();
+    s.client.*field = *mr;
+    return xiw::Ok{};
+}
+
+xiw::Status set_inject(Settings& s, std::string_view, std::string_view value)
+{
+    auto i = parse_inject(value);
+    if (!i)
+        return i.error();
+    s.client.inject = *i;
+    return xiw::Ok{};
+}
+
+xiw::Status set_srq(Settings& s, std::string_view, std::string_view)
+{
+    s.client.srq = true;
+    return xiw::Ok{};
+}
+
 // Every option of both subcommands; an option's name may appear once per
 // subcommand (the server's --size is its buffer, the client's an operation).
 constexpr Option options[] = {
@@ -264,6 +311,10 @@ constexpr Option options[] = {
     {"--solicit", "", in_client, true,
      client_number<&Client::solicit, 1, std::numeric_limits<std::uint32_t>::max()>},
     {"--inline", "", in_client, false, set_inline},
+    {"--mr", "", in_client, true, set_mr<&Client::mr>},
+    {"--remote-mr", "", in_client, true, set_mr<&Client::remote_mr>},
+    {"--inject", "", in_client, true, set_inject},
+    {"--srq", "", in_client, false, set_srq},
     {"--check", "-c", in_client, false, set_check},
 };
 
@@ -313,6 +364,27 @@ xiw::Result<Command> parse_server(Words& w)
     return Command{Server{s->addr, s->port, s->buffer, s->json}};
 }
 
+// What --inject KIND needs: an RDMA operation, and for faults the global
+// rkey cannot show, the server's fast registrations.
+xiw::Status check_inject(const Client& c)
+{
+    if (c.inject == Inject::none)
+        return xiw::Ok{};
+    std::string kind(inject_name(c.inject));
+    if (c.op == Op::send)
+        return usage_error("client: --inject works with --op write and read only");
+    if (c.inject == Inject::rights && c.op != Op::write)
+        return usage_error("client: --inject rights works with --op write only (it writes "
+                           "through the read-only rkey)");
+    bool needs_frwr = c.inject == Inject::bounds || c.inject == Inject::rights ||
+                      c.inject == Inject::invalidated;
+    if (needs_frwr && c.remote_mr != Mr::frwr)
+        return usage_error("client: --inject " + kind +
+                           " needs --remote-mr frwr (the server's global rkey has no bounds, "
+                           "rights or invalidation)");
+    return xiw::Ok{};
+}
+
 xiw::Result<Command> parse_client(Words& w)
 {
     auto s = parse_options(w, in_client, "client");
@@ -341,6 +413,17 @@ xiw::Result<Command> parse_client(Words& w)
         return usage_error("client: --inline works with --op send and write only");
     if (c.solicit && c.op != Op::send)
         return usage_error("client: --solicit works with --op send only");
+    if (c.mr == Mr::frwr && c.inline_data)
+        return usage_error("client: --mr frwr and --inline exclude each other (inline data is "
+                           "not registered)");
+    if (c.remote_mr == Mr::frwr && c.op == Op::send)
+        return usage_error("client: --remote-mr works with --op write and read only");
+    if (c.srq && c.op != Op::send)
+        return usage_error("client: --srq works with --op send only");
+    if (c.srq && c.solicit)
+        return usage_error("client: --srq and --solicit exclude each other");
+    if (auto st = check_inject(c); !st)
+        return st.error();
     if (c.count < c.qps)
         return usage_error("client: --count must be at least --qps (" + std::to_string(c.qps) +
                            ")");
@@ -358,6 +441,30 @@ std::string_view op_name(Op op)
         return "write";
     case Op::read:
         return "read";
+    }
+    return "?";
+}
+
+std::string_view mr_name(Mr mr)
+{
+    return mr == Mr::frwr ? "frwr" : "dma";
+}
+
+std::string_view inject_name(Inject inject)
+{
+    switch (inject) {
+    case Inject::none:
+        return "";
+    case Inject::stag:
+        return "stag";
+    case Inject::bounds:
+        return "bounds";
+    case Inject::rights:
+        return "rights";
+    case Inject::invalidated:
+        return "invalidated";
+    case Inject::dma_invalidate:
+        return "dma-invalidate";
     }
     return "?";
 }
@@ -445,7 +552,8 @@ std::string usage()
     return "Usage: xiwperf server --addr IP [--port N] [--size BYTES] [--json]\n"
            "       xiwperf client --addr IP [--port N] --op {send,write,read} --size BYTES\n"
            "                      --count N [--depth N] [--qps N] [--sge N] [--inline]\n"
-           "                      [--solicit N] [--check] [--timeout SEC] [--json]\n"
+           "                      [--solicit N] [--mr {dma,frwr}] [--remote-mr {dma,frwr}]\n"
+           "                      [--inject KIND] [--srq] [--check] [--timeout SEC] [--json]\n"
            "\n"
            "server  listen on IP:PORT (default port " +
            std::to_string(XIWPERF_DEFAULT_PORT) +
@@ -463,6 +571,16 @@ std::string usage()
            "        --solicit N (send only) sets the Solicited Event flag on every Nth Send,\n"
            "        the last one and any that takes the last credit; the server then\n"
            "        processes its receives only when a solicited one wakes it.\n"
+           "        --mr frwr registers each operation's buffer by fast registration (and\n"
+           "        invalidates it after); --remote-mr frwr (write, read) has the server\n"
+           "        register its buffer so too, per connection, instead of the global rkey.\n"
+           "        --inject KIND (write, read) makes the first operation break a rule the\n"
+           "        server must enforce; the run is expected to fail. KIND: stag (wrong\n"
+           "        key), bounds, rights (write through a read-only rkey), invalidated\n"
+           "        (Send with Invalidate first), dma-invalidate (of the global rkey);\n"
+           "        bounds, rights and invalidated need --remote-mr frwr.\n"
+           "        --srq (send) has the server share one SRQ among the run's connections\n"
+           "        and report its limit events.\n"
            "\n"
            "Needs the xiwperf module (modprobe xiwperf) and an RDMA device for IP.\n"
            "Exit status: 0 success, 1 failure, 2 usage error, 3 data mismatch.\n";

@@ -17,6 +17,18 @@ enum class Op { send = 1, write = 2, read = 3 };
 
 std::string_view op_name(Op op);
 
+/// How a buffer is registered: the PD's DMA lkey / the global rkey, or
+/// fast registration (--mr, --remote-mr).
+enum class Mr { dma, frwr };
+
+std::string_view mr_name(Mr mr);
+
+/// A fault the client injects (--inject); values as enum xiwperf_inject.
+enum class Inject { none = 0, stag = 1, bounds = 2, rights = 3, invalidated = 4, dma_invalidate = 5 };
+
+/// "stag", "dma-invalidate", ...; "" for none.
+std::string_view inject_name(Inject inject);
+
 /// A numeric IPv4 or IPv6 address as the ioctl ABI wants it.
 struct Address {
     int family = 0;                       ///< AF_INET or AF_INET6
@@ -46,6 +58,10 @@ struct Client {
     std::uint32_t sge = 1;         ///< SGEs per operation, 1..XIWPERF_MAX_SGE
     bool inline_data = false;      ///< --inline: IB_SEND_INLINE (send, write)
     std::uint32_t solicit = 0;     ///< --solicit N: every Nth Send solicited (send); 0: off
+    Mr mr = Mr::dma;               ///< --mr: the client's buffers
+    Mr remote_mr = Mr::dma;        ///< --remote-mr: the server's buffer (write, read)
+    Inject inject = Inject::none;  ///< --inject KIND (write, read)
+    bool srq = false;              ///< --srq: the server's connections share an SRQ (send)
     bool check = false;
     bool json = false;
 };

@@ -91,7 +91,10 @@ Outcome Device::run(const Client& args)
     xiwperf_run run{};
     run.version = XIWPERF_ABI_VERSION;
     run.flags = (args.check ? XIWPERF_F_CHECK : 0) | (args.inline_data ? XIWPERF_F_INLINE : 0) |
-                (args.solicit ? XIWPERF_F_SOLICIT : 0);
+                (args.solicit ? XIWPERF_F_SOLICIT : 0) |
+                (args.mr == Mr::frwr ? XIWPERF_F_FRWR : 0) |
+                (args.remote_mr == Mr::frwr ? XIWPERF_F_REMOTE_FRWR : 0) |
+                (args.srq ? XIWPERF_F_SRQ : 0);
     run.addr = abi_address(args.addr, args.port);
     run.op = static_cast<__u32>(args.op);
     run.qps = args.qps;
@@ -101,6 +104,7 @@ Outcome Device::run(const Client& args)
     run.count = args.count;
     run.sge = args.sge;
     run.solicit = args.solicit;
+    run.inject = static_cast<__u32>(args.inject);
 
     Outcome out;
     if (::ioctl(fd_.get(), XIWPERF_IOC_RUN, &run) < 0) {
@@ -110,6 +114,10 @@ Outcome Device::run(const Client& args)
         out.has_result = true;
     }
     out.result = run.result;
+    out.registrations = run.registrations;
+    out.srq_arms = run.srq_arms;
+    out.srq_crossed = run.srq_crossed;
+    out.srq_limit_events = run.srq_limit_events;
     return out;
 }
 

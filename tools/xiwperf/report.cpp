@@ -71,6 +71,18 @@ std::string unsupported_text(const Client& args, const Outcome& out)
         return "the server at " + endpoint(args) + " rejected the connection: its device " +
                "does not support " + sges + " per receive: its max_recv_sge is " +
                std::to_string(r.limit);
+    case XIWPERF_UNSUPPORTED_FRWR:
+        return device_or(r, "the device") + " does not support fast registration of " +
+               plural(args.size, "byte", "bytes") + ": its max_fast_reg_page_list_len is " +
+               std::to_string(r.limit) + " pages";
+    case XIWPERF_UNSUPPORTED_REMOTE_FRWR:
+        return "the server at " + endpoint(args) + " rejected the connection: its device " +
+               "does not support fast registration of its buffer's chunks: its " +
+               "max_fast_reg_page_list_len is " + std::to_string(r.limit) + " pages";
+    case XIWPERF_UNSUPPORTED_SRQ:
+        return "the server at " + endpoint(args) + " rejected the connection: its device " +
+               "does not support shared receive queues: its max_srq_wr is " +
+               std::to_string(r.limit);
     case XIWPERF_UNSUPPORTED_INLINE: {
         std::string what = device_or(r, "the device") + " does not support " +
                            plural(args.size, "byte", "bytes") + " of inline data: ";
@@ -194,8 +206,8 @@ std::string completion_message(const xiwperf_result& r)
     if (!r.wc_unexpected && !r.wc_missing)
         return {};
     return "the device broke completion semantics: " + std::to_string(r.wc_unexpected) +
-           " completions for operations not outstanding, " + std::to_string(r.wc_missing) +
-           " operations never completed (not even flushed)";
+           " completions for work requests not outstanding, " + std::to_string(r.wc_missing) +
+           " work requests never completed (not even flushed)";
 }
 
 std::string mismatch_message(const Client& args, const xiwperf_result& r)
@@ -246,6 +258,23 @@ nlohmann::json to_json(const Client& args, const Outcome& out)
     };
     if (r.checked)
         j["data_ok"] = r.data_ok != 0;
+    j["mr"] = mr_name(args.mr);
+    j["remote_mr"] = mr_name(args.remote_mr);
+    j["registrations"] = out.registrations;
+    j["inject"] = nullptr;
+    if (args.inject != Inject::none)
+        j["inject"] = inject_name(args.inject);
+    // The first failed completion, whatever ended the run.
+    j["wc_status"] = nullptr;
+    if (r.wc_status)
+        j["wc_status"] = wc_status_name(r.wc_status);
+    if (args.srq) {
+        j["srq"] = true;
+        j["srq_arms"] = out.srq_arms;
+        j["srq_crossed"] = out.srq_crossed;
+        j["srq_limit_events"] = out.srq_limit_events;
+        j["srq_stray_events"] = r.srq_stray_events;
+    }
     if (args.solicit) {
         j["solicit"] = args.solicit;
         j["solicited"] = r.solicited;
@@ -274,6 +303,14 @@ std::string to_text(const Client& args, const Outcome& out)
         how += ", inline";
     if (args.solicit)
         how += ", solicit every " + std::to_string(args.solicit);
+    if (args.mr == Mr::frwr)
+        how += ", mr frwr";
+    if (args.remote_mr == Mr::frwr)
+        how += ", remote mr frwr";
+    if (args.srq)
+        how += ", srq";
+    if (args.inject != Inject::none)
+        how += ", inject " + std::string(inject_name(args.inject));
     std::string text =
         std::string(op_name(args.op)) + " " + std::to_string(args.size) + " B x " +
         std::to_string(args.count) + " on " + (dev.empty() ? "-" : dev) + ", " + how + ": " +
@@ -286,6 +323,13 @@ std::string to_text(const Client& args, const Outcome& out)
                 plural(r.notifications, "server notification", "server notifications") +
                 ", first wake-up processed " + plural(r.first_batch, "message", "messages") +
                 "\n";
+    if (args.mr == Mr::frwr)
+        text += plural(out.registrations, "fast registration", "fast registrations") + "\n";
+    if (args.srq)
+        text += "SRQ limit: " + plural(out.srq_arms, "arm", "arms") + ", " +
+                std::to_string(out.srq_crossed) + " crossed, " +
+                plural(out.srq_limit_events, "limit event", "limit events") + ", " +
+                std::to_string(r.srq_stray_events) + " stray\n";
     return text;
 }
 

@@ -22,6 +22,11 @@ struct Outcome {
     int error = 0;  ///< errno of the failed ioctl, 0 on success
     bool has_result = false;  ///< result was filled in by the module
     xiwperf_result result{};
+    // The results struct xiwperf_run holds itself (no room in result).
+    std::uint64_t registrations = 0;  ///< --mr frwr: successful fast registrations
+    std::uint32_t srq_arms = 0;       ///< --srq: the server's figures
+    std::uint32_t srq_crossed = 0;
+    std::uint32_t srq_limit_events = 0;
 };
 
 /// Name of an ib_wc_status value, e.g. "WR_FLUSH_ERR".
@@ -39,7 +44,8 @@ std::string mismatch_message(const Client& args, const xiwperf_result& r);
 /// The JSON object --json prints (an "error" member only on failure).
 nlohmann::json to_json(const Client& args, const Outcome& out);
 
-/// The human-readable summary (two lines; a third with --solicit).
+/// The human-readable summary (two lines; one more each with --solicit,
+/// --mr frwr and --srq).
 std::string to_text(const Client& args, const Outcome& out);
 
 /// exit_ok, exit_failed, or exit_mismatch.

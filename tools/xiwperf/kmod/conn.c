@@ -5,6 +5,7 @@
  * (siw, rxe) turn a DMA address back into a page with virt_to_page().
  */
 #include <linux/minmax.h>
+#include <linux/mm.h>
 #include <linux/slab.h>
 
 #include "conn.h"
@@ -90,6 +91,90 @@ void xp_sync_for_device(struct xp_map *map, size_t off, size_t len)
 {
 	ib_dma_sync_single_for_device(map->dev, map->dma + off, len,
 				      DMA_BIDIRECTIONAL);
+}
+
+/**
+ * xp_frmr_pages() - pages a registration of a mapped buffer spans.
+ * @map: the buffer's mapping.
+ *
+ * Return: the number of PAGE_SIZE pages from the one holding its first
+ * byte to the one holding its last.
+ */
+u32 xp_frmr_pages(const struct xp_map *map)
+{
+	return DIV_ROUND_UP(offset_in_page(map->dma) + map->len, PAGE_SIZE);
+}
+
+/**
+ * xp_frmr_alloc() - allocate a fast-registration MR for a mapped buffer.
+ * @f: filled in.
+ * @pd: its protection domain.
+ * @map: the buffer (mapped; it stays so while @f is in use).
+ * @tag: distinguishes this buffer's I/O virtual address from others'.
+ *
+ * Return: 0 or the error of ib_alloc_mr().
+ */
+int xp_frmr_alloc(struct xp_frmr *f, struct ib_pd *pd,
+		  const struct xp_map *map, u32 tag)
+{
+	struct ib_mr *mr;
+
+	mr = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, xp_frmr_pages(map));
+	if (IS_ERR(mr))
+		return PTR_ERR(mr);
+	f->mr = mr;
+	sg_init_table(&f->sg, 1);
+	sg_dma_address(&f->sg) = map->dma;
+	sg_dma_len(&f->sg) = map->len;
+	/* Bits 32 and up from @tag, the rest (the page offset) as mapped. */
+	f->iova = (u64)tag << 32 | lower_32_bits(map->dma);
+	return 0;
+}
+
+/**
+ * xp_frmr_free() - deregister the MR; nothing if none was allocated.
+ * @f: the MR (no work request of it outstanding).
+ */
+void xp_frmr_free(struct xp_frmr *f)
+{
+	if (f->mr)
+		ib_dereg_mr(f->mr);
+	f->mr = NULL;
+}
+
+/**
+ * xp_frmr_prepare() - prepare the next registration of the buffer.
+ * @f: the MR; its previous registration is invalid by the time the work
+ *	request executes (or the device fails it with IB_WC_MW_BIND_ERR).
+ * @wr: filled in: a signaled IB_WR_REG_MR to post.
+ * @cqe: its completion.
+ * @access: IB_ACCESS_* rights of the registration.
+ *
+ * Rotates the MR's key (so the previous STag no longer names it), maps
+ * the buffer and gives it @f->iova. From here on @f->mr->lkey and ->rkey
+ * are the new STag.
+ *
+ * Return: 0, or -EIO if the device did not map the buffer.
+ */
+int xp_frmr_prepare(struct xp_frmr *f, struct ib_reg_wr *wr,
+		    struct ib_cqe *cqe, int access)
+{
+	struct ib_mr *mr = f->mr;
+	int n;
+
+	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
+	n = ib_map_mr_sg(mr, &f->sg, 1, NULL, PAGE_SIZE);
+	if (n != 1)
+		return n < 0 ? n : -EIO;
+	mr->iova = f->iova;
+	memset(wr, 0, sizeof(*wr));
+	wr->wr.opcode = IB_WR_REG_MR;
+	wr->wr.wr_cqe = cqe;
+	wr->wr.send_flags = IB_SEND_SIGNALED;
+	wr->mr = mr;
+	wr->key = mr->rkey;
+	wr->access = access;
+	return 0;
 }
 
 static void xp_qp_event(struct ib_event *ev, void *ctx)
@@ -204,13 +289,15 @@ static void xp_rcq_drain_mode(struct xp_qp *q)
  * @q: filled in; on failure everything allocated is released again, and
  *	@q->create_err says whether rdma_create_qp() was what failed.
  * @id: the id, bound to its device (route resolved, or a connect request).
- * @pd_flags: IB_PD_* flags (the server asks for the global rkey).
+ * @opts: the PD to use or its flags, an SRQ, and whether receives complete
+ *	on a solicited-only CQ of their own (@q->rcq, polled only when it
+ *	notifies; its callbacks run in @q->rcq_work, alongside those of
+ *	@q->cq).
  * @cap: the capabilities the caller needs: queue depths (one more work
  *	request each is added for ib_drain_qp()), SGEs per work request (at
  *	least one) and inline data. On success, what the device granted.
- * @solicited: receives complete on a CQ of their own (@q->rcq), armed for
- *	solicited events only and polled only when it notifies; their
- *	callbacks run in @q->rcq_work, alongside those of @q->cq.
+ *	With an SRQ, @cap->max_recv_wr sizes the CQ for the receives this
+ *	QP may take from it; the QP itself has no receive queue.
  *
  * SGE counts are the caller's to check against the device's attributes
  * first; the device itself judges the inline data.
@@ -218,26 +305,34 @@ static void xp_rcq_drain_mode(struct xp_qp *q)
  * Return: 0 or a negative errno; -EINVAL if the device's queue limits are
  * lower.
  */
-int xp_qp_create(struct xp_qp *q, struct rdma_cm_id *id, unsigned int pd_flags,
-		 struct ib_qp_cap *cap, bool solicited)
+int xp_qp_create(struct xp_qp *q, struct rdma_cm_id *id,
+		 const struct xp_qp_opts *opts, struct ib_qp_cap *cap)
 {
 	struct ib_device *dev = id->device;
 	struct ib_qp_init_attr attr = {};
+	bool solicited = opts->solicited;
 	u32 send_wr = cap->max_send_wr + 1;
 	u32 recv_wr = cap->max_recv_wr + 1;
 	int ret;
 
 	q->id = id;
 	q->create_err = 0;
-	if (send_wr > dev->attrs.max_qp_wr || recv_wr > dev->attrs.max_qp_wr ||
+	if (send_wr > dev->attrs.max_qp_wr ||
+	    (!opts->srq && recv_wr > dev->attrs.max_qp_wr) ||
 	    send_wr + recv_wr > dev->attrs.max_cqe)
 		return -EINVAL;
 
-	q->pd = ib_alloc_pd(dev, pd_flags);
-	if (IS_ERR(q->pd)) {
-		ret = PTR_ERR(q->pd);
-		q->pd = NULL;
-		return ret;
+	if (opts->pd) {
+		q->pd = opts->pd;
+		q->own_pd = false;
+	} else {
+		q->pd = ib_alloc_pd(dev, opts->pd_flags);
+		if (IS_ERR(q->pd)) {
+			ret = PTR_ERR(q->pd);
+			q->pd = NULL;
+			return ret;
+		}
+		q->own_pd = true;
 	}
 	q->cq = ib_alloc_cq_any(dev, q, solicited ? send_wr : send_wr + recv_wr,
 				IB_POLL_WORKQUEUE);
@@ -260,6 +355,11 @@ int xp_qp_create(struct xp_qp *q, struct rdma_cm_id *id, unsigned int pd_flags,
 	attr.cap.max_recv_wr = recv_wr;
 	attr.cap.max_send_sge = max(cap->max_send_sge, 1U);
 	attr.cap.max_recv_sge = max(cap->max_recv_sge, 1U);
+	if (opts->srq) {
+		attr.srq = opts->srq;
+		attr.cap.max_recv_wr = 0;
+		attr.cap.max_recv_sge = 0;
+	}
 	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
 	attr.qp_type = IB_QPT_RC;
 	ret = rdma_create_qp(id, q->pd, &attr);
@@ -268,6 +368,7 @@ int xp_qp_create(struct xp_qp *q, struct rdma_cm_id *id, unsigned int pd_flags,
 		goto err_cq;
 	}
 	q->qp = id->qp;
+	q->srq = opts->srq;
 	*cap = attr.cap;
 	return 0;
 
@@ -276,13 +377,15 @@ err_cq:
 	ib_free_cq(q->cq);
 	q->cq = NULL;
 err_pd:
-	ib_dealloc_pd(q->pd);
+	if (q->own_pd)
+		ib_dealloc_pd(q->pd);
 	q->pd = NULL;
 	return ret;
 }
 
 /**
- * xp_qp_destroy() - disconnect and release what xp_qp_create() made.
+ * xp_qp_destroy() - disconnect and release what xp_qp_create() made, but
+ *	the PD (xp_qp_free_pd()).
  * @q: the resources; whatever is NULL is skipped, so this also cleans up
  *	after a partial setup.
  * @connected: the connection was accepted or established: disconnect it
@@ -296,6 +399,7 @@ err_pd:
 void xp_qp_destroy(struct xp_qp *q, bool connected)
 {
 	if (q->qp) {
+		/* With an SRQ, ib_drain_qp() drains the send queue only. */
 		if (connected) {
 			rdma_disconnect(q->id);
 			if (q->rcq)
@@ -310,10 +414,18 @@ void xp_qp_destroy(struct xp_qp *q, bool connected)
 		ib_free_cq(q->cq);
 		q->cq = NULL;
 	}
-	if (q->pd) {
+}
+
+/**
+ * xp_qp_free_pd() - release the PD, after xp_qp_destroy() and after the
+ *	MRs of the PD were deregistered; nothing for a shared PD.
+ * @q: the resources.
+ */
+void xp_qp_free_pd(struct xp_qp *q)
+{
+	if (q->pd && q->own_pd)
 		ib_dealloc_pd(q->pd);
-		q->pd = NULL;
-	}
+	q->pd = NULL;
 }
 
 /**

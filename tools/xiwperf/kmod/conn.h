@@ -6,6 +6,7 @@
 #ifndef XIWPERF_CONN_H
 #define XIWPERF_CONN_H
 
+#include <linux/scatterlist.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
@@ -30,6 +31,28 @@ void xp_unmap(struct xp_map *map);
 void xp_sync_for_cpu(struct xp_map *map, size_t off, size_t len);
 void xp_sync_for_device(struct xp_map *map, size_t off, size_t len);
 
+/**
+ * struct xp_frmr - a fast-registration MR for one mapped buffer.
+ * @mr: from ib_alloc_mr(), NULL until allocated.
+ * @sg: the buffer as a one-entry scatterlist (its device address).
+ * @iova: the I/O virtual address each registration gives the buffer: not
+ *	its device address (so that a device translating through the MR
+ *	rather than using the address is told apart), but with the same
+ *	offset in its page.
+ */
+struct xp_frmr {
+	struct ib_mr *mr;
+	struct scatterlist sg;
+	u64 iova;
+};
+
+u32 xp_frmr_pages(const struct xp_map *map);
+int xp_frmr_alloc(struct xp_frmr *f, struct ib_pd *pd,
+		  const struct xp_map *map, u32 tag);
+void xp_frmr_free(struct xp_frmr *f);
+int xp_frmr_prepare(struct xp_frmr *f, struct ib_reg_wr *wr,
+		    struct ib_cqe *cqe, int access);
+
 /* Completions taken from a solicited receive CQ per ib_poll_cq() call. */
 #define XP_RCQ_BATCH	16
 
@@ -42,6 +65,8 @@ void xp_sync_for_device(struct xp_map *map, size_t off, size_t len);
  * @rcq: the solicited receive CQ, or NULL: from ib_create_cq(), armed for
  *	solicited events only and polled by @rcq_work when notified.
  * @qp: the RC QP, created on @id.
+ * @srq: the shared receive queue it receives from (not owned), or NULL.
+ * @own_pd: @pd was allocated here (else it is shared, and not freed here).
  * @create_err: the error of rdma_create_qp() if xp_qp_create() failed
  *	there (the device refused the QP's capabilities), else 0.
  * @rcq_work: polls @rcq and arms it again.
@@ -60,6 +85,8 @@ struct xp_qp {
 	struct ib_cq *cq;
 	struct ib_cq *rcq;
 	struct ib_qp *qp;
+	struct ib_srq *srq;
+	bool own_pd;
 	int create_err;
 	struct work_struct rcq_work;
 	atomic64_t notifications;
@@ -70,9 +97,26 @@ struct xp_qp {
 	struct ib_wc *wc;
 };
 
-int xp_qp_create(struct xp_qp *q, struct rdma_cm_id *id, unsigned int pd_flags,
-		 struct ib_qp_cap *cap, bool solicited);
+/**
+ * struct xp_qp_opts - how xp_qp_create() builds a connection's resources.
+ * @pd_flags: IB_PD_* flags for a PD of its own (the server asks for the
+ *	global rkey).
+ * @pd: a PD to use instead of allocating one (not freed by
+ *	xp_qp_destroy()), or NULL.
+ * @srq: a shared receive queue of @pd to receive from, or NULL.
+ * @solicited: receives complete on a CQ of their own (struct xp_qp.rcq).
+ */
+struct xp_qp_opts {
+	unsigned int pd_flags;
+	struct ib_pd *pd;
+	struct ib_srq *srq;
+	bool solicited;
+};
+
+int xp_qp_create(struct xp_qp *q, struct rdma_cm_id *id,
+		 const struct xp_qp_opts *opts, struct ib_qp_cap *cap);
 void xp_qp_destroy(struct xp_qp *q, bool connected);
+void xp_qp_free_pd(struct xp_qp *q);
 u64 xp_qp_first_batch(const struct xp_qp *q);
 u32 xp_sge_split(struct ib_sge *sge, u32 n, u64 addr, u32 len, u32 lkey);
 int xp_post_recv(struct xp_qp *q, struct ib_cqe *cqe, u64 addr, u32 len,

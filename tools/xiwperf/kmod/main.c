@@ -35,7 +35,7 @@ static int xp_check_header(u32 version, u32 flags, u32 known,
 			   const void *reserved, size_t len)
 {
 	if (version != XIWPERF_ABI_VERSION || flags & ~known ||
-	    memchr_inv(reserved, 0, len))
+	    (len && memchr_inv(reserved, 0, len)))
 		return -EINVAL;
 	return 0;
 }
@@ -134,10 +134,11 @@ static long xp_ioctl_run(void __user *uarg)
 		ret = -EFAULT;
 		goto out;
 	}
+	/* No reserved space left: the fields after @solicit are out. */
 	ret = xp_check_header(run->version, run->flags,
 			      XIWPERF_F_CHECK | XIWPERF_F_INLINE |
-			      XIWPERF_F_SOLICIT,
-			      run->reserved, sizeof(run->reserved));
+			      XIWPERF_F_SOLICIT | XIWPERF_F_FRWR |
+			      XIWPERF_F_REMOTE_FRWR | XIWPERF_F_SRQ, NULL, 0);
 	if (ret)
 		goto out;
 	ret = xp_client_run(run);
@@ -217,6 +218,9 @@ static int __init xp_init(void)
 	/* An IB connect request leaves 56 bytes of private data. */
 	BUILD_BUG_ON(sizeof(struct xp_hello) > 56);
 	BUILD_BUG_ON(XP_MSG_BASE_LEN != 40);
+	BUILD_BUG_ON(XP_MSG_SOLICITED_LEN != 56);
+	BUILD_BUG_ON(XP_HELLO_MIN_LEN != 32);
+	BUILD_BUG_ON(XP_ACCEPT_MIN_LEN != 40);
 	return misc_register(&xp_misc);
 }
 

@@ -19,6 +19,23 @@
  * notifications in the verdict.
  */
 #define XP_HELLO_SOLICITED	0x80
+/*
+ * Hello flag (Send only): all connections of the run (same @run_id) share
+ * one SRQ at the server, which arms its limit and reports in the verdict.
+ */
+#define XP_HELLO_SRQ		0x40
+/*
+ * Hello flag (Write and Read only): the server registers its buffer for
+ * this connection by fast registration (one MR per chunk, and chunk 0
+ * read-only in @ro_rkey of the accept), appends the chunks' rkeys to the
+ * chunk table and sends XP_MSG_READY once the registrations completed.
+ */
+#define XP_HELLO_REMOTE_FRWR	0x20
+/*
+ * Hello flag (Write and Read only): the server posts one receive, for the
+ * Send with Invalidate of an injected fault.
+ */
+#define XP_HELLO_INV_RECV	0x10
 
 /**
  * struct xp_hello - connect request private data, client to server.
@@ -26,7 +43,7 @@
  * @version: XP_VERSION.
  * @op: enum xiwperf_op of the run.
  * @flags: XIWPERF_F_CHECK if the run has it (inline data concerns the
- *	client alone), and XP_HELLO_SOLICITED.
+ *	client alone), and XP_HELLO_* flags.
  * @size: bytes per operation.
  * @depth: outstanding operations on this connection.
  * @count: operations this connection will run.
@@ -34,9 +51,15 @@
  * @sge: SGEs per operation, 1 to XIWPERF_MAX_SGE; 0 (from a client that
  *	predates it, where this was a zero reserved field) means 1. The
  *	server posts Send receives with as many.
+ * @run_id: identifies the client run (random); with XP_HELLO_SRQ the
+ *	connections with the same @run_id share one SRQ.
+ * @qps: connections in the run (XP_HELLO_SRQ: how many will share it).
+ * @reserved: zero.
  *
- * 32 bytes: fits the 56 bytes an IB connect request leaves for rdma_cm
- * users as well as an MPA request.
+ * 48 bytes: fits the 56 bytes an IB connect request leaves for rdma_cm
+ * users as well as an MPA request. A server takes a request of at least
+ * XP_HELLO_MIN_LEN bytes (from a client that predates @run_id), reading
+ * the missing fields as zero.
  */
 struct xp_hello {
 	__be32 magic;
@@ -48,23 +71,41 @@ struct xp_hello {
 	__be64 count;
 	__be32 qp_index;
 	__be32 sge;
+	__be64 run_id;
+	__be32 qps;
+	__be32 reserved;
 };
+
+#define XP_HELLO_MIN_LEN	offsetof(struct xp_hello, run_id)
 
 /**
  * struct xp_accept - accept (or reject) private data, server to client.
  * @magic: XP_MAGIC.
  * @version: XP_VERSION.
  * @reject: 0 in an accept, enum xiwperf_reject in a reject.
- * @table: address of the chunk table: one __be64 address per chunk of the
- *	server's buffer, which the client reads with an RDMA Read.
+ * @table: address of the chunk table, which the client reads with an RDMA
+ *	Read through @rkey: one __be64 address per chunk of the server's
+ *	buffer, then, with XP_HELLO_REMOTE_FRWR, one __be32 rkey per chunk.
  * @size: length of the server's buffer.
  * @chunk: length of each chunk but the last (which may be shorter).
- * @rkey: remote key of the table and the buffer.
- * @credits: receives the server posted for Send messages; the client never
- *	has more Sends outstanding than credits granted (iWARP has no
- *	receiver-not-ready retry: a Send without a receive kills the QP).
+ * @rkey: remote key of the table, and of the buffer unless the chunk table
+ *	has rkeys: the device's global rkey (its DMA MR).
+ * @credits: receives the server posted for Send messages (with
+ *	XP_HELLO_SRQ: this connection's share of the SRQ's receives); the
+ *	client never has more Sends outstanding than credits granted (iWARP
+ *	has no receiver-not-ready retry: a Send without a receive kills the
+ *	QP).
  * @limit: in a reject with XIWPERF_REJECT_UNSUPPORTED, what the server's
- *	device allows (its max_recv_sge); otherwise zero.
+ *	device allows (see @unsupported); otherwise zero.
+ * @ro_rkey: with XP_HELLO_REMOTE_FRWR: rkey of the read-only registration
+ *	of chunk 0 (same addresses as chunk 0's in the table).
+ * @unsupported: in a reject with XIWPERF_REJECT_UNSUPPORTED: enum
+ *	xiwperf_unsupported, what the device cannot do; 0 (from a server
+ *	that predates it) means XIWPERF_UNSUPPORTED_RECV_SGE.
+ * @reserved: zero.
+ *
+ * A client takes an accept of at least XP_ACCEPT_MIN_LEN bytes (from a
+ * server that predates @ro_rkey), reading the missing fields as zero.
  */
 struct xp_accept {
 	__be32 magic;
@@ -76,7 +117,12 @@ struct xp_accept {
 	__be32 rkey;
 	__be32 credits;
 	__be32 limit;
+	__be32 ro_rkey;
+	__be16 unsupported;
+	__be16 reserved;
 };
+
+#define XP_ACCEPT_MIN_LEN	offsetof(struct xp_accept, ro_rkey)
 
 /* Chunks of the server's buffer: the largest physically contiguous block. */
 #define XP_CHUNK	(4U << 20)
@@ -88,11 +134,15 @@ struct xp_accept {
  * @XP_MSG_VERDICT: all messages arrived: @value received, @mismatches of
  *	them failed the check, the first at @first_bad_seq/@first_bad_offset;
  *	on an XP_HELLO_SOLICITED connection also @notifications and
- *	@first_batch.
+ *	@first_batch, on an XP_HELLO_SRQ connection (sent once every
+ *	connection of the run has all its messages) also the SRQ's figures.
+ * @XP_MSG_READY: XP_HELLO_REMOTE_FRWR: the server's fast registrations
+ *	completed; the rkeys in the chunk table work from now on.
  */
 enum xp_msg_type {
 	XP_MSG_CREDIT = 1,
 	XP_MSG_VERDICT = 2,
+	XP_MSG_READY = 3,
 };
 
 /**
@@ -106,10 +156,16 @@ enum xp_msg_type {
  * @notifications: solicited verdict: notifications of the receive CQ.
  * @first_batch: solicited verdict: receive completions processed in the
  *	wake-up the first notification caused.
+ * @srq_arms: SRQ verdict: times the server armed the SRQ's limit.
+ * @srq_crossed: SRQ verdict: arms during which the server counted the
+ *	SRQ's posted receives fall below the limit.
+ * @srq_events: SRQ verdict: IB_EVENT_SRQ_LIMIT_REACHED events.
+ * @srq_stray: SRQ verdict: of those, events while no arm was pending.
  *
- * Messages on connections without XP_HELLO_SOLICITED end before
- * @notifications (XP_MSG_BASE_LEN bytes): the receive buffers of clients
- * that predate those fields are that long.
+ * Messages on connections without XP_HELLO_SOLICITED or XP_HELLO_SRQ end
+ * before @notifications (XP_MSG_BASE_LEN bytes), on solicited ones before
+ * @srq_arms (XP_MSG_SOLICITED_LEN): the receive buffers of clients that
+ * predate those fields are that long.
  */
 struct xp_msg {
 	__be32 magic;
@@ -120,9 +176,21 @@ struct xp_msg {
 	__be64 first_bad_offset;
 	__be64 notifications;
 	__be64 first_batch;
+	__be32 srq_arms;
+	__be32 srq_crossed;
+	__be32 srq_events;
+	__be32 srq_stray;
 };
 
-#define XP_MSG_BASE_LEN	offsetof(struct xp_msg, notifications)
+#define XP_MSG_BASE_LEN		offsetof(struct xp_msg, notifications)
+#define XP_MSG_SOLICITED_LEN	offsetof(struct xp_msg, srq_arms)
+
+/*
+ * The chunk table: XP_TABLE_ADDR bytes per chunk, then, with
+ * XP_HELLO_REMOTE_FRWR, XP_TABLE_RKEY bytes per chunk.
+ */
+#define XP_TABLE_ADDR	sizeof(__be64)
+#define XP_TABLE_RKEY	sizeof(__be32)
 
 /* Control message buffers per connection: client receives, server sends. */
 #define XP_CTRL_RX	4

@@ -10,6 +10,13 @@
  * --solicit gets its receives taken from a solicited-only CQ (see
  * xp_qp_create()), whose notifications the verdict reports.
  *
+ * With XP_HELLO_REMOTE_FRWR a connection registers the buffer by fast
+ * registration instead (one MR per chunk, rkeys in the chunk table, and a
+ * read-only MR of chunk 0) and tells the client when that is done. With
+ * XP_HELLO_SRQ all connections of a client run share one SRQ (struct
+ * xp_srq_group): see "Shared receive queue" below for its credits and
+ * limit arming.
+ *
  * Lifetime: connections are set up in the connect-request handler and live
  * on srv->conns. A disconnect (or error) event queues conn->release, which
  * tears the connection down; xp_server_destroy() tears down the rest.
@@ -37,6 +44,15 @@
 /* Memory for one connection's Send receive buffers. */
 #define XP_SRV_RECV_BYTES	(64U << 20)
 #define XP_SRV_BACKLOG		64
+/* The receive an injected Send with Invalidate lands in (zero-length). */
+#define XP_INV_RECV_LEN		64
+/* Hello flags this server knows. */
+#define XP_HELLO_FLAGS	(XIWPERF_F_CHECK | XP_HELLO_SOLICITED | XP_HELLO_SRQ | \
+			 XP_HELLO_REMOTE_FRWR | XP_HELLO_INV_RECV)
+/* Access rights of a chunk's registration, and of chunk 0's read-only one. */
+#define XP_CHUNK_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
+			 IB_ACCESS_REMOTE_READ)
+#define XP_RO_ACCESS	IB_ACCESS_REMOTE_READ
 
 /* What an rdma_cm id's context points to: the listener's or a connection's. */
 enum xp_kind {
@@ -62,15 +78,93 @@ struct xp_server {
 	atomic64_t mismatches;
 	atomic64_t errors;
 	atomic_t active;
+	struct mutex group_lock;	/* groups, group->refs */
+	struct list_head groups;
 };
 
 struct xp_sconn;
+struct xp_srq_group;
 
+/* A receive buffer: of one connection, or of an SRQ group's SRQ. */
 struct xp_rslot {
 	struct ib_cqe cqe;
 	struct xp_sconn *conn;
+	struct xp_srq_group *group;
+	u32 idx;
 	void *buf;
 	struct xp_map map;
+};
+
+/**
+ * struct xp_srq_group - the SRQ the connections of one client run share.
+ * @node: on srv->groups.
+ * @refs: connections holding it (srv->group_lock).
+ * @srv: the server.
+ * @run_id: the client run (struct xp_hello.run_id).
+ * @qps: connections the run has.
+ * @size: bytes per message.
+ * @nsge: SGEs per receive.
+ * @dev: the device; every connection of the run must be on it.
+ * @pd: PD of the SRQ and of every QP on it (with the global rkey).
+ * @srq: the SRQ.
+ * @rslots: its receive buffers.
+ * @nrecv: how many (the SRQ's size).
+ * @limit: the limit it is armed with; 0 if it never is.
+ * @lock: serialises the receive completions of all its connections, and
+ *	protects what follows (lock order: srv->group_lock, @lock, a
+ *	connection's lock).
+ * @members: connections in the group (struct xp_sconn.gnode).
+ * @joined: connections that joined (members now and before).
+ * @total: messages the joined connections send.
+ * @received: messages received, over all connections.
+ * @posted: receives posted to the SRQ so far.
+ * @completed: receive completions so far (failed ones too).
+ * @granted: credits granted so far, the initial shares included; never
+ *	more than @posted, so no client ever finds the SRQ empty.
+ * @held: indexes of the buffers completed while armed, not reposted.
+ * @nheld: how many.
+ * @armed: an arm is pending: buffers are held, not reposted.
+ * @done: every message of every connection arrived.
+ * @arms: times armed.
+ * @crossed: arms during which @posted - @completed fell below @limit.
+ * @ev_lock: protects the event counts (the event handler may run in any
+ *	context).
+ * @ev_armed: the device is armed and has not reported the arm yet.
+ * @events: IB_EVENT_SRQ_LIMIT_REACHED events.
+ * @stray: of those, events while !@ev_armed.
+ */
+struct xp_srq_group {
+	struct list_head node;
+	u32 refs;
+	struct xp_server *srv;
+	u64 run_id;
+	u32 qps;
+	u32 size;
+	u32 nsge;
+	struct ib_device *dev;
+	struct ib_pd *pd;
+	struct ib_srq *srq;
+	struct xp_rslot *rslots;
+	u32 nrecv;
+	u32 limit;
+	struct mutex lock;		/* see above */
+	struct list_head members;
+	u32 joined;
+	u64 total;
+	u64 received;
+	u64 posted;
+	u64 completed;
+	u64 granted;
+	u32 *held;
+	u32 nheld;
+	bool armed;
+	bool done;
+	u32 arms;
+	u32 crossed;
+	spinlock_t ev_lock;		/* ev_armed, events, stray */
+	bool ev_armed;
+	u32 events;
+	u32 stray;
 };
 
 struct xp_tslot {
@@ -83,7 +177,8 @@ struct xp_tslot {
  * One accepted connection. Everything below @q is used by its completion
  * callbacks only, under @lock: those of the receives and of the control
  * messages run in different contexts when the receives have a CQ of their
- * own (--solicit).
+ * own (--solicit), or when they come from an SRQ shared with other
+ * connections (which also hold @group->lock then).
  */
 struct xp_sconn {
 	enum xp_kind kind;
@@ -94,7 +189,7 @@ struct xp_sconn {
 	struct mutex lock;	/* the completion callbacks */
 	bool accepted;
 	struct xp_map *chunk_maps;
-	__be64 *table;
+	void *table;
 	struct xp_map table_map;
 	/* the request */
 	u32 op;
@@ -104,19 +199,42 @@ struct xp_sconn {
 	u32 qp_index;
 	u32 nsge;	/* SGEs per receive */
 	bool solicited;	/* XP_HELLO_SOLICITED */
+	bool use_srq;	/* XP_HELLO_SRQ */
+	bool frwr;	/* XP_HELLO_REMOTE_FRWR */
+	bool inv_recv;	/* XP_HELLO_INV_RECV */
 	u64 count;
+	u64 run_id;
+	u32 qps;
+	/* XP_HELLO_REMOTE_FRWR: chunk MRs, then chunk 0's read-only one */
+	struct xp_frmr *frmr;
+	struct ib_reg_wr *reg_wr;
+	struct ib_cqe reg_cqe;
+	bool ready_due;
+	bool ready_sent;
+	/* XP_HELLO_INV_RECV */
+	struct xp_rslot inv;
+	/* XP_HELLO_SRQ (the group's lock protects gnode and share) */
+	struct xp_srq_group *group;
+	struct list_head gnode;
+	u32 share;	/* credits granted in the accept */
+	u32 grant;	/* granted, not yet added to @reposted */
+	bool live;	/* accepted: may be sent credits */
 	/* Send test: receives */
 	struct xp_rslot *rslots;
 	u32 nrecv;
 	u32 batch;
 	u64 received;
-	u64 reposted;
+	u64 reposted;	/* credits to announce (SRQ: granted beyond @share) */
 	u64 credited;
 	u64 mismatches;
 	u64 first_bad_seq;
 	u64 first_bad_offset;
 	u64 notifications;	/* --solicit, when the last message came */
 	u64 first_batch;
+	u32 srq_arms;		/* --srq, when the group was done */
+	u32 srq_crossed;
+	u32 srq_events;
+	u32 srq_stray;
 	bool verdict_due;
 	bool verdict_sent;
 	bool broken;
@@ -149,7 +267,31 @@ static void xp_sconn_break(struct xp_sconn *c)
 
 static void xp_tx_done(struct ib_cq *cq, struct ib_wc *wc);
 
-/* Send what is due: credits for reposted receives, then the verdict. */
+/* The control message due next on @c, 0 if none. */
+static u32 xp_sconn_ctrl_due(const struct xp_sconn *c)
+{
+	if (c->ready_due && !c->ready_sent)
+		return XP_MSG_READY;
+	if (c->verdict_due && !c->verdict_sent)
+		return XP_MSG_VERDICT;
+	if (c->op == XIWPERF_OP_SEND && !c->verdict_due &&
+	    c->reposted - c->credited >= c->batch)
+		return XP_MSG_CREDIT;
+	return 0;
+}
+
+/* How much of struct xp_msg the client of @c takes. */
+static u32 xp_sconn_msg_len(const struct xp_sconn *c)
+{
+	if (c->use_srq)
+		return sizeof(struct xp_msg);
+	return c->solicited ? XP_MSG_SOLICITED_LEN : XP_MSG_BASE_LEN;
+}
+
+/*
+ * Send what is due: that the fast registrations are done, credits for
+ * reposted receives, the verdict.
+ */
 static void xp_sconn_send_ctrl(struct xp_sconn *c)
 {
 	lockdep_assert_held(&c->lock);
@@ -165,13 +307,9 @@ static void xp_sconn_send_ctrl(struct xp_sconn *c)
 			.opcode = IB_WR_SEND,
 			.send_flags = IB_SEND_SIGNALED,
 		};
-		bool verdict;
+		u32 type = xp_sconn_ctrl_due(c);
 
-		if (c->verdict_due && !c->verdict_sent)
-			verdict = true;
-		else if (!c->verdict_due && c->reposted - c->credited >= c->batch)
-			verdict = false;
-		else
+		if (!type)
 			return;
 		i = find_first_zero_bit(&c->tx_busy, XP_CTRL_TX);
 		if (i >= XP_CTRL_TX)
@@ -180,22 +318,26 @@ static void xp_sconn_send_ctrl(struct xp_sconn *c)
 		m = &c->tx[i];
 		memset(m, 0, sizeof(*m));
 		m->magic = cpu_to_be32(XP_MAGIC);
-		if (verdict) {
-			m->type = cpu_to_be32(XP_MSG_VERDICT);
+		m->type = cpu_to_be32(type);
+		if (type == XP_MSG_VERDICT) {
 			m->value = cpu_to_be64(c->received);
 			m->mismatches = cpu_to_be64(c->mismatches);
 			m->first_bad_seq = cpu_to_be64(c->first_bad_seq);
 			m->first_bad_offset = cpu_to_be64(c->first_bad_offset);
 			m->notifications = cpu_to_be64(c->notifications);
 			m->first_batch = cpu_to_be64(c->first_batch);
-		} else {
-			m->type = cpu_to_be32(XP_MSG_CREDIT);
+			m->srq_arms = cpu_to_be32(c->srq_arms);
+			m->srq_crossed = cpu_to_be32(c->srq_crossed);
+			m->srq_events = cpu_to_be32(c->srq_events);
+			m->srq_stray = cpu_to_be32(c->srq_stray);
+		} else if (type == XP_MSG_CREDIT) {
 			m->value = cpu_to_be64(c->reposted);
 		}
 		xp_sync_for_device(&c->tx_map, i * sizeof(*m), sizeof(*m));
 		ts = &c->tslots[i];
 		sge.addr = c->tx_map.dma + i * sizeof(*m);
-		sge.length = c->solicited ? sizeof(*m) : XP_MSG_BASE_LEN;
+		sge.length = type == XP_MSG_READY ? XP_MSG_BASE_LEN :
+			     xp_sconn_msg_len(c);
 		sge.lkey = c->q.pd->local_dma_lkey;
 		wr.wr_cqe = &ts->cqe;
 		ret = ib_post_send(c->q.qp, &wr, NULL);
@@ -206,7 +348,9 @@ static void xp_sconn_send_ctrl(struct xp_sconn *c)
 			return;
 		}
 		__set_bit(i, &c->tx_busy);
-		if (verdict)
+		if (type == XP_MSG_READY)
+			c->ready_sent = true;
+		else if (type == XP_MSG_VERDICT)
 			c->verdict_sent = true;
 		else
 			c->credited = c->reposted;
@@ -285,30 +429,39 @@ static void xp_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	mutex_unlock(&c->lock);
 }
 
-/* Receive buffers and control messages of a Send test. */
-static int xp_sconn_setup_send(struct xp_sconn *c)
+/* Control message buffers: credits, verdict, the registrations' end. */
+static int xp_sconn_setup_ctrl(struct xp_sconn *c)
+{
+	u32 i;
+
+	c->tx = kcalloc(XP_CTRL_TX, sizeof(*c->tx), GFP_KERNEL);
+	if (!c->tx)
+		return -ENOMEM;
+	for (i = 0; i < XP_CTRL_TX; i++) {
+		c->tslots[i].cqe.done = xp_tx_done;
+		c->tslots[i].conn = c;
+		c->tslots[i].idx = i;
+	}
+	return xp_map(&c->tx_map, c->q.id->device, c->tx,
+		      XP_CTRL_TX * sizeof(*c->tx));
+}
+
+/* Receive buffers of a Send test, on the connection's own queue. */
+static int xp_sconn_setup_recv(struct xp_sconn *c)
 {
 	struct ib_device *dev = c->q.id->device;
 	u32 i;
 	int ret;
 
 	c->rslots = kcalloc(c->nrecv, sizeof(*c->rslots), GFP_KERNEL);
-	c->tx = kcalloc(XP_CTRL_TX, sizeof(*c->tx), GFP_KERNEL);
-	if (!c->rslots || !c->tx)
+	if (!c->rslots)
 		return -ENOMEM;
-	ret = xp_map(&c->tx_map, dev, c->tx, XP_CTRL_TX * sizeof(*c->tx));
-	if (ret)
-		return ret;
-	for (i = 0; i < XP_CTRL_TX; i++) {
-		c->tslots[i].cqe.done = xp_tx_done;
-		c->tslots[i].conn = c;
-		c->tslots[i].idx = i;
-	}
 	for (i = 0; i < c->nrecv; i++) {
 		struct xp_rslot *rs = &c->rslots[i];
 
 		rs->cqe.done = xp_recv_done;
 		rs->conn = c;
+		rs->idx = i;
 		rs->buf = xp_buf_alloc(c->size);
 		if (!rs->buf)
 			return -ENOMEM;
@@ -323,17 +476,460 @@ static int xp_sconn_setup_send(struct xp_sconn *c)
 	return 0;
 }
 
+/* An injected Send with Invalidate arrived (or was flushed). */
+static void xp_inv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct xp_rslot *rs = container_of(wc->wr_cqe, struct xp_rslot, cqe);
+	struct xp_sconn *c = rs->conn;
+
+	if (wc->status != IB_WC_SUCCESS) {
+		xp_sconn_error(c, wc);
+		return;
+	}
+	pr_debug("connection %u: Send of %u bytes%s %#x\n", c->qp_index,
+		 wc->byte_len, wc->wc_flags & IB_WC_WITH_INVALIDATE ?
+		 ", invalidated" : " without invalidation",
+		 wc->ex.invalidate_rkey);
+}
+
+/* XP_HELLO_INV_RECV: one receive for the injected Send with Invalidate. */
+static int xp_sconn_setup_inv(struct xp_sconn *c)
+{
+	struct xp_rslot *rs = &c->inv;
+	int ret;
+
+	rs->cqe.done = xp_inv_done;
+	rs->conn = c;
+	rs->buf = xp_buf_alloc(XP_INV_RECV_LEN);
+	if (!rs->buf)
+		return -ENOMEM;
+	ret = xp_map(&rs->map, c->q.id->device, rs->buf, XP_INV_RECV_LEN);
+	if (ret)
+		return ret;
+	return xp_post_recv(&c->q, &rs->cqe, rs->map.dma, XP_INV_RECV_LEN, 1);
+}
+
+/*
+ * Shared receive queue (XP_HELLO_SRQ): the connections of one client run
+ * (same run id) take their receives from one SRQ of @nrecv buffers.
+ *
+ * Credits. A credit lets a client send one message. The group grants
+ * credits only for receives it has posted (granted <= posted), so however
+ * the connections' messages interleave, the SRQ is never empty when one
+ * arrives. Each connection gets its share of the first @nrecv in the
+ * accept; later credits go to the connections that still need some (never
+ * beyond a connection's count, so every credit granted gets used), those
+ * with the fewest outstanding first.
+ *
+ * Limit. The group arms the SRQ's limit L (@nrecv / 4, at least 1) and,
+ * while armed, reposts nothing: buffers completed meanwhile are held. So
+ * the SRQ's fill level only falls during an arm, and the device has to
+ * report IB_EVENT_SRQ_LIMIT_REACHED once, at the receive that leaves
+ * fewer than L posted. The group counts the fill level as posted minus
+ * completed, never below the device's (a receive is taken before it
+ * completes); when that count falls below L the arm is crossed. The group
+ * then reposts what it holds and arms again, but only while the receives
+ * posted and not granted are at least L: no client can take those, so
+ * the SRQ holds at least L when the arm takes effect. An arm that lasts
+ * to the end of the run is not crossed: its count, exact then, stayed at
+ * L or more. So the crossed arms are exactly those the device must
+ * report: events == crossed, and no event outside an arm (stray).
+ */
+
+static void xp_srq_event(struct ib_event *ev, void *ctx)
+{
+	struct xp_srq_group *g = ctx;
+	unsigned long flags;
+
+	if (ev->event != IB_EVENT_SRQ_LIMIT_REACHED) {
+		pr_debug("SRQ event %s\n", ib_event_msg(ev->event));
+		return;
+	}
+	spin_lock_irqsave(&g->ev_lock, flags);
+	g->events++;
+	if (g->ev_armed)
+		g->ev_armed = false;
+	else
+		g->stray++;
+	spin_unlock_irqrestore(&g->ev_lock, flags);
+}
+
+static int xp_group_post(struct xp_srq_group *g, struct xp_rslot *rs)
+{
+	struct ib_sge sge[XIWPERF_MAX_SGE];
+	struct ib_recv_wr wr = {
+		.wr_cqe = &rs->cqe,
+		.sg_list = sge,
+	};
+	int ret;
+
+	wr.num_sge = xp_sge_split(sge, g->nsge, rs->map.dma, g->size,
+				  g->pd->local_dma_lkey);
+	ret = ib_post_srq_recv(g->srq, &wr, NULL);
+	if (!ret)
+		g->posted++;
+	return ret;
+}
+
+/* Arm the limit; the SRQ holds at least that many receives (lock held). */
+static void xp_group_arm(struct xp_srq_group *g)
+{
+	struct ib_srq_attr attr = { .srq_limit = g->limit };
+	int ret;
+
+	lockdep_assert_held(&g->lock);
+	spin_lock_irq(&g->ev_lock);
+	g->ev_armed = true;
+	spin_unlock_irq(&g->ev_lock);
+	ret = ib_modify_srq(g->srq, &attr, IB_SRQ_LIMIT);
+	if (ret) {
+		pr_debug("arming the SRQ limit failed: %d\n", ret);
+		spin_lock_irq(&g->ev_lock);
+		g->ev_armed = false;
+		spin_unlock_irq(&g->ev_lock);
+		g->limit = 0;	/* no more arms */
+		return;
+	}
+	g->armed = true;
+	g->arms++;
+}
+
+/*
+ * Grant the credits the SRQ allows to the accepted connections that need
+ * them, fewest outstanding first, and announce them (lock held).
+ */
+static void xp_group_grant(struct xp_srq_group *g)
+{
+	struct xp_sconn *d, *best;
+	u64 out, best_out = 0;
+
+	lockdep_assert_held(&g->lock);
+	if (g->joined < g->qps)
+		return;		/* the shares of those to come are promised */
+	while (g->posted > g->granted) {
+		best = NULL;
+		list_for_each_entry(d, &g->members, gnode) {
+			u64 has = d->share + d->reposted + d->grant;
+
+			if (!d->live || has >= d->count)
+				continue;
+			out = has - d->received;
+			if (!best || out < best_out) {
+				best = d;
+				best_out = out;
+			}
+		}
+		if (!best)
+			break;
+		best->grant++;
+		g->granted++;
+	}
+	list_for_each_entry(d, &g->members, gnode) {
+		if (!d->grant)
+			continue;
+		mutex_lock(&d->lock);
+		d->reposted += d->grant;
+		d->grant = 0;
+		xp_sconn_send_ctrl(d);
+		mutex_unlock(&d->lock);
+	}
+}
+
+/* Every message of the run arrived: the verdicts (lock held). */
+static void xp_group_finish(struct xp_srq_group *g)
+{
+	struct xp_sconn *d;
+	u32 events, stray;
+
+	lockdep_assert_held(&g->lock);
+	g->done = true;
+	spin_lock_irq(&g->ev_lock);
+	events = g->events;
+	stray = g->stray;
+	spin_unlock_irq(&g->ev_lock);
+	list_for_each_entry(d, &g->members, gnode) {
+		mutex_lock(&d->lock);
+		d->srq_arms = g->arms;
+		d->srq_crossed = g->crossed;
+		d->srq_events = events;
+		d->srq_stray = stray;
+		d->verdict_due = true;
+		xp_sconn_send_ctrl(d);
+		mutex_unlock(&d->lock);
+	}
+}
+
+static void xp_srq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct xp_rslot *rs = container_of(wc->wr_cqe, struct xp_rslot, cqe);
+	struct xp_srq_group *g = rs->group;
+	struct xp_qp *q = wc->qp->qp_context;
+	struct xp_sconn *c = container_of(q, struct xp_sconn, q);
+	bool last;
+	u64 seq;
+	u32 i;
+
+	mutex_lock(&g->lock);
+	g->completed++;
+	if (wc->status != IB_WC_SUCCESS) {
+		/* Flushed with its connection: the buffer stays out. */
+		xp_sconn_error(c, wc);
+		goto out;
+	}
+	mutex_lock(&c->lock);
+	seq = c->received++;
+	atomic64_inc(&c->srv->received);
+	if (c->flags & XIWPERF_F_CHECK)
+		xp_recv_check(c, rs, wc->byte_len, seq);
+	mutex_unlock(&c->lock);
+	g->received++;
+	last = g->joined == g->qps && g->received == g->total;
+
+	if (g->armed) {
+		g->held[g->nheld++] = rs->idx;
+		if (g->posted - g->completed < g->limit) {
+			g->crossed++;
+			g->armed = false;
+		}
+	} else if (xp_group_post(g, rs)) {
+		goto broken;
+	}
+	if (!g->armed) {
+		for (i = 0; i < g->nheld; i++)
+			if (xp_group_post(g, &g->rslots[g->held[i]]))
+				goto broken;
+		g->nheld = 0;
+		if (g->limit && !last && g->posted - g->granted >= g->limit)
+			xp_group_arm(g);
+	}
+	if (last)
+		xp_group_finish(g);
+	else
+		xp_group_grant(g);
+out:
+	mutex_unlock(&g->lock);
+	return;
+broken:
+	mutex_lock(&c->lock);
+	xp_sconn_break(c);
+	mutex_unlock(&c->lock);
+	mutex_unlock(&g->lock);
+}
+
+static void xp_group_free(struct xp_srq_group *g)
+{
+	u32 i;
+
+	if (g->srq)
+		ib_destroy_srq(g->srq);
+	for (i = 0; g->rslots && i < g->nrecv; i++) {
+		xp_unmap(&g->rslots[i].map);
+		xp_buf_free(g->rslots[i].buf);
+	}
+	if (g->pd)
+		ib_dealloc_pd(g->pd);
+	kfree(g->rslots);
+	kfree(g->held);
+	mutex_destroy(&g->lock);
+	kfree(g);
+}
+
+/* Drop a connection's reference; the last one frees the group. */
+static void xp_group_put(struct xp_srq_group *g)
+{
+	struct xp_server *srv = g->srv;
+	bool last;
+
+	mutex_lock(&srv->group_lock);
+	last = !--g->refs;
+	if (last)
+		list_del(&g->node);
+	mutex_unlock(&srv->group_lock);
+	if (last)
+		xp_group_free(g);
+}
+
+/* A group for @c's run: its SRQ full of receives, armed. */
+static int xp_group_create(struct xp_sconn *c, struct ib_device *dev,
+			   struct xp_srq_group **gp)
+{
+	struct ib_srq_init_attr sattr = {
+		.event_handler = xp_srq_event,
+		.srq_type = IB_SRQT_BASIC,
+	};
+	struct xp_srq_group *g;
+	u64 n;
+	u32 i;
+	int ret = -ENOMEM;
+
+	g = kzalloc(sizeof(*g), GFP_KERNEL);
+	if (!g)
+		return -ENOMEM;
+	g->srv = c->srv;
+	g->run_id = c->run_id;
+	g->qps = c->qps;
+	g->size = c->size;
+	g->nsge = c->nsge;
+	g->dev = dev;
+	mutex_init(&g->lock);
+	spin_lock_init(&g->ev_lock);
+	INIT_LIST_HEAD(&g->members);
+	n = min3(2ULL * c->depth * c->qps,
+		 max(1ULL, (u64)XP_SRV_RECV_BYTES * c->qps / c->size),
+		 (u64)dev->attrs.max_srq_wr);
+	g->nrecv = n;
+	g->limit = max(1U, g->nrecv / 4);
+	g->rslots = kcalloc(g->nrecv, sizeof(*g->rslots), GFP_KERNEL);
+	g->held = kcalloc(g->nrecv, sizeof(*g->held), GFP_KERNEL);
+	if (!g->rslots || !g->held)
+		goto err;
+	g->pd = ib_alloc_pd(dev, IB_PD_UNSAFE_GLOBAL_RKEY);
+	if (IS_ERR(g->pd)) {
+		ret = PTR_ERR(g->pd);
+		g->pd = NULL;
+		goto err;
+	}
+	sattr.srq_context = g;
+	sattr.attr.max_wr = g->nrecv;
+	sattr.attr.max_sge = g->nsge;
+	g->srq = ib_create_srq(g->pd, &sattr);
+	if (IS_ERR(g->srq)) {
+		ret = PTR_ERR(g->srq);
+		g->srq = NULL;
+		goto err;
+	}
+	for (i = 0; i < g->nrecv; i++) {
+		struct xp_rslot *rs = &g->rslots[i];
+
+		rs->cqe.done = xp_srq_recv_done;
+		rs->group = g;
+		rs->idx = i;
+		rs->buf = xp_buf_alloc(g->size);
+		ret = -ENOMEM;
+		if (!rs->buf)
+			goto err;
+		ret = xp_map(&rs->map, dev, rs->buf, g->size);
+		if (ret)
+			goto err;
+		ret = xp_group_post(g, rs);
+		if (ret)
+			goto err;
+	}
+	/* No connection takes a receive yet: it holds all of them. */
+	mutex_lock(&g->lock);
+	xp_group_arm(g);
+	mutex_unlock(&g->lock);
+	*gp = g;
+	return 0;
+
+err:
+	xp_group_free(g);
+	return ret;
+}
+
+/*
+ * Find or create the group of @c's run and take a reference (c->group).
+ * Returns an enum xiwperf_reject, with what the device cannot do in @what
+ * and @limit.
+ */
+static int xp_group_get(struct xp_sconn *c, struct ib_device *dev,
+			u32 *limit, u32 *what)
+{
+	struct xp_server *srv = c->srv;
+	struct xp_srq_group *g;
+	struct xp_sconn *d;
+	int why = 0;
+
+	if (!dev->attrs.max_srq || !dev->attrs.max_srq_wr) {
+		*what = XIWPERF_UNSUPPORTED_SRQ;
+		*limit = dev->attrs.max_srq_wr;
+		return XIWPERF_REJECT_UNSUPPORTED;
+	}
+	if (c->nsge > dev->attrs.max_srq_sge) {
+		*what = XIWPERF_UNSUPPORTED_RECV_SGE;
+		*limit = dev->attrs.max_srq_sge;
+		return XIWPERF_REJECT_UNSUPPORTED;
+	}
+	mutex_lock(&srv->group_lock);
+	list_for_each_entry(g, &srv->groups, node) {
+		if (g->run_id != c->run_id)
+			continue;
+		if (g->dev != dev || g->qps != c->qps || g->size != c->size ||
+		    g->nsge != c->nsge || g->joined == g->qps)
+			why = XIWPERF_REJECT_PROTOCOL;
+		mutex_lock(&g->lock);
+		list_for_each_entry(d, &g->members, gnode)
+			if (d->qp_index == c->qp_index)
+				why = XIWPERF_REJECT_PROTOCOL;
+		mutex_unlock(&g->lock);
+		goto found;
+	}
+	if (xp_group_create(c, dev, &g)) {
+		why = XIWPERF_REJECT_RESOURCES;
+		goto out;
+	}
+	list_add_tail(&g->node, &srv->groups);
+found:
+	if (!why) {
+		g->refs++;
+		c->group = g;
+	}
+out:
+	mutex_unlock(&srv->group_lock);
+	return why;
+}
+
+/* @c is set up: it takes its share of the receives and joins its group. */
+static void xp_group_join(struct xp_sconn *c)
+{
+	struct xp_srq_group *g = c->group;
+	u32 base = g->nrecv / g->qps;
+
+	mutex_lock(&g->lock);
+	c->share = min_t(u64, c->count,
+			 base + (c->qp_index < g->nrecv % g->qps ? 1 : 0));
+	g->granted += c->share;
+	g->total += c->count;
+	g->joined++;
+	list_add_tail(&c->gnode, &g->members);
+	mutex_unlock(&g->lock);
+}
+
+/* @c is accepted: credits may go to it now. */
+static void xp_group_live(struct xp_sconn *c)
+{
+	struct xp_srq_group *g = c->group;
+
+	mutex_lock(&g->lock);
+	c->live = true;
+	xp_group_grant(g);
+	mutex_unlock(&g->lock);
+}
+
 /* Release what xp_sconn_setup() made, except the rdma_cm id. */
 static void xp_sconn_put(struct xp_sconn *c)
 {
 	u32 i;
 
+	if (c->group) {
+		/* No credits, no verdict for it from here on. */
+		mutex_lock(&c->group->lock);
+		list_del_init(&c->gnode);
+		mutex_unlock(&c->group->lock);
+	}
 	xp_qp_destroy(&c->q, c->accepted);
+	for (i = 0; c->frmr && i <= c->srv->nchunks; i++)
+		xp_frmr_free(&c->frmr[i]);
+	xp_qp_free_pd(&c->q);
+	if (c->group)
+		xp_group_put(c->group);
+	c->group = NULL;
 	for (i = 0; c->chunk_maps && i < c->srv->nchunks; i++)
 		xp_unmap(&c->chunk_maps[i]);
 	xp_unmap(&c->table_map);
 	for (i = 0; c->rslots && i < c->nrecv; i++)
 		xp_unmap(&c->rslots[i].map);
+	xp_unmap(&c->inv.map);
 	xp_unmap(&c->tx_map);
 }
 
@@ -344,9 +940,12 @@ static void xp_sconn_free(struct xp_sconn *c)
 	for (i = 0; c->rslots && i < c->nrecv; i++)
 		xp_buf_free(c->rslots[i].buf);
 	kfree(c->rslots);
+	xp_buf_free(c->inv.buf);
 	kfree(c->tx);
 	kfree(c->table);
 	kfree(c->chunk_maps);
+	kfree(c->frmr);
+	kfree(c->reg_wr);
 	mutex_destroy(&c->lock);
 	kfree(c);
 }
@@ -391,26 +990,39 @@ static void xp_sconn_queue_release(struct xp_sconn *c)
 /* Parse a connect request into @c; false if it is not a valid one. */
 static bool xp_hello_parse(struct xp_sconn *c, const struct rdma_cm_event *ev)
 {
-	const struct xp_hello *h = ev->param.conn.private_data;
+	u8 len = ev->param.conn.private_data_len;
+	struct xp_hello h = {};
 	u32 sge;
 
-	if (!h || ev->param.conn.private_data_len < sizeof(*h) ||
-	    be32_to_cpu(h->magic) != XP_MAGIC ||
-	    be16_to_cpu(h->version) != XP_VERSION)
+	/* A client that predates run_id sends less: the rest reads as 0. */
+	if (!ev->param.conn.private_data || len < XP_HELLO_MIN_LEN)
 		return false;
-	c->op = h->op;
-	c->flags = h->flags;
-	c->size = be32_to_cpu(h->size);
-	c->depth = be32_to_cpu(h->depth);
-	c->count = be64_to_cpu(h->count);
-	c->qp_index = be32_to_cpu(h->qp_index);
-	sge = be32_to_cpu(h->sge) ?: 1;
+	memcpy(&h, ev->param.conn.private_data, min_t(size_t, len, sizeof(h)));
+	if (be32_to_cpu(h.magic) != XP_MAGIC ||
+	    be16_to_cpu(h.version) != XP_VERSION)
+		return false;
+	c->op = h.op;
+	c->flags = h.flags;
+	c->size = be32_to_cpu(h.size);
+	c->depth = be32_to_cpu(h.depth);
+	c->count = be64_to_cpu(h.count);
+	c->qp_index = be32_to_cpu(h.qp_index);
+	sge = be32_to_cpu(h.sge) ?: 1;
 	c->nsge = min(sge, c->size);
+	c->run_id = be64_to_cpu(h.run_id);
+	c->qps = be32_to_cpu(h.qps);
 	c->solicited = c->flags & XP_HELLO_SOLICITED;
+	c->use_srq = c->flags & XP_HELLO_SRQ;
+	c->frwr = c->flags & XP_HELLO_REMOTE_FRWR;
+	c->inv_recv = c->flags & XP_HELLO_INV_RECV;
 	return c->op >= XIWPERF_OP_SEND && c->op <= XIWPERF_OP_READ &&
-	       !(c->flags & ~(XIWPERF_F_CHECK | XP_HELLO_SOLICITED)) &&
-	       (!c->solicited || c->op == XIWPERF_OP_SEND) && c->size &&
-	       c->size <= XIWPERF_MAX_SIZE && c->depth &&
+	       !(c->flags & ~XP_HELLO_FLAGS) &&
+	       (!c->solicited || c->op == XIWPERF_OP_SEND) &&
+	       (!c->use_srq || (c->op == XIWPERF_OP_SEND && !c->solicited &&
+				c->qps && c->qps <= XIWPERF_MAX_QPS &&
+				c->qp_index < c->qps)) &&
+	       (!(c->frwr || c->inv_recv) || c->op != XIWPERF_OP_SEND) &&
+	       c->size && c->size <= XIWPERF_MAX_SIZE && c->depth &&
 	       c->depth <= XIWPERF_MAX_DEPTH && c->count &&
 	       sge <= XIWPERF_MAX_SGE;
 }
@@ -420,17 +1032,72 @@ static size_t xp_chunk_len(struct xp_server *srv, u32 i)
 	return min(srv->chunk, srv->size - i * srv->chunk);
 }
 
-/* Map the buffer's chunks for this connection's device, and the table. */
+/* A signaled fast registration completed (flushed, or failed). */
+static void xp_reg_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct xp_sconn *c = container_of(wc->wr_cqe, struct xp_sconn, reg_cqe);
+
+	if (wc->status == IB_WC_SUCCESS)
+		return;
+	xp_sconn_error(c, wc);
+	if (wc->status != IB_WC_WR_FLUSH_ERR) {
+		mutex_lock(&c->lock);
+		xp_sconn_break(c);
+		mutex_unlock(&c->lock);
+	}
+}
+
+/*
+ * XP_HELLO_REMOTE_FRWR: an MR per chunk and the read-only one of chunk 0,
+ * with the registrations to post once connected, ready: their rkeys are
+ * known from here on.
+ */
+static int xp_sconn_setup_frwr(struct xp_sconn *c)
+{
+	u32 i, n = c->srv->nchunks;
+	int ret;
+
+	c->frmr = kcalloc(n + 1, sizeof(*c->frmr), GFP_KERNEL);
+	c->reg_wr = kcalloc(n + 1, sizeof(*c->reg_wr), GFP_KERNEL);
+	if (!c->frmr || !c->reg_wr)
+		return -ENOMEM;
+	c->reg_cqe.done = xp_reg_done;
+	for (i = 0; i <= n; i++) {
+		u32 chunk = i < n ? i : 0;
+
+		/* Chunk 0's two MRs cover the same addresses. */
+		ret = xp_frmr_alloc(&c->frmr[i], c->q.pd, &c->chunk_maps[chunk],
+				    chunk + 1);
+		if (ret)
+			return ret;
+		ret = xp_frmr_prepare(&c->frmr[i], &c->reg_wr[i], &c->reg_cqe,
+				      i < n ? XP_CHUNK_ACCESS : XP_RO_ACCESS);
+		if (ret)
+			return ret;
+		if (i)
+			c->reg_wr[i - 1].wr.next = &c->reg_wr[i].wr;
+	}
+	return 0;
+}
+
+/*
+ * Map the buffer's chunks for this connection's device, register them if
+ * asked to, and build the table: the chunks' addresses, then (fast
+ * registration) their rkeys.
+ */
 static int xp_sconn_map_chunks(struct xp_sconn *c)
 {
 	struct xp_server *srv = c->srv;
 	struct ib_device *dev = c->q.id->device;
+	size_t len = srv->nchunks * (XP_TABLE_ADDR + (c->frwr ? XP_TABLE_RKEY : 0));
+	__be64 *addr;
+	__be32 *rkey;
 	u32 i;
 	int ret;
 
 	c->chunk_maps = kcalloc(srv->nchunks, sizeof(*c->chunk_maps),
 				GFP_KERNEL);
-	c->table = kcalloc(srv->nchunks, sizeof(*c->table), GFP_KERNEL);
+	c->table = kzalloc(len, GFP_KERNEL);
 	if (!c->chunk_maps || !c->table)
 		return -ENOMEM;
 	for (i = 0; i < srv->nchunks; i++) {
@@ -438,54 +1105,124 @@ static int xp_sconn_map_chunks(struct xp_sconn *c)
 			     xp_chunk_len(srv, i));
 		if (ret)
 			return ret;
-		c->table[i] = cpu_to_be64(c->chunk_maps[i].dma);
 	}
-	return xp_map(&c->table_map, dev, c->table,
-		      srv->nchunks * sizeof(*c->table));
+	if (c->frwr) {
+		ret = xp_sconn_setup_frwr(c);
+		if (ret)
+			return ret;
+	}
+	addr = c->table;
+	rkey = c->table + srv->nchunks * XP_TABLE_ADDR;
+	for (i = 0; i < srv->nchunks; i++) {
+		if (c->frwr) {
+			addr[i] = cpu_to_be64(c->frmr[i].iova);
+			rkey[i] = cpu_to_be32(c->frmr[i].mr->rkey);
+		} else {
+			addr[i] = cpu_to_be64(c->chunk_maps[i].dma);
+		}
+	}
+	return xp_map(&c->table_map, dev, c->table, len);
+}
+
+/* Can the device register each chunk by fast registration? */
+static bool xp_frwr_supported(struct xp_server *srv, struct ib_device *dev,
+			      u32 *limit)
+{
+	u32 i;
+
+	*limit = dev->attrs.max_fast_reg_page_list_len;
+	if (!(dev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS))
+		return false;
+	for (i = 0; i < srv->nchunks; i++) {
+		/* A mapping keeps the offset in the page. */
+		struct xp_map m = {
+			.dma = (uintptr_t)srv->chunks[i],
+			.len = xp_chunk_len(srv, i),
+		};
+
+		if (xp_frmr_pages(&m) > *limit)
+			return false;
+	}
+	return true;
 }
 
 /*
  * Resources of an accepted connection; returns an enum xiwperf_reject, and
- * for XIWPERF_REJECT_UNSUPPORTED the device's limit in @limit.
+ * for XIWPERF_REJECT_UNSUPPORTED what the device cannot do in @what and
+ * its limit in @limit.
  */
 static int xp_sconn_setup(struct xp_sconn *c, struct rdma_cm_id *id,
-			  u32 *limit)
+			  u32 *limit, u32 *what)
 {
 	struct ib_device *dev = id->device;
 	struct ib_qp_cap cap = { .max_send_sge = 1, .max_recv_sge = 1 };
+	struct xp_qp_opts opts = {
+		.pd_flags = IB_PD_UNSAFE_GLOBAL_RKEY,
+		.solicited = c->solicited,
+	};
+	int why;
 
 	if (c->op == XIWPERF_OP_SEND) {
 		/* Receives take the SGEs of the client's Sends, never fewer. */
 		if (c->nsge > dev->attrs.max_recv_sge) {
+			*what = XIWPERF_UNSUPPORTED_RECV_SGE;
 			*limit = dev->attrs.max_recv_sge;
 			return XIWPERF_REJECT_UNSUPPORTED;
 		}
-		c->nrecv = min3(2 * c->depth,
-				max(1U, XP_SRV_RECV_BYTES / c->size),
-				(u32)max(dev->attrs.max_qp_wr - 1, 1));
-		c->batch = DIV_ROUND_UP(c->nrecv, 2);
 		cap.max_send_wr = XP_CTRL_TX;
-		cap.max_recv_wr = c->nrecv;
 		cap.max_recv_sge = c->nsge;
+		if (c->use_srq) {
+			why = xp_group_get(c, dev, limit, what);
+			if (why)
+				return why;
+			opts.pd = c->group->pd;
+			opts.srq = c->group->srq;
+			/* Its CQ takes whatever it may take from the SRQ. */
+			cap.max_recv_wr = c->group->nrecv;
+			c->batch = 1;
+		} else {
+			c->nrecv = min3(2 * c->depth,
+					max(1U, XP_SRV_RECV_BYTES / c->size),
+					(u32)max(dev->attrs.max_qp_wr - 1, 1));
+			c->batch = DIV_ROUND_UP(c->nrecv, 2);
+			cap.max_recv_wr = c->nrecv;
+		}
+	} else {
+		if (c->frwr) {
+			if (!xp_frwr_supported(c->srv, dev, limit)) {
+				*what = XIWPERF_UNSUPPORTED_REMOTE_FRWR;
+				return XIWPERF_REJECT_UNSUPPORTED;
+			}
+			/* the registrations, then the message saying so */
+			cap.max_send_wr = c->srv->nchunks + 1 + XP_CTRL_TX;
+		}
+		if (c->inv_recv)
+			cap.max_recv_wr = 1;
 	}
-	if (xp_qp_create(&c->q, id, IB_PD_UNSAFE_GLOBAL_RKEY, &cap,
-			 c->solicited))
+	if (xp_qp_create(&c->q, id, &opts, &cap))
 		return XIWPERF_REJECT_RESOURCES;
 	if (xp_sconn_map_chunks(c))
 		return XIWPERF_REJECT_RESOURCES;
-	if (c->op == XIWPERF_OP_SEND && xp_sconn_setup_send(c))
+	if ((c->op == XIWPERF_OP_SEND || c->frwr) && xp_sconn_setup_ctrl(c))
 		return XIWPERF_REJECT_RESOURCES;
+	if (c->op == XIWPERF_OP_SEND && !c->use_srq && xp_sconn_setup_recv(c))
+		return XIWPERF_REJECT_RESOURCES;
+	if (c->inv_recv && xp_sconn_setup_inv(c))
+		return XIWPERF_REJECT_RESOURCES;
+	if (c->use_srq)
+		xp_group_join(c);
 	return 0;
 }
 
 static int xp_reject(struct xp_server *srv, struct rdma_cm_id *id, u16 why,
-		     u32 limit)
+		     u32 what, u32 limit)
 {
 	struct xp_accept rej = {
 		.magic = cpu_to_be32(XP_MAGIC),
 		.version = cpu_to_be16(XP_VERSION),
 		.reject = cpu_to_be16(why),
 		.limit = cpu_to_be32(limit),
+		.unsupported = cpu_to_be16(what),
 	};
 
 	atomic64_inc(&srv->rejected);
@@ -500,15 +1237,16 @@ static int xp_connect_request(struct xp_server *srv, struct rdma_cm_id *id,
 	struct rdma_conn_param param = {};
 	struct xp_accept acc = {};
 	struct xp_sconn *c;
-	u32 limit = 0;
+	u32 limit = 0, what = 0;
 	int why, ret;
 
 	c = kzalloc(sizeof(*c), GFP_KERNEL);
 	if (!c)
-		return xp_reject(srv, id, XIWPERF_REJECT_RESOURCES, 0);
+		return xp_reject(srv, id, XIWPERF_REJECT_RESOURCES, 0, 0);
 	c->kind = XP_KIND_CONN;
 	c->srv = srv;
 	INIT_LIST_HEAD(&c->node);
+	INIT_LIST_HEAD(&c->gnode);
 	INIT_WORK(&c->release, xp_sconn_release);
 	mutex_init(&c->lock);
 	c->q.id = id;
@@ -518,7 +1256,7 @@ static int xp_connect_request(struct xp_server *srv, struct rdma_cm_id *id,
 		why = XIWPERF_REJECT_PROTOCOL;
 		goto reject;
 	}
-	why = xp_sconn_setup(c, id, &limit);
+	why = xp_sconn_setup(c, id, &limit, &what);
 	if (why)
 		goto reject;
 
@@ -528,7 +1266,9 @@ static int xp_connect_request(struct xp_server *srv, struct rdma_cm_id *id,
 	acc.size = cpu_to_be64(srv->size);
 	acc.chunk = cpu_to_be32(srv->chunk);
 	acc.rkey = cpu_to_be32(c->q.pd->unsafe_global_rkey);
-	acc.credits = cpu_to_be32(c->nrecv);
+	acc.credits = cpu_to_be32(c->use_srq ? c->share : c->nrecv);
+	if (c->frwr)
+		acc.ro_rkey = cpu_to_be32(c->frmr[srv->nchunks].mr->rkey);
 	param.private_data = &acc;
 	param.private_data_len = sizeof(acc);
 	/*
@@ -552,6 +1292,8 @@ static int xp_connect_request(struct xp_server *srv, struct rdma_cm_id *id,
 	c->accepted = true;
 	atomic64_inc(&srv->connections);
 	atomic_inc(&srv->active);
+	if (c->group)
+		xp_group_live(c);
 	/*
 	 * Listed only now: no other event of this id runs before this handler
 	 * returns, and xp_server_destroy() collects connections only after
@@ -565,7 +1307,30 @@ static int xp_connect_request(struct xp_server *srv, struct rdma_cm_id *id,
 reject:
 	xp_sconn_put(c);
 	xp_sconn_free(c);
-	return xp_reject(srv, id, why, limit);
+	return xp_reject(srv, id, why, what, limit);
+}
+
+/*
+ * Connected: with XP_HELLO_REMOTE_FRWR, post the registrations, and after
+ * them (so sent once they are done) the message saying so.
+ */
+static void xp_sconn_established(struct xp_sconn *c)
+{
+	int ret;
+
+	if (!c->frwr)
+		return;
+	ret = ib_post_send(c->q.qp, &c->reg_wr[0].wr, NULL);
+	mutex_lock(&c->lock);
+	if (ret) {
+		pr_debug("connection %u: posting the registrations failed: %d\n",
+			 c->qp_index, ret);
+		xp_sconn_break(c);
+	} else {
+		c->ready_due = true;
+		xp_sconn_send_ctrl(c);
+	}
+	mutex_unlock(&c->lock);
 }
 
 static int xp_server_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
@@ -588,6 +1353,9 @@ static int xp_server_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	}
 	c = container_of(kind, struct xp_sconn, kind);
 	switch (ev->event) {
+	case RDMA_CM_EVENT_ESTABLISHED:
+		xp_sconn_established(c);
+		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
 	case RDMA_CM_EVENT_CONNECT_ERROR:
 	case RDMA_CM_EVENT_UNREACHABLE:
@@ -632,6 +1400,8 @@ int xp_server_listen(struct xp_server **srvp, struct xiwperf_listen *arg)
 	srv->kind = XP_KIND_SERVER;
 	spin_lock_init(&srv->lock);
 	INIT_LIST_HEAD(&srv->conns);
+	mutex_init(&srv->group_lock);
+	INIT_LIST_HEAD(&srv->groups);
 	init_waitqueue_head(&srv->waitq);
 	srv->size = arg->size;
 	srv->chunk = min_t(size_t, XP_CHUNK, KMALLOC_MAX_SIZE);
@@ -739,5 +1509,8 @@ void xp_server_destroy(struct xp_server *srv)
 	for (i = 0; srv->chunks && i < srv->nchunks; i++)
 		xp_buf_free(srv->chunks[i]);
 	kfree(srv->chunks);
+	/* The last connection of each group freed it. */
+	WARN_ON(!list_empty(&srv->groups));
+	mutex_destroy(&srv->group_lock);
 	kfree(srv);
 }
