@@ -26,148 +26,7 @@
 #include "cm.h"
 #include "mpa.h"
 #include "obj.h"
-
-enum xiw_crc_policy { XIW_CRC_OFF, XIW_CRC_PREFERRED, XIW_CRC_REQUIRED };
-
-static const char * const xiw_crc_policy_names[] = {
-	[XIW_CRC_OFF] = "off",
-	[XIW_CRC_PREFERRED] = "preferred",
-	[XIW_CRC_REQUIRED] = "required",
-};
-
-static int crc_policy = XIW_CRC_PREFERRED;
-
-static int xiw_crc_policy_set(const char *val, const struct kernel_param *kp)
-{
-	int i = sysfs_match_string(xiw_crc_policy_names, val);
-
-	if (i < 0)
-		return -EINVAL;	/* nothing changes */
-	WRITE_ONCE(crc_policy, i);
-	return 0;
-}
-
-static int xiw_crc_policy_get(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%s\n", xiw_crc_policy_names[READ_ONCE(crc_policy)]);
-}
-
-static const struct kernel_param_ops xiw_crc_policy_ops = {
-	.set = xiw_crc_policy_set,
-	.get = xiw_crc_policy_get,
-};
-
-module_param_cb(crc_policy, &xiw_crc_policy_ops, NULL, 0644);
-MODULE_PARM_DESC(crc_policy,
-		 "MPA CRC32c, used when either side asks: required (ask as initiator and responder), preferred (ask as initiator; default) or off (never ask)");
-
-static uint mpa_rev = 2;
-
-static int xiw_mpa_rev_set(const char *val, const struct kernel_param *kp)
-{
-	uint rev;
-
-	if (kstrtouint(val, 0, &rev) || rev < XIW_MPA_REV_MIN ||
-	    rev > XIW_MPA_REV_MAX)
-		return -EINVAL;	/* nothing changes */
-	WRITE_ONCE(mpa_rev, rev);
-	return 0;
-}
-
-static const struct kernel_param_ops xiw_mpa_rev_ops = {
-	.set = xiw_mpa_rev_set,
-	.get = param_get_uint,
-};
-
-module_param_cb(mpa_rev, &xiw_mpa_rev_ops, &mpa_rev, 0644);
-MODULE_PARM_DESC(mpa_rev, "MPA revision offered when connecting: 1 or 2 (RFC 6581)");
-
-static bool markers;
-module_param(markers, bool, 0644);
-MODULE_PARM_DESC(markers, "Ask peers to send MPA markers toward xiw (the M bit of RFC 5044); a peer's request for markers is always honoured");
-
-static bool p2p;
-module_param(p2p, bool, 0644);
-MODULE_PARM_DESC(p2p, "Connect in RFC 6581's peer-to-peer model (needs mpa_rev 2): the first message is an RTR of a kind from rtr");
-
-/* RTR kinds in order of preference: one XIW_RTR_* per octet, 0 ends. */
-static u32 rtr_pref = XIW_RTR_WRITE | XIW_RTR_READ << 8 | XIW_RTR_SEND << 16;
-
-static const char * const xiw_rtr_names[] = { "send", "write", "read" };
-
-static int xiw_rtr_set(const char *val, const struct kernel_param *kp)
-{
-	char buf[32], *cur = buf, *tok;
-	u8 seen = 0;
-	u32 pref = 0;
-	int n = 0;
-
-	if (strscpy(buf, val, sizeof(buf)) < 0)
-		return -EINVAL;
-	strim(buf);
-	while ((tok = strsep(&cur, ",")) != NULL) {
-		int i = match_string(xiw_rtr_names, ARRAY_SIZE(xiw_rtr_names),
-				     tok);
-
-		if (i < 0 || (seen & BIT(i)))
-			return -EINVAL;	/* nothing changes */
-		seen |= BIT(i);
-		pref |= (u32)BIT(i) << (8 * n++);
-	}
-	WRITE_ONCE(rtr_pref, pref);
-	return 0;
-}
-
-static int xiw_rtr_get(char *buf, const struct kernel_param *kp)
-{
-	u32 pref = READ_ONCE(rtr_pref);
-	int len = 0;
-
-	for (; pref; pref >>= 8)
-		len += sysfs_emit_at(buf, len, "%s%s", len ? "," : "",
-				     xiw_rtr_names[ffs(pref & 0xff) - 1]);
-	return len + sysfs_emit_at(buf, len, "\n");
-}
-
-static const struct kernel_param_ops xiw_rtr_ops = {
-	.set = xiw_rtr_set,
-	.get = xiw_rtr_get,
-};
-
-module_param_cb(rtr, &xiw_rtr_ops, NULL, 0644);
-MODULE_PARM_DESC(rtr,
-		 "RFC 6581 RTR kinds xiw supports, most preferred first: a comma-separated list of send, write, read (default write,read,send)");
-
-/* The RTR preference list; returns its length, fills @pref. */
-static unsigned int xiw_rtr_prefs(u8 pref[3])
-{
-	u32 p = READ_ONCE(rtr_pref);
-	unsigned int n = 0;
-
-	for (; p && n < 3; p >>= 8)
-		pref[n++] = p & 0xff;
-	return n;
-}
-
-static u8 xiw_rtr_supported(void)
-{
-	u8 pref[3];
-	unsigned int i, n = xiw_rtr_prefs(pref);
-	u8 all = 0;
-
-	for (i = 0; i < n; i++)
-		all |= pref[i];
-	return all;
-}
-
-static uint mpa_timeout_ms = 10000;
-module_param(mpa_timeout_ms, uint, 0644);
-MODULE_PARM_DESC(mpa_timeout_ms, "Limit for each step of connection setup and teardown, in ms");
-
-static enum xiw_crc_policy xiw_crc_policy(void)
-{
-	return READ_ONCE(crc_policy);
-}
+#include "policy.h"
 
 static struct workqueue_struct *xiw_cm_wq;
 
@@ -355,7 +214,7 @@ static void xiw_cep_arm(struct xiw_cep *cep)
 {
 	kref_get(&cep->ref);
 	if (!mod_delayed_work(xiw_cm_wq, &cep->timer,
-			      msecs_to_jiffies(max(READ_ONCE(mpa_timeout_ms), 100U))))
+			      msecs_to_jiffies(xiw_policy_timeout_ms())))
 		return;
 	xiw_cep_put(cep);	/* was already pending: keep one reference */
 }
@@ -776,7 +635,7 @@ static void xiw_listener_work(struct work_struct *w)
 		sock->sk->sk_data_ready = lis->saved_data_ready;
 		write_unlock_bh(&sock->sk->sk_callback_lock);
 		tcp_sock_set_nodelay(sock->sk);
-		sock->sk->sk_sndtimeo = msecs_to_jiffies(mpa_timeout_ms);
+		sock->sk->sk_sndtimeo = msecs_to_jiffies(xiw_policy_timeout_ms());
 		cep->sock = sock;
 		WRITE_ONCE(cep->listen_id, lid->cm_id);
 		lid->cm_id->add_ref(lid->cm_id);
@@ -1001,7 +860,7 @@ int xiw_destroy_listen(struct iw_cm_id *id)
  */
 static bool xiw_crc_reply(bool initiator_asked)
 {
-	return initiator_asked || xiw_crc_policy() == XIW_CRC_REQUIRED;
+	return initiator_asked || xiw_policy_crc() == XIW_CRC_REQUIRED;
 }
 
 /**
@@ -1033,13 +892,13 @@ int xiw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	}
 	cep->crc = xiw_crc_reply(cep->hdr.crc);
 	cep->markers_tx = cep->hdr.markers;
-	cep->markers_rx = READ_ONCE(markers);
+	cep->markers_rx = xiw_policy_markers();
 	xiw_mpa_v2_respond(&cep->v2, min_t(u32, param->ird, XIW_MAX_IRD),
 			   min_t(u32, param->ord, XIW_MAX_ORD), &v2);
 	if (cep->v2.p2p) {
 		/* Peer-to-peer: hold the send queue until the RTR. */
 		v2.p2p = true;
-		v2.rtr = xiw_rtr_respond(cep->v2.rtr, xiw_rtr_supported());
+		v2.rtr = xiw_rtr_respond(cep->v2.rtr, xiw_policy_rtr_supported());
 		cep->rtr_expect = v2.rtr;
 		/* A Read RTR needs an inbound read slot (RFC 6581 9.1). */
 		if ((v2.rtr & XIW_RTR_READ) && !v2.ird)
@@ -1145,7 +1004,7 @@ static int xiw_cep_do_connect(struct xiw_cep *cep)
 		return err;
 	}
 	tcp_sock_set_nodelay(cep->sock->sk);
-	cep->sock->sk->sk_sndtimeo = msecs_to_jiffies(mpa_timeout_ms);
+	cep->sock->sk->sk_sndtimeo = msecs_to_jiffies(xiw_policy_timeout_ms());
 	/*
 	 * The port rdma_cm chose, so that the TCP connection is the one
 	 * rdma_cm (and "rdma resource show") reports; its port space is not
@@ -1168,16 +1027,16 @@ static int xiw_cep_do_connect(struct xiw_cep *cep)
 
 	xiw_cep_attach(cep);
 	req.kind = XIW_MPA_REQUEST;
-	req.rev = READ_ONCE(mpa_rev);
+	req.rev = xiw_policy_mpa_rev();
 	req.enhanced = req.rev == 2;	/* revision 2 always negotiates IRD/ORD */
-	req.crc = xiw_crc_policy() != XIW_CRC_OFF;
-	req.markers = READ_ONCE(markers);
+	req.crc = xiw_policy_crc() != XIW_CRC_OFF;
+	req.markers = xiw_policy_markers();
 	cep->crc = req.crc;
 	cep->markers_rx = req.markers;
 	cep->v2 = (struct xiw_mpa_v2){ .ird = cep->ird, .ord = cep->ord };
-	if (req.enhanced && READ_ONCE(p2p)) {
+	if (req.enhanced && xiw_policy_p2p()) {
 		cep->v2.p2p = true;
-		cep->v2.rtr = xiw_rtr_supported();
+		cep->v2.rtr = xiw_policy_rtr_supported();
 		cep->rtr_offered = cep->v2.rtr;
 	}
 	cep->state = XIW_CEP_AWAIT_REPLY;
@@ -1246,7 +1105,7 @@ static void xiw_cep_send_no_rtr(struct xiw_cep *cep)
 static int xiw_cep_pick_rtr(struct xiw_cep *cep)
 {
 	u8 pref[3];
-	unsigned int n = xiw_rtr_prefs(pref);
+	unsigned int n = xiw_policy_rtr(pref);
 
 	if (!cep->v2.p2p)
 		return 0;	/* client-server, even if we offered p2p */
