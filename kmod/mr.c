@@ -16,6 +16,7 @@
  * written through an STag after its invalidation completed.
  */
 #include <linux/mm.h>
+#include <linux/vmalloc.h>
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 
@@ -25,13 +26,32 @@
 #define XIW_TERM_PROT(code) \
 	XIW_TERM(XIW_TERM_LAYER_RDMAP, XIW_RDMAP_ETYPE_PROT, code)
 
-/* Is [to, to + len) inside the registration? Lock held (fast MRs). */
+/*
+ * Is @p memory the kernel maps? A DMA MR's addresses come from the peer
+ * (the PD's global rkey spans all memory): an unmapped one must not fault.
+ */
+static bool xiw_kaddr_ok(const void *p)
+{
+	if (is_vmalloc_addr(p))
+		return vmalloc_to_page(p);
+	return virt_addr_valid(p);
+}
+
+/*
+ * Is [to, to + len) inside the registration? Lock held (fast MRs). For a
+ * DMA MR, whose range is all memory, the ends must at least be mapped
+ * (each page is checked again when it is used).
+ */
 static int xiw_mr_bounds(const struct xiw_mr *mr, u64 to, u64 len)
 {
 	if (to + len < to)
 		return XIW_TERM_PROT(XIW_RDMAP_TO_WRAP);
 	if (mr->kind == XIW_MR_FAST &&
 	    (to < mr->iova || to + len > mr->iova + mr->length))
+		return XIW_TERM_PROT(XIW_RDMAP_BOUNDS);
+	if (mr->kind == XIW_MR_DMA && len &&
+	    (!xiw_kaddr_ok((void *)(uintptr_t)to) ||
+	     !xiw_kaddr_ok((void *)(uintptr_t)(to + len - 1))))
 		return XIW_TERM_PROT(XIW_RDMAP_BOUNDS);
 	return 0;
 }
@@ -105,7 +125,8 @@ static u8 *xiw_mr_kaddr(const struct xiw_mr *mr, u64 to, u32 len, u32 *contig)
 	u64 off, in_page;
 
 	if (mr->kind == XIW_MR_DMA) {
-		*contig = len;
+		/* A page at a time: each is checked to be memory at all. */
+		*contig = min_t(u64, len, PAGE_SIZE - offset_in_page(to));
 		return (u8 *)(uintptr_t)to;
 	}
 	off = to - mr->iova + mr->pages.fbo;
@@ -130,7 +151,8 @@ static u8 *xiw_mr_kaddr(const struct xiw_mr *mr, u64 to, u32 len, u32 *contig)
  * completed stops the placement.
  *
  * Return: 0, -EACCES if the STag was invalidated or the range is outside
- * the registration, or what @fn returned.
+ * the registration, -EFAULT if a DMA MR's address is not mapped memory,
+ * or what @fn returned.
  */
 int xiw_mr_place(struct xiw_mr *mr, u32 stag, u64 to, u32 len,
 		 int (*fn)(void *ctx, u8 *p, u32 len), void *ctx)
@@ -138,8 +160,17 @@ int xiw_mr_place(struct xiw_mr *mr, u32 stag, u64 to, u32 len,
 	unsigned long flags;
 	int err = 0;
 
-	if (mr->kind == XIW_MR_DMA)
-		return len ? fn(ctx, (u8 *)(uintptr_t)to, len) : 0;
+	if (mr->kind == XIW_MR_DMA) {
+		while (!err && len) {
+			u32 take;
+			u8 *p = xiw_mr_kaddr(mr, to, len, &take);
+
+			err = xiw_kaddr_ok(p) ? fn(ctx, p, take) : -EFAULT;
+			to += take;
+			len -= take;
+		}
+		return err;
+	}
 
 	spin_lock_irqsave(&mr->lock, flags);
 	if (!mr->valid || mr->stag != stag || xiw_mr_bounds(mr, to, len))
@@ -176,8 +207,10 @@ const u8 *xiw_mr_source(struct xiw_mr *mr, u32 stag, u64 to, u32 len,
 	unsigned long flags;
 	const u8 *p = NULL;
 
-	if (mr->kind == XIW_MR_DMA)
-		return xiw_mr_kaddr(mr, to, len, contig);
+	if (mr->kind == XIW_MR_DMA) {
+		p = xiw_mr_kaddr(mr, to, len, contig);
+		return xiw_kaddr_ok(p) ? p : NULL;
+	}
 	spin_lock_irqsave(&mr->lock, flags);
 	if (mr->valid && mr->stag == stag && !xiw_mr_bounds(mr, to, len))
 		p = xiw_mr_kaddr(mr, to, len, contig);

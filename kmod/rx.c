@@ -393,7 +393,12 @@ static int xiw_rx_copy_to(struct xiw_rx_copy *c, struct xiw_mr *mr, u32 stag,
 	int err = xiw_mr_place(mr, stag, to, len, xiw_rx_copy_fn, c);
 
 	/* Invalidated while the segment arrived: nothing more lands. */
-	return err == -EACCES ? TERM_DDP_T(XIW_DDP_T_INV_STAG) : err;
+	if (err == -EACCES)
+		return TERM_DDP_T(XIW_DDP_T_INV_STAG);
+	/* The global rkey's range is all memory, but only mapped memory. */
+	if (err == -EFAULT)
+		return TERM_DDP_T(XIW_DDP_T_BOUNDS);
+	return err;
 }
 
 /* A Send's payload: into the receive buffer's SGEs from offset send_len. */
@@ -425,7 +430,7 @@ static int xiw_rx_place_send(struct xiw_qp *qp, struct xiw_rx_copy *c,
 				   xiw_rx_copy_fn, c);
 		xiw_mr_put(mr);
 		if (err)
-			return err == -EACCES ?
+			return err == -EACCES || err == -EFAULT ?
 			       XIW_TERM(XIW_TERM_LAYER_RDMAP,
 					XIW_RDMAP_ETYPE_CATASTROPHIC, 0) : err;
 		len -= take;
