@@ -151,6 +151,11 @@ enum xiwperf_op {
  * @XIWPERF_INJECT_DMA_INVALIDATE: first a zero-length Send with
  *	Invalidate naming the server's global (DMA MR) rkey, which cannot be
  *	invalidated, then the operation.
+ * @XIWPERF_INJECT_WRAP: a remote address so close to 2^64 that the
+ *	operation's range wraps around.
+ * @XIWPERF_INJECT_FOREIGN: the rkey connection 1 was given for the same
+ *	region, which belongs to another protection domain at the server (its
+ *	connections each have their own); needs qps >= 2.
  */
 enum xiwperf_inject {
 	XIWPERF_INJECT_NONE = 0,
@@ -159,6 +164,8 @@ enum xiwperf_inject {
 	XIWPERF_INJECT_RIGHTS = 3,
 	XIWPERF_INJECT_INVALIDATED = 4,
 	XIWPERF_INJECT_DMA_INVALIDATE = 5,
+	XIWPERF_INJECT_WRAP = 6,
+	XIWPERF_INJECT_FOREIGN = 7,
 };
 
 /**

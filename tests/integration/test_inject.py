@@ -21,6 +21,9 @@ REMOTE_PROTECTION = 1           # RDMAP error type
 TAGGED = 1                      # DDP error type: tagged buffer
 INVALID_STAG, BASE_BOUNDS, ACCESS_RIGHTS = 0x00, 0x01, 0x02
 STAG_CANNOT_BE_INVALIDATED = 0x09   # RDMAP remote protection code
+# The codes that differ between the layers.
+DDP_STAG_NOT_ASSOCIATED, DDP_TO_WRAP = 0x02, 0x03
+RDMAP_STAG_NOT_ASSOCIATED, RDMAP_TO_WRAP = 0x03, 0x04
 # What tshark shows for a Terminate (one FPDU per frame here).
 FIELDS = ("ip.src", "iwarp_rdma.term_layer",
           "iwarp_rdma.term_etype_rdma", "iwarp_rdma.term_etype_ddp",
@@ -132,3 +135,34 @@ def test_invalidating_the_global_rkey_is_rdmap_cannot_invalidate(pair):
     assert terms == [(SERVER, RDMAP, REMOTE_PROTECTION,
                       STAG_CANNOT_BE_INVALIDATED)], terms
     assert_buffer_untouched(pair)
+
+
+def test_write_whose_range_wraps_is_ddp_to_wrap(pair):
+    r, terms = inject(pair, "wrap", "write")
+    assert terms == [(SERVER, DDP, TAGGED, DDP_TO_WRAP)], terms
+    assert_buffer_untouched(pair)
+
+
+def test_read_whose_range_wraps_is_rdmap_to_wrap(pair):
+    r, terms = inject(pair, "wrap", "read")
+    assert terms == [(SERVER, RDMAP, REMOTE_PROTECTION, RDMAP_TO_WRAP)], terms
+    assert r["completed"] == 0, r
+
+
+def test_write_with_another_connections_stag_is_ddp_not_associated(pair):
+    """Each server connection has its own PD: connection 1's key is valid,
+    but not for connection 0's stream."""
+    r, terms = inject(pair, "foreign", "write", "--qps", 2, "--count", 2)
+    assert terms == [(SERVER, DDP, TAGGED, DDP_STAG_NOT_ASSOCIATED)], terms
+    # Connection 1 wrote its own region (the next 4 KiB) legitimately; the
+    # faulty Write's region, the first 4 KiB, is as the server filled it.
+    rc, r = client(pair, "a", SERVER, "--op", "read", "--size", 4096,
+                   "--count", 1, "--check")
+    assert r["completed"] == 1 and r["mismatches"] == 0, r
+
+
+def test_read_with_another_connections_stag_is_rdmap_not_associated(pair):
+    r, terms = inject(pair, "foreign", "read", "--qps", 2, "--count", 2,
+                      "--remote-mr", "frwr")
+    assert terms == [(SERVER, RDMAP, REMOTE_PROTECTION,
+                      RDMAP_STAG_NOT_ASSOCIATED)], terms

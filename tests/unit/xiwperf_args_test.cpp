@@ -204,8 +204,12 @@ TEST_F(XiwperfArgs, InjectNamesEveryKind)
     w = one_op("write", frwr);
     w.insert(w.end(), {"--inject", "rights"});
     EXPECT_EQ(client(w).inject, Inject::rights);
+    EXPECT_EQ(client(one_op("read", {"--inject", "wrap"})).inject, Inject::wrap);
+    EXPECT_EQ(
+        client(one_op("write", {"--qps", "2", "--count", "2", "--inject", "foreign"})).inject,
+        Inject::foreign);
     for (auto kind : {Inject::stag, Inject::bounds, Inject::rights, Inject::invalidated,
-                      Inject::dma_invalidate})
+                      Inject::dma_invalidate, Inject::wrap})
         EXPECT_EQ(client(one_op("write", {"--remote-mr", "frwr", "--inject",
                                           xiwperf::inject_name(kind)}))
                       .inject,
@@ -216,7 +220,10 @@ TEST_F(XiwperfArgs, InjectRefusesWhatCannotShowTheFault)
 {
     EXPECT_EQ(usage_error(one_op("write", {"--inject", "wrong"})),
               "--inject: \"wrong\" is not one of stag, bounds, rights, invalidated, "
-              "dma-invalidate");
+              "dma-invalidate, wrap, foreign");
+    EXPECT_EQ(usage_error(one_op("write", {"--inject", "foreign"})),
+              "client: --inject foreign needs --qps 2 or more (it uses connection 1's key on "
+              "connection 0)");
     EXPECT_EQ(usage_error(one_op("send", {"--inject", "stag"})),
               "client: --inject works with --op write and read only");
     for (auto kind : {"bounds", "rights", "invalidated"})

@@ -100,8 +100,9 @@ xiw::Result<Mr> parse_mr(std::string_view opt, std::string_view text)
     return usage_error(std::string(opt) + ": " + quoted(text) + " is not one of dma, frwr");
 }
 
-constexpr Inject injects[] = {Inject::stag, Inject::bounds, Inject::rights, Inject::invalidated,
-                              Inject::dma_invalidate};
+constexpr Inject injects[] = {Inject::stag,        Inject::bounds,         Inject::rights,
+                              Inject::invalidated, Inject::dma_invalidate, Inject::wrap,
+                              Inject::foreign};
 
 xiw::Result<Inject> parse_inject(std::string_view text)
 {
@@ -109,7 +110,8 @@ xiw::Result<Inject> parse_inject(std::string_view text)
         if (text == inject_name(i))
             return i;
     return usage_error("--inject: " + quoted(text) +
-                       " is not one of stag, bounds, rights, invalidated, dma-invalidate");
+                       " is not one of stag, bounds, rights, invalidated, dma-invalidate, wrap, "
+                       "foreign");
 }
 
 // The subcommands an option applies to.
@@ -378,6 +380,9 @@ xiw::Status check_inject(const Client& c)
                            "through the read-only rkey)");
     bool needs_frwr = c.inject == Inject::bounds || c.inject == Inject::rights ||
                       c.inject == Inject::invalidated;
+    if (c.inject == Inject::foreign && c.qps < 2)
+        return usage_error("client: --inject foreign needs --qps 2 or more (it uses connection "
+                           "1's key on connection 0)");
     if (needs_frwr && c.remote_mr != Mr::frwr)
         return usage_error("client: --inject " + kind +
                            " needs --remote-mr frwr (the server's global rkey has no bounds, "
@@ -465,6 +470,10 @@ std::string_view inject_name(Inject inject)
         return "invalidated";
     case Inject::dma_invalidate:
         return "dma-invalidate";
+    case Inject::wrap:
+        return "wrap";
+    case Inject::foreign:
+        return "foreign";
     }
     return "?";
 }

@@ -24,7 +24,16 @@ enum class Mr { dma, frwr };
 std::string_view mr_name(Mr mr);
 
 /// A fault the client injects (--inject); values as enum xiwperf_inject.
-enum class Inject { none = 0, stag = 1, bounds = 2, rights = 3, invalidated = 4, dma_invalidate = 5 };
+enum class Inject {
+    none = 0,
+    stag = 1,
+    bounds = 2,
+    rights = 3,
+    invalidated = 4,
+    dma_invalidate = 5,
+    wrap = 6,
+    foreign = 7,
+};
 
 /// "stag", "dma-invalidate", ...; "" for none.
 std::string_view inject_name(Inject inject);

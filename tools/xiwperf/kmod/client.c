@@ -364,6 +364,15 @@ static void xp_lane_inject(struct xp_lane *lane, struct xp_chain *ch,
 	case XIWPERF_INJECT_RIGHTS:
 		wr->rkey = c->ro_rkey;	/* lane 0 of connection 0: chunk 0 */
 		break;
+	case XIWPERF_INJECT_WRAP:
+		/* The first segment already wraps. */
+		wr->remote_addr = U64_MAX - min_t(u64, cl->size, 16) / 2;
+		break;
+	case XIWPERF_INJECT_FOREIGN:
+		/* Connection 1's key for the same region: another PD. */
+		wr->rkey = c->rkeys ? cl->conns[1]->rkeys[chunk] :
+				      cl->conns[1]->rkey;
+		break;
 	case XIWPERF_INJECT_INVALIDATED:
 	case XIWPERF_INJECT_DMA_INVALIDATE:
 		memset(sinv, 0, sizeof(*sinv));
@@ -1387,7 +1396,10 @@ static bool xp_inject_valid(const struct xiwperf_run *run)
 		return true;
 	case XIWPERF_INJECT_STAG:
 	case XIWPERF_INJECT_DMA_INVALIDATE:
+	case XIWPERF_INJECT_WRAP:
 		return run->op != XIWPERF_OP_SEND;
+	case XIWPERF_INJECT_FOREIGN:
+		return run->op != XIWPERF_OP_SEND && run->qps >= 2;
 	case XIWPERF_INJECT_BOUNDS:
 	case XIWPERF_INJECT_INVALIDATED:
 		return run->op != XIWPERF_OP_SEND && remote_frwr;
