@@ -56,6 +56,22 @@ static int xiw_mr_bounds(const struct xiw_mr *mr, u64 to, u64 len)
 	return 0;
 }
 
+/*
+ * The MR in the STag's index slot, referenced; its key and state are the
+ * caller's to check under the MR's lock.
+ */
+static struct xiw_mr *xiw_mr_get(struct xiw_device *xdev, u32 stag)
+{
+	struct xiw_mr *mr;
+
+	rcu_read_lock();
+	mr = xa_load(&xdev->mrs, stag >> 8);
+	if (mr && !refcount_inc_not_zero(&mr->ref))
+		mr = NULL;
+	rcu_read_unlock();
+	return mr;
+}
+
 /**
  * xiw_mr_lookup() - find the MR an STag names, check an access, and take
  *	a reference
@@ -74,15 +90,10 @@ struct xiw_mr *xiw_mr_lookup(struct xiw_device *xdev, u32 stag,
 			     struct xiw_pd *pd, int access, u64 to, u64 len,
 			     int *cause)
 {
+	struct xiw_mr *mr = xiw_mr_get(xdev, stag);
 	unsigned long flags;
-	struct xiw_mr *mr;
 	int bad = 0;
 
-	rcu_read_lock();
-	mr = xa_load(&xdev->mrs, stag >> 8);
-	if (mr && !refcount_inc_not_zero(&mr->ref))
-		mr = NULL;
-	rcu_read_unlock();
 	if (!mr) {
 		*cause = XIW_TERM_PROT(XIW_RDMAP_INV_STAG);
 		return NULL;
@@ -423,15 +434,10 @@ int xiw_mr_register(struct xiw_mr *mr, struct xiw_pd *pd, u32 key,
  */
 int xiw_mr_invalidate(struct xiw_device *xdev, u32 stag, struct xiw_pd *pd)
 {
+	struct xiw_mr *mr = xiw_mr_get(xdev, stag);
 	unsigned long flags;
-	struct xiw_mr *mr;
 	int bad = 0;
 
-	rcu_read_lock();
-	mr = xa_load(&xdev->mrs, stag >> 8);
-	if (mr && !refcount_inc_not_zero(&mr->ref))
-		mr = NULL;
-	rcu_read_unlock();
 	if (!mr)
 		return XIW_TERM_PROT(XIW_RDMAP_INV_STAG);
 

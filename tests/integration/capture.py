@@ -31,3 +31,16 @@ def tshark(vm, pcap, *args):
     return vm.run("tshark -n --disable-protocol rpcordma -r {} {} "
                   "2>/dev/null".format(
         pcap, " ".join(shlex.quote(a) for a in args)), timeout=300).out
+
+
+def assert_crcs(vm, pcap, crc, at_least):
+    """With crc, every FPDU's CRC check (at least at_least of them) is
+    good; without, the capture has none."""
+    lines = [ln for ln in tshark(vm, pcap, "-V", "-Y", "iwarp_mpa.fpdu")
+             .splitlines() if "CRC check:" in ln]
+    if crc:
+        assert len(lines) > at_least, len(lines)
+        assert all("(Good CRC32)" in ln for ln in lines), \
+            [ln for ln in lines if "(Good CRC32)" not in ln][:5]
+    else:
+        assert lines == [], lines[:5]

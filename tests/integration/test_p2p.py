@@ -57,18 +57,22 @@ def assert_rtr_first(seq, kind):
         assert seq[server[0]][1:] == ("0x02", 14), seq[:6]
 
 
-@pytest.mark.parametrize("kind", RTR)
-def test_initiator_sends_the_rtr_before_anything_and_data_flows(p2p, kind):
-    vm = p2p
-    set_params(vm, p2p="Y", rtr=kind)
-    pcap = f"/tmp/p2p-{kind}.pcapng"
-    # A Send run: the server speaks (credits, verdict), so the capture shows
-    # it held back until the RTR. Sends after a Send RTR prove it consumed
-    # no receive: each message is checked against its sequence number.
+def send_run_opens_with_the_rtr(vm, kind, pcap):
+    """A checked Send run under capture: the server speaks (credits,
+    verdict), so the capture shows it held back until the RTR; and Sends
+    after a Send RTR prove it consumed no receive (each message is checked
+    against its sequence number)."""
     capture(vm, "a", "v0", lambda: client(
         vm, "a", SERVER, "--op", "send", "--size", 5000, "--count", 20,
         "--check"), pcap)
     assert_rtr_first(fpdus(vm, pcap), kind)
+
+
+@pytest.mark.parametrize("kind", RTR)
+def test_initiator_sends_the_rtr_before_anything_and_data_flows(p2p, kind):
+    vm = p2p
+    set_params(vm, p2p="Y", rtr=kind)
+    send_run_opens_with_the_rtr(vm, kind, f"/tmp/p2p-{kind}.pcapng")
     for op in ("read", "write"):
         client(vm, "a", SERVER, "--op", op, "--size", 100000, "--count", 20,
                "--depth", 4, "--qps", 2, "--check")
@@ -125,11 +129,7 @@ def test_siw_responder_accepts_xiw_rtr(xiw_and_siw, kind):
     (it has no Send RTR); xiw's RTR of each opens the stream."""
     vm = xiw_and_siw
     set_params(vm, p2p="Y", rtr=kind)
-    pcap = f"/tmp/p2p-siw-{kind}.pcapng"
-    capture(vm, "a", "v0", lambda: client(
-        vm, "a", SERVER, "--op", "send", "--size", 5000, "--count", 20,
-        "--check"), pcap)
-    assert_rtr_first(fpdus(vm, pcap), kind)
+    send_run_opens_with_the_rtr(vm, kind, f"/tmp/p2p-siw-{kind}.pcapng")
     for op in ("read", "write"):
         client(vm, "a", SERVER, "--op", op, "--size", 100000, "--count", 20,
                "--check")
