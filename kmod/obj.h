@@ -333,6 +333,11 @@ struct xiw_stream_params {
 	u8 rtr_expect;
 };
 
+/* Largest FPDU header: MPA length, untagged header, Read Request. */
+#define XIW_TX_HDR_MAX		(XIW_MPA_LEN_SIZE + \
+				 sizeof(struct xiw_untagged_hdr) + \
+				 sizeof(struct xiw_read_req))
+
 /* Transmit batch limits (tx.c): vectors, staging pages, Read Responses. */
 #define XIW_TX_NBVEC		128
 #define XIW_TX_STAGE_PAGES	32
@@ -468,8 +473,7 @@ struct xiw_qp {
 	bool tx_markers;
 	u16 tx_mark_off;
 	u32 tx_fpdu_off;
-	u8 tx_hdr[XIW_MPA_LEN_SIZE + sizeof(struct xiw_untagged_hdr) +
-		  sizeof(struct xiw_read_req)];
+	u8 tx_hdr[XIW_TX_HDR_MAX];
 	int term_cause;
 	bool term_sent;
 	u8 term_info_len;

@@ -78,11 +78,6 @@ static struct workqueue_struct *xiw_tx_wq;
  */
 #define XIW_TX_COPY_MAX		4096
 
-/* Largest FPDU header: MPA length, untagged header, Read Request. */
-#define XIW_TX_HDR_MAX		(XIW_MPA_LEN_SIZE + \
-				 sizeof(struct xiw_untagged_hdr) + \
-				 sizeof(struct xiw_read_req))
-
 /* Pad and CRC. */
 #define XIW_TX_TRAILER_MAX	(3 + XIW_MPA_CRC_SIZE)
 
