@@ -9,8 +9,15 @@ LINE = re.compile(r"cm\.id=(\d+) src=(\S+) dst=(\S+) .* ([A-Z_]+) "
 
 
 def start(vm):
+    """Clear the buffer and record. The event is enabled once and never
+    disabled, and comm recording is off: every enable or disable live-patches
+    kernel text (recording comms hooks sched_switch inside __schedule), and
+    under multi-threaded TCG a vCPU can still run a stale int3 after the
+    patch is done, an "Oops: int3" that killed a CI run. tracing_on and
+    clearing the buffer patch nothing."""
     vm.run(f"mountpoint -q {TRACING} || mount -t tracefs nodev {TRACING}; "
            f"echo 0 > {TRACING}/tracing_on; echo > {TRACING}/trace; "
+           f"echo 0 > {TRACING}/options/record-cmd; "
            f"echo 4096 > {TRACING}/buffer_size_kb; "
            f"echo 1 > {TRACING}/events/rdma_cma/cm_event_handler/enable; "
            f"echo 1 > {TRACING}/tracing_on")
@@ -39,7 +46,6 @@ def stop(vm):
     name, ...]}. Restrack numbers ids per device, so the addresses tell
     two devices' ids apart."""
     out = vm.run(f"echo 0 > {TRACING}/tracing_on; cat {TRACING}/trace; "
-                 f"echo 0 > {TRACING}/events/rdma_cma/cm_event_handler/enable; "
                  f"echo > {TRACING}/trace").out
     assert "LOST" not in out, "trace buffer overflowed"
     return parse(out)
