@@ -281,8 +281,9 @@ struct xiw_irq_entry {
  * @fpdu_off: octets of the current FPDU received, markers included
  * @rtr: the current FPDU is an RFC 6581 RTR (responder: the initiator's
  *	RTR message; initiator: the Read Response to a zero-length Read RTR)
- * @read_wqe: SQ index of the Read whose response is arriving
- * @term: Terminate payload collected for logging
+ * @term: a received Terminate's header: its control field, then as much
+ *	of the terminated segment's headers as fit (see xiw_term_info_parse())
+ * @term_len: octets of @term after the control field collected so far
  */
 struct xiw_rx {
 	u8 hdr[XIW_MPA_LEN_SIZE + sizeof(struct xiw_untagged_hdr) +
@@ -308,6 +309,8 @@ struct xiw_rx {
 	struct xiw_mpa_unmark unmark;
 	u32 fpdu_off;
 	bool rtr;
+	u8 term[XIW_TERM_INFO_MAX];
+	u8 term_len;
 };
 
 /**
@@ -481,6 +484,45 @@ struct xiw_qp {
 
 	struct xiw_rx rx;
 };
+
+/**
+ * xiw_qp_orq_wqe() - the send WQE of an outbound Read
+ * @qp: the QP; the caller holds its sq_lock
+ * @i: ORQ position, from orq_tail (the oldest) to orq_head
+ */
+static inline struct xiw_wqe *xiw_qp_orq_wqe(struct xiw_qp *qp, u32 i)
+{
+	lockdep_assert_held(&qp->sq_lock);
+	return &qp->sq[qp->orq[i % XIW_MAX_ORD] % qp->sq_size];
+}
+
+/**
+ * xiw_qp_orq_oldest() - the oldest Read not yet answered
+ * @qp: the QP; the caller holds its sq_lock
+ *
+ * Return: its send WQE, or NULL if no Read is outstanding.
+ */
+static inline struct xiw_wqe *xiw_qp_orq_oldest(struct xiw_qp *qp)
+{
+	lockdep_assert_held(&qp->sq_lock);
+	if (qp->orq_tail == qp->orq_head)
+		return NULL;
+	return xiw_qp_orq_wqe(qp, qp->orq_tail);
+}
+
+/**
+ * xiw_qp_irq_oldest() - the oldest inbound Read Request not yet answered
+ * @qp: the QP; the caller holds its sq_lock
+ *
+ * Return: its entry, or NULL if none is queued.
+ */
+static inline struct xiw_irq_entry *xiw_qp_irq_oldest(struct xiw_qp *qp)
+{
+	lockdep_assert_held(&qp->sq_lock);
+	if (qp->irq_tail == qp->irq_head)
+		return NULL;
+	return &qp->irq[qp->irq_tail % XIW_MAX_IRD];
+}
 
 static inline struct xiw_pd *to_xiw_pd(struct ib_pd *pd)
 {

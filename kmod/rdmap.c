@@ -2,6 +2,7 @@
 /*
  * RDMAP/DDP message rules (RFC 5040, RFC 5041, RFC 6581).
  */
+#include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/minmax.h>
 #include <linux/string.h>
@@ -167,6 +168,86 @@ int xiw_term_cause(u32 ctrl)
 	return XIW_TERM(ctrl >> XIW_TERM_LAYER_SHIFT & 0xf,
 			ctrl >> XIW_TERM_ETYPE_SHIFT & 0xf,
 			ctrl >> XIW_TERM_CODE_SHIFT & 0xff);
+}
+
+/*
+ * Stock Linux siw declares the control field as bitfields in the order of
+ * a little-endian host, so on x86 it sends layer and error type in
+ * swapped nibbles and M, D, R in bits 8, 9, 10 (RFC 5040: reserved, and
+ * zero). Such a field with headers included has RFC bits 15..13 clear and
+ * some of bits 10..8 set: read it as siw meant it. (Without headers the
+ * two layouts cannot be told apart; that field is taken as the RFC says.)
+ */
+static u32 xiw_term_ctrl_unswap(u32 ctrl)
+{
+	u32 rfc_flags = XIW_TERM_FLAG_M | XIW_TERM_FLAG_D | XIW_TERM_FLAG_R;
+	u32 flags = 0;
+
+	if ((ctrl & 0xffff) & ~0x0700U || !(ctrl & 0x0700))
+		return ctrl;
+	if (ctrl & BIT(8))
+		flags |= XIW_TERM_FLAG_M;
+	if (ctrl & BIT(9))
+		flags |= XIW_TERM_FLAG_D;
+	if (ctrl & BIT(10))
+		flags |= XIW_TERM_FLAG_R;
+	return xiw_term_ctrl(XIW_TERM(ctrl >> 24 & 0xf, ctrl >> 28 & 0xf,
+				      ctrl >> 16 & 0xff), flags & rfc_flags);
+}
+
+/**
+ * xiw_term_info_parse() - decode a received Terminate header
+ * @in: the control field and the octets after it, as xiw_term_info_build()
+ *	lays them out
+ * @len: octets available at @in (a Terminate may be cut short)
+ * @cause: output, comparable with XIW_TERM()
+ * @src: output: the terminated segment's headers where the M, D and R bits
+ *	say they follow and they are all there; pointers into @in
+ *
+ * The DDP header's own T bit gives its length; the DDP segment length
+ * is not relied on (siw sends 0). An R bit whose DDP header
+ * is not an untagged Read Request, or headers the length does not cover,
+ * leave @src empty: the Terminate then names no message, which only makes
+ * the local completion less specific.
+ *
+ * Return: 0, or -EINVAL if @len does not even hold the control field.
+ */
+int xiw_term_info_parse(const u8 *in, size_t len, int *cause,
+			struct xiw_term_src *src)
+{
+	u32 ctrl;
+	size_t off = sizeof(struct xiw_terminate_hdr);
+	const struct xiw_ddp_ctrl *dc;
+	u8 ddp_len;
+
+	memset(src, 0, sizeof(*src));
+	if (len < off)
+		return -EINVAL;
+	ctrl = xiw_term_ctrl_unswap(get_unaligned_be32(in));
+	*cause = xiw_term_cause(ctrl);
+	if (!(ctrl & XIW_TERM_FLAG_D) || !(ctrl & XIW_TERM_FLAG_M))
+		return 0;
+	if (len < off + 2 + sizeof(*dc))
+		return 0;
+	dc = (const struct xiw_ddp_ctrl *)(in + off + 2);
+	ddp_len = dc->ddp & XIW_DDP_TAGGED ? sizeof(struct xiw_tagged_hdr) :
+					     sizeof(struct xiw_untagged_hdr);
+	if (len < off + 2 + ddp_len)
+		return 0;
+	if (ctrl & XIW_TERM_FLAG_R) {
+		const struct xiw_untagged_hdr *u = (const void *)dc;
+
+		if (len < off + 2 + ddp_len + sizeof(struct xiw_read_req) ||
+		    (dc->ddp & XIW_DDP_TAGGED) ||
+		    (dc->rdmap & XIW_RDMAP_OPCODE_MASK) != XIW_OP_READ_REQ ||
+		    be32_to_cpu(u->qn) != XIW_QN_READ_REQ)
+			return 0;
+		src->rdma_hdr = (const void *)(in + off + 2 + ddp_len);
+	}
+	src->seg_len = get_unaligned_be16(in + off);
+	src->ddp_hdr = dc;
+	src->ddp_len = ddp_len;
+	return 0;
 }
 
 /**

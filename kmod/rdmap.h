@@ -70,6 +70,8 @@ struct xiw_term_src {
 
 size_t xiw_term_info_build(int cause, const struct xiw_term_src *src,
 			   u8 *out);
+int xiw_term_info_parse(const u8 *in, size_t len, int *cause,
+			struct xiw_term_src *src);
 
 /**
  * struct xiw_mpa_v2 - decoded RFC 6581 enhanced connection data

@@ -162,6 +162,99 @@ static void rdmap_terminate_includes_per_figure_10(struct kunit *test)
 			4);
 }
 
+static void rdmap_terminate_parse_inverts_build(struct kunit *test)
+{
+	static const u8 ddp[sizeof(struct xiw_untagged_hdr)] = {
+		0x41, 0x41, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 3, 0, 0, 0, 0,
+	};
+	static const u8 tagged[sizeof(struct xiw_tagged_hdr)] = {
+		0xc1, 0x40, 0, 0, 1, 2, 0, 0, 0, 0, 0, 0, 0x10, 0,
+	};
+	struct xiw_read_req rr = { .sink_stag = cpu_to_be32(0x1234),
+				   .size = cpu_to_be32(0x1000) };
+	struct xiw_term_src src = {
+		.seg_len = 28, .ddp_hdr = ddp, .ddp_len = sizeof(ddp),
+		.rdma_hdr = &rr,
+	};
+	int prot = XIW_TERM(XIW_TERM_LAYER_RDMAP, XIW_RDMAP_ETYPE_PROT,
+			    XIW_RDMAP_ACCESS);
+	struct xiw_term_src got;
+	u8 out[XIW_TERM_INFO_MAX];
+	size_t len;
+	int cause;
+
+	/* Read Request refused: every header comes back. */
+	len = xiw_term_info_build(prot, &src, out);
+	KUNIT_ASSERT_EQ(test, xiw_term_info_parse(out, len, &cause, &got), 0);
+	KUNIT_EXPECT_EQ(test, cause, prot);
+	KUNIT_EXPECT_EQ(test, got.seg_len, 28);
+	KUNIT_EXPECT_EQ(test, got.ddp_len, sizeof(ddp));
+	KUNIT_EXPECT_PTR_EQ(test, got.ddp_hdr, (const void *)(out + 6));
+	KUNIT_ASSERT_NOT_NULL(test, got.rdma_hdr);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(got.rdma_hdr->sink_stag), 0x1234);
+
+	/* Cut anywhere inside the RDMAP header: DDP header only is not
+	 * claimed either; the Terminate names no message.
+	 */
+	KUNIT_ASSERT_EQ(test, xiw_term_info_parse(out, len - 1, &cause, &got),
+			0);
+	KUNIT_EXPECT_NULL(test, got.rdma_hdr);
+	KUNIT_EXPECT_NULL(test, got.ddp_hdr);
+
+	/* A tagged DDP header is 14 octets; R on it is inconsistent. */
+	src.ddp_hdr = tagged;
+	src.ddp_len = sizeof(tagged);
+	len = xiw_term_info_build(XIW_TERM(XIW_TERM_LAYER_DDP,
+					   XIW_DDP_ETYPE_TAGGED, 0), &src, out);
+	KUNIT_ASSERT_EQ(test, xiw_term_info_parse(out, len, &cause, &got), 0);
+	KUNIT_EXPECT_EQ(test, got.ddp_len, sizeof(tagged));
+	KUNIT_EXPECT_NULL(test, got.rdma_hdr);
+	put_unaligned_be32(get_unaligned_be32(out) | XIW_TERM_FLAG_R, out);
+	memset(out + len, 0, sizeof(rr));
+	KUNIT_ASSERT_EQ(test, xiw_term_info_parse(out, len + sizeof(rr),
+						  &cause, &got), 0);
+	KUNIT_EXPECT_NULL(test, got.ddp_hdr);
+
+	/* Control field only, and less than that. */
+	len = xiw_term_info_build(XIW_TERM(XIW_TERM_LAYER_LLP, 0, 2), &src,
+				  out);
+	KUNIT_ASSERT_EQ(test, xiw_term_info_parse(out, len, &cause, &got), 0);
+	KUNIT_EXPECT_EQ(test, cause, XIW_TERM(XIW_TERM_LAYER_LLP, 0, 2));
+	KUNIT_EXPECT_NULL(test, got.ddp_hdr);
+	KUNIT_EXPECT_EQ(test, xiw_term_info_parse(out, 3, &cause, &got),
+			-EINVAL);
+}
+
+/* The Terminate stock siw sent for a Read with a wrong key (a capture). */
+static void rdmap_terminate_parse_reads_siw_layout(struct kunit *test)
+{
+	static const u8 siw[] = {
+		0x10, 0x00, 0x07, 0x00, 0x00, 0x00,
+		0x41, 0x41, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0x10, 0, 0, 0, 0, 0,
+		0, 0, 0x01, 0xaa, 0xff, 0x2b, 0x0a, 0x54, 0x02, 0xc6, 0x50, 0,
+		0, 0, 0x10, 0, 0xac, 0xe5, 0xc0, 0xff,
+		0xff, 0x2b, 0x0a, 0x54, 0x07, 0, 0, 0,
+	};
+	struct xiw_term_src got;
+	int cause;
+
+	KUNIT_ASSERT_EQ(test, xiw_term_info_parse(siw, sizeof(siw), &cause,
+						  &got), 0);
+	KUNIT_EXPECT_EQ(test, cause, XIW_TERM(XIW_TERM_LAYER_RDMAP,
+					      XIW_RDMAP_ETYPE_PROT,
+					      XIW_RDMAP_INV_STAG));
+	KUNIT_ASSERT_NOT_NULL(test, got.rdma_hdr);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(got.rdma_hdr->src_stag),
+			0xace5c0ffU);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(got.rdma_hdr->size), 4096);
+
+	/* The same error as the RFC lays it out reads the same. */
+	KUNIT_EXPECT_EQ(test, xiw_term_cause(0x01000000U |
+					     XIW_TERM_FLAG_M |
+					     XIW_TERM_FLAG_D |
+					     XIW_TERM_FLAG_R), cause);
+}
+
 static void rdmap_mpa_v2_round_trip(struct kunit *test)
 {
 	struct xiw_mpa_v2 in = { .ird = 16, .ord = 0x3ffe, .p2p = true,
@@ -254,6 +347,8 @@ static struct kunit_case xiw_rdmap_cases[] = {
 	KUNIT_CASE(rdmap_rejects_bad_control),
 	KUNIT_CASE(rdmap_terminate_ctrl_round_trip),
 	KUNIT_CASE(rdmap_terminate_includes_per_figure_10),
+	KUNIT_CASE(rdmap_terminate_parse_inverts_build),
+	KUNIT_CASE(rdmap_terminate_parse_reads_siw_layout),
 	KUNIT_CASE(rdmap_mpa_v2_round_trip),
 	KUNIT_CASE(rdmap_mpa_v2_negotiation),
 	KUNIT_CASE(rdmap_rtr_negotiation),

@@ -169,11 +169,11 @@ static int xiw_rx_read_resp(struct xiw_qp *qp, u32 len)
 		return 0;
 	}
 	spin_lock_irqsave(&qp->sq_lock, flags);
-	if (qp->orq_tail == qp->orq_head) {
+	wqe = xiw_qp_orq_oldest(qp);
+	if (!wqe) {
 		spin_unlock_irqrestore(&qp->sq_lock, flags);
 		return TERM_RDMAP_OP(XIW_RDMAP_UNEXP_OPCODE);
 	}
-	wqe = &qp->sq[qp->orq[qp->orq_tail % XIW_MAX_ORD] % qp->sq_size];
 	base = wqe->num_sge ? wqe->sge[0].addr : 0;
 	sink = wqe->num_sge ? wqe->sge[0].lkey : 0;
 	size = wqe->bytes;
@@ -440,6 +440,38 @@ static int xiw_rx_place_send(struct xiw_qp *qp, struct xiw_rx_copy *c,
 	return 0;
 }
 
+/*
+ * A Terminate's payload: the terminated segment's headers are kept (what
+ * fits after the control field, already in the header), the rest is read
+ * for the CRC only.
+ */
+static int xiw_rx_place_terminate(struct xiw_rx *rx, struct xiw_rx_copy *c,
+				  u32 len)
+{
+	const u32 room = sizeof(rx->term) - sizeof(struct xiw_terminate_hdr);
+	u8 tmp[32];
+	int err;
+
+	while (len) {
+		u32 keep = room - rx->term_len;
+		u8 *dst = rx->term + sizeof(struct xiw_terminate_hdr) +
+			  rx->term_len;
+		u32 take = min(len, keep);
+
+		if (!keep) {
+			dst = tmp;
+			take = min_t(u32, len, sizeof(tmp));
+		}
+		err = xiw_rx_copy_fn(c, dst, take);
+		if (err)
+			return err;
+		if (keep)
+			rx->term_len += take;
+		len -= take;
+	}
+	return 0;
+}
+
 /* Copy @len payload octets from the skb to where the segment goes. */
 static int xiw_rx_place(struct xiw_qp *qp, struct sk_buff *skb, u32 off,
 			u32 len)
@@ -461,20 +493,8 @@ static int xiw_rx_place(struct xiw_qp *qp, struct sk_buff *skb, u32 off,
 	case XIW_OP_SEND_INV:
 	case XIW_OP_SEND_SE_INV:
 		return xiw_rx_place_send(qp, &c, len);
-	default: {
-		/* Terminate payload: read for the CRC, then dropped. */
-		u8 tmp[64];
-
-		while (len) {
-			u32 take = min_t(u32, len, sizeof(tmp));
-
-			err = xiw_rx_copy_fn(&c, tmp, take);
-			if (err)
-				return err;
-			len -= take;
-		}
-		return 0;
-	}
+	default:
+		return xiw_rx_place_terminate(rx, &c, len);
 	}
 }
 
@@ -522,14 +542,13 @@ static int xiw_rx_recv_done(struct xiw_qp *qp)
  */
 static int xiw_rx_read_done(struct xiw_qp *qp)
 {
+	struct xiw_wqe *wqe;
 	unsigned long flags;
 	int bad = 0;
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
-	if (qp->orq_tail != qp->orq_head) {
-		u32 idx = qp->orq[qp->orq_tail % XIW_MAX_ORD];
-		struct xiw_wqe *wqe = &qp->sq[idx % qp->sq_size];
-
+	wqe = xiw_qp_orq_oldest(qp);
+	if (wqe) {
 		if ((wqe->flags & XIW_WQE_INVALIDATE) &&
 		    xiw_mr_invalidate(qp->xdev, wqe->inv_stag,
 				      to_xiw_pd(qp->ibqp.pd))) {
@@ -546,11 +565,73 @@ static int xiw_rx_read_done(struct xiw_qp *qp)
 	return bad;
 }
 
+/* The local completion of a Read the peer refused, by the refusal's kind. */
+static enum ib_wc_status xiw_rx_refused_status(int cause)
+{
+	switch (XIW_TERM_LAYER(cause)) {
+	case XIW_TERM_LAYER_RDMAP:
+		if (XIW_TERM_ETYPE(cause) == XIW_RDMAP_ETYPE_PROT)
+			return IB_WC_REM_ACCESS_ERR;
+		if (XIW_TERM_ETYPE(cause) == XIW_RDMAP_ETYPE_OP)
+			return IB_WC_REM_INV_REQ_ERR;
+		break;
+	case XIW_TERM_LAYER_DDP:
+		if (XIW_TERM_ETYPE(cause) == XIW_DDP_ETYPE_TAGGED)
+			return IB_WC_REM_ACCESS_ERR;
+		if (XIW_TERM_ETYPE(cause) == XIW_DDP_ETYPE_UNTAGGED)
+			return IB_WC_REM_INV_REQ_ERR;
+		break;
+	}
+	return IB_WC_REM_OP_ERR;
+}
+
+/*
+ * A Terminate whose included headers are one of our Read Requests: that
+ * Read completes with the error the peer gave rather than being flushed.
+ * The Read Request header, when included, picks the Read among those
+ * outstanding; without it the peer refused the oldest (it answers them in
+ * order). Any other Terminate names no work request of ours: Sends and
+ * Writes complete when TCP has them, and the rest flushes.
+ */
+static void xiw_rx_fail_refused_read(struct xiw_qp *qp, int cause,
+				     const struct xiw_term_src *src)
+{
+	const struct xiw_untagged_hdr *u = src->ddp_hdr;
+	const struct xiw_read_req *rr = src->rdma_hdr;
+	struct xiw_wqe *wqe = NULL;
+	unsigned long flags;
+	u32 i;
+
+	if (!u || src->ddp_len != sizeof(*u) ||
+	    (u->ctrl.rdmap & XIW_RDMAP_OPCODE_MASK) != XIW_OP_READ_REQ ||
+	    be32_to_cpu(u->qn) != XIW_QN_READ_REQ)
+		return;
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	for (i = qp->orq_tail; i != qp->orq_head; i++) {
+		struct xiw_wqe *w = xiw_qp_orq_wqe(qp, i);
+
+		if (!rr ||
+		    (be32_to_cpu(rr->src_stag) == w->rkey &&
+		     be64_to_cpu(rr->src_to) == w->remote_addr &&
+		     be32_to_cpu(rr->size) == w->bytes)) {
+			wqe = w;
+			break;
+		}
+	}
+	if (wqe && !wqe->done) {
+		wqe->status = xiw_rx_refused_status(cause);
+		wqe->done = true;
+	}
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+}
+
 static void xiw_rx_got_terminate(struct xiw_qp *qp)
 {
-	struct xiw_untagged_hdr *h = xiw_rx_untagged(&qp->rx);
+	struct xiw_rx *rx = &qp->rx;
+	struct xiw_untagged_hdr *h = xiw_rx_untagged(rx);
 	struct xiw_terminate_hdr *t = (struct xiw_terminate_hdr *)(h + 1);
-	int cause = xiw_term_cause(be32_to_cpu(t->ctrl));
+	struct xiw_term_src src;
+	int cause;
 	struct ib_event ev = {
 		.device = qp->ibqp.device,
 		.element.qp = &qp->ibqp,
@@ -559,6 +640,10 @@ static void xiw_rx_got_terminate(struct xiw_qp *qp)
 	struct xiw_cep *cep;
 	unsigned long flags;
 
+	memcpy(rx->term, &t->ctrl, sizeof(t->ctrl));
+	xiw_term_info_parse(rx->term, sizeof(t->ctrl) + rx->term_len, &cause,
+			    &src);
+	xiw_rx_fail_refused_read(qp, cause, &src);
 	pr_info_ratelimited("xiw: %s qp %u: peer terminated: layer %u type %u code 0x%02x\n",
 			    dev_name(&qp->xdev->ibdev.dev), qp->ibqp.qp_num,
 			    XIW_TERM_LAYER(cause), XIW_TERM_ETYPE(cause),
@@ -623,6 +708,7 @@ static void xiw_rx_next_fpdu(struct xiw_rx *rx)
 	rx->hdr_need = XIW_RX_PEEK;
 	rx->fpdu_off = 0;
 	rx->crc = xiw_mpa_crc_init();
+	rx->term_len = 0;
 }
 
 /* @n octets of the current FPDU were consumed. */

@@ -645,12 +645,10 @@ static int xiw_tx_next_resp(struct xiw_qp *qp)
 	int err;
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
-	if (qp->irq_tail == qp->irq_head) {
-		spin_unlock_irqrestore(&qp->sq_lock, flags);
-		return XIW_TX_IDLE;
-	}
-	e = &qp->irq[qp->irq_tail % XIW_MAX_IRD];
+	e = xiw_qp_irq_oldest(qp);
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	if (!e)
+		return XIW_TX_IDLE;
 
 	len = min_t(u32, e->left, qp->mulpdu - sizeof(struct xiw_tagged_hdr));
 	last = len == e->left;

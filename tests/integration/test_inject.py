@@ -65,7 +65,10 @@ def inject(vm, kind, op, *args):
     # itself, flushed once the Terminate arrived), or by the connection's
     # end seen first; never by the no-progress timeout.
     assert "no progress" not in r["error"], r
-    assert r["wc_status"] in ("WR_FLUSH_ERR", "REM_ACCESS_ERR"), r
+    # A refused Read completes with the Terminate's error; a faulty
+    # Write completed when TCP had it, and its probe Read is flushed.
+    assert r["wc_status"] == ("REM_ACCESS_ERR" if op == "read"
+                              else "WR_FLUSH_ERR"), r
     assert r["errors"] >= 1, r
     assert r["wc_unexpected"] == 0 and r["wc_missing"] == 0, r
     # Both QPs ended: the client's with its run, the server's at its

@@ -104,3 +104,36 @@ def test_xiw_mpa_rev1_client_siw_server(mixed):
                    "--count", 20, "--depth", 4, "--check")
     finally:
         stop_server(vm, log)
+
+
+def test_read_siw_refuses_completes_with_remote_access_error(mixed):
+    """A Read with a wrong key to siw: siw terminates with RDMAP remote
+    protection / invalid STag and includes the Read Request, and xiw's
+    Read completes with REM_ACCESS_ERR (not a flush); nothing else is
+    lost or completed twice."""
+    vm = mixed
+    log = start_server(vm, "b", SIW_ADDR, "siw-refuse")
+    pcap = "/tmp/siw-refuse.pcapng"
+    got = {}
+
+    def run():
+        got["rc"], got["r"] = client(vm, "a", SIW_ADDR, "--op", "read",
+                                     "--size", 4096, "--count", 1,
+                                     "--inject", "stag", check=False)
+    try:
+        capture(vm, "a", "v0", run, pcap)
+    finally:
+        stop_server(vm, log)
+    r = got["r"]
+    assert got["rc"] == 1, r
+    assert r["wc_status"] == "REM_ACCESS_ERR", r
+    assert r["wc_unexpected"] == 0 and r["wc_missing"] == 0, r
+    # Exactly one Terminate, from siw. Its control field is in siw's own
+    # layout (see Documentation/conformance.md), so tshark's decoding of
+    # it is not checked: the octets are.
+    terms = tshark(vm, pcap, "-Y", "iwarp_rdma.opcode == 7", "-T", "fields",
+                   "-e", "ip.src", "-e", "tcp.payload").split()
+    assert len(terms) == 2 and terms[0] == SIW_ADDR, terms
+    # MPA length, untagged DDP header on QN 2, then the control field:
+    # RDMAP (0) remote protection (1) invalid STag (0), M D R set.
+    assert terms[1].replace(":", "")[4 + 36:4 + 44] == "10000700", terms
