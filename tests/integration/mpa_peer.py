@@ -5,12 +5,16 @@
       connect, send the bytes, then wait until the other side closes the
       connection; print "closed" (FIN) or "reset" (RST) and exit 0, or
       exit 1 if it is still open after --wait seconds.
-  mpa_peer.py rdma HOST PORT PDHEX FPDUHEX
+  mpa_peer.py rdma HOST PORT PDHEX FPDUHEX [--corrupt crc|marker:N]
       complete an MPA revision 2 handshake as initiator (IRD = ORD = 1,
-      no CRC, PDHEX as the ULP's private data), send the bytes FPDUHEX
-      (whole FPDUs, framed by the caller), then print one JSON line per
-      FPDU received until the connection closes: opcode, DDP header and,
-      for a Terminate, its control field and included octets.
+      asking for neither CRC nor markers, PDHEX as the ULP's private
+      data), send the FPDUs FPDUHEX (framed by the caller, CRC field
+      zero), then print one JSON line per FPDU received until the
+      connection closes: opcode, DDP header and, for a Terminate, its
+      control field and included octets. When the other side's Reply
+      turns CRC on, each FPDU gets its CRC32c; when it asks for markers,
+      they go in every 512 octets (not both at once). --corrupt makes the
+      first FPDU's CRC, or the Nth marker's FPDUPTR (from 0), wrong.
   mpa_peer.py listen HOST PORT {silent,garbage,HEX}
       accept one connection, read the MPA Request, then answer nothing
       (silent) or junk (garbage) or the given bytes; wait until the other
@@ -76,7 +80,70 @@ def recv_exact(sock, n):
     return buf
 
 
-def rdma_session(sock, pd, fpdus, wait):
+def _crc32c_table():
+    table = []
+    for n in range(256):
+        c = n
+        for _ in range(8):
+            c = (c >> 1) ^ (0x82F63B78 if c & 1 else 0)
+        table.append(c)
+    return table
+
+
+CRC32C = _crc32c_table()
+
+
+def crc32c(data):
+    c = 0xFFFFFFFF
+    for b in data:
+        c = CRC32C[(c ^ b) & 0xFF] ^ (c >> 8)
+    return c ^ 0xFFFFFFFF
+
+
+def split_fpdus(stream):
+    """The caller's FPDUs, by their ULPDU_Length fields."""
+    out = []
+    while stream:
+        ulen = struct.unpack(">H", stream[:2])[0]
+        n = 2 + ulen + (-(ulen + 2) % 4) + 4
+        out.append(stream[:n])
+        stream = stream[n:]
+    return out
+
+
+def with_crcs(fpdus, corrupt):
+    out = b""
+    for i, f in enumerate(fpdus):
+        # RFC 5044: CRC32c over the FPDU, sent in little-endian order
+        # (the octets as the reflected algorithm leaves them).
+        crc = crc32c(f[:-4])
+        if corrupt == "crc" and i == 0:
+            crc ^= 1
+        out += f[:-4] + struct.pack("<I", crc)
+    return out
+
+
+def with_markers(fpdus, bad):
+    """A marker every 512 octets of the stream from its first FPDU
+    octet; FPDUPTR is the distance back to its FPDU's start (that FPDU's
+    first marker, or its length field): 0 for a leading marker."""
+    out = b""
+    count = 0
+    for f in fpdus:
+        start = len(out)
+        i = 0
+        while i < len(f):
+            if len(out) % 512 == 0:
+                ptr = len(out) - start + (4 if count == bad else 0)
+                out += struct.pack(">HH", 0, ptr)
+                count += 1
+            take = min(len(f) - i, 512 - len(out) % 512)
+            out += f[i:i + take]
+            i += take
+    return out
+
+
+def rdma_session(sock, pd, fpdus, wait, corrupt=None):
     """Handshake as initiator, send the FPDUs, report what comes back."""
     sock.settimeout(wait)
     enhanced = struct.pack(">HH", 1, 1)         # IRD 1, ORD 1
@@ -88,7 +155,17 @@ def rdma_session(sock, pd, fpdus, wait):
         print(json.dumps({"error": "no accepting MPA Reply"}))
         return 1
     crc = bool(hdr[16] & 0x40)
+    markers = bool(hdr[16] & 0x80)
+    if crc and markers:
+        print(json.dumps({"error": "CRC with markers is not supported"}))
+        return 1
     recv_exact(sock, struct.unpack(">H", hdr[18:20])[0])
+    frames = split_fpdus(fpdus)
+    if crc:
+        fpdus = with_crcs(frames, corrupt)
+    elif markers:
+        bad = int(corrupt.split(":")[1]) if corrupt else -1
+        fpdus = with_markers(frames, bad)
     sock.sendall(fpdus)
     while True:
         try:
@@ -125,12 +202,14 @@ def main():
     ap.add_argument("--wait", type=float, default=30.0)
     ap.add_argument("--dump", action="store_true",
                     help="listen: print what arrives after the Request")
+    ap.add_argument("--corrupt", help="rdma: 'crc' or 'marker:N'")
     args = ap.parse_args()
 
     if args.mode == "rdma":
         sock = socket.create_connection((args.host, args.port), timeout=10)
         return rdma_session(sock, bytes.fromhex(args.what),
-                            bytes.fromhex(args.fpdus), args.wait)
+                            bytes.fromhex(args.fpdus), args.wait,
+                            args.corrupt)
     if args.mode == "send":
         sock = socket.create_connection((args.host, args.port), timeout=10)
         sock.sendall(bytes.fromhex(args.what))

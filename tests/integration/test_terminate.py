@@ -52,10 +52,11 @@ def peer(pair):
     set_params(pair, crc_policy="preferred")
 
 
-def exchange(vm, *ulpdus):
+def exchange(vm, *ulpdus, hello=HELLO, corrupt=None):
     frames = b"".join(fpdu(u) for u in ulpdus)
+    extra = f" --corrupt {corrupt}" if corrupt else ""
     res = vm.ns("a", f"/usr/bin/python3 {PEER} rdma {SERVER} 18515 "
-                     f"{HELLO.hex()} {frames.hex()} --wait 30",
+                     f"{hello.hex()} {frames.hex()} --wait 30{extra}",
                 check=False, timeout=60)
     assert res.rc == 0, res
     return [json.loads(ln) for ln in res.out.splitlines() if ln.strip()]
@@ -138,16 +139,71 @@ def test_each_bad_segment_gets_its_terminate(peer, case):
         assert rest == b"", rest.hex()
 
 
+def send_hello(size):
+    """An xiwperf Send test of `size`-octet messages: the server posts
+    receives of that size."""
+    return struct.pack(">IHBBIIQII", 0x58505246, 1, 1, 0, size, 1, 1, 0, 0)
+
+
 def test_send_longer_than_the_receive_is_message_too_long(peer):
     """A Send test connection of 1-octet messages posts 1-octet receives."""
-    hello = struct.pack(">IHBBIIQII", 0x58505246, 1, 1, 0, 1, 1, 1, 0, 0)
     seg = untagged(3, 0, 1, body=b"too long")
-    frames = fpdu(seg)
-    res = peer.ns("a", f"/usr/bin/python3 {PEER} rdma {SERVER} 18515 "
-                       f"{hello.hex()} {frames.hex()} --wait 30",
-                  check=False, timeout=60)
-    assert res.rc == 0, res
-    ctrl, rest = the_terminate([json.loads(ln) for ln in res.out.splitlines()
-                                if ln.strip()])
+    ctrl, rest = the_terminate(exchange(peer, seg, hello=send_hello(1)))
     assert ctrl == term(1, 2, 0x05) | M | D, hex(ctrl)
     assert rest == struct.pack(">H", len(seg)) + seg[:18], rest.hex()
+
+
+# A legitimate 600-octet Send (its FPDU crosses a 512-octet marker
+# boundary), then a segment for a queue that does not exist. If the first
+# FPDU passes MPA's checks, the second draws a DDP "invalid QN" Terminate:
+# that is the control case for each MPA fault below.
+VALID_SEND = untagged(3, 0, 1, body=bytes(range(256)) * 2 + b"m" * 88)
+BAD_QN = untagged(3, 5, 1, body=b"hi")
+
+
+@pytest.fixture
+def crc_peer(pair):
+    set_params(pair, crc_policy="required")
+    yield pair
+    set_params(pair, crc_policy="preferred")
+
+
+@pytest.mark.parametrize("corrupt", [None, "crc"],
+                         ids=["good_crc", "bad_crc"])
+def test_fpdu_with_bad_crc_terminates_with_mpa_crc_error(crc_peer, corrupt):
+    """xiw requires CRC, so its Reply turns it on; the peer signs each
+    FPDU (RFC 5044 CRC32c), wrongly for the first one when corrupt."""
+    ctrl, rest = the_terminate(exchange(crc_peer, VALID_SEND, BAD_QN,
+                                        hello=send_hello(600),
+                                        corrupt=corrupt))
+    if corrupt:
+        # LLP, MPA, CRC error (RFC 6581 section 8): control field only.
+        assert ctrl == term(2, 0, 0x02), hex(ctrl)
+        assert rest == b"", rest.hex()
+    else:
+        assert ctrl == term(1, 2, 0x01) | M | D, hex(ctrl)
+
+
+@pytest.fixture
+def marker_peer(pair):
+    set_params(pair, markers="Y", crc_policy="off")
+    yield pair
+    set_params(pair, markers="N", crc_policy="preferred")
+
+
+@pytest.mark.parametrize("corrupt", [None, "marker:0", "marker:1"],
+                         ids=["good_markers", "bad_leading_marker",
+                              "bad_marker_inside_an_fpdu"])
+def test_marker_not_pointing_at_its_fpdu_terminates_with_mpa_marker_error(
+        marker_peer, corrupt):
+    """xiw asks for markers (markers=Y), so the peer puts one every 512
+    octets: marker 0 leads the Send's FPDU, marker 1 falls inside it.
+    A wrong FPDUPTR in either is an MPA marker error."""
+    ctrl, rest = the_terminate(exchange(marker_peer, VALID_SEND, BAD_QN,
+                                        hello=send_hello(600),
+                                        corrupt=corrupt))
+    if corrupt:
+        assert ctrl == term(2, 0, 0x03), hex(ctrl)
+        assert rest == b"", rest.hex()
+    else:
+        assert ctrl == term(1, 2, 0x01) | M | D, hex(ctrl)
