@@ -173,6 +173,7 @@ static struct xiw_device *xiw_device_alloc(struct net_device *netdev)
 	ibdev = &xdev->ibdev;
 	INIT_LIST_HEAD(&xdev->list);
 	xa_init_flags(&xdev->mrs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
+	get_random_bytes(&xdev->stag_perm, sizeof(xdev->stag_perm));
 	xa_init_flags(&xdev->qps, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	spin_lock_init(&xdev->ceps_lock);
 	INIT_LIST_HEAD(&xdev->ceps);

@@ -11,6 +11,8 @@
 #include <linux/netdevice.h>
 #include <rdma/ib_verbs.h>
 
+#include "stag.h"
+
 #define XIW_VENDOR_ID		0		/* no IEEE OUI: a software RNIC */
 #define XIW_VENDOR_PART_ID	0x7869		/* "xi" */
 #define XIW_FW_VERSION		"0.1.0"
@@ -45,8 +47,9 @@
  * @list: entry in the module's device list, protected by xiw_devices_lock
  * @addr: the port's address (GID): the netdev's MAC, or a locally
  *	  administered stand-in for netdevs without one (loopback)
- * @mrs: STag index (STag >> 8) to struct xiw_mr; lookups under RCU
+ * @mrs: STag table: slot to struct xiw_mr; lookups under RCU
  * @mr_next: allocation cursor for @mrs
+ * @stag_perm: maps slots of @mrs to the STag indices peers see
  * @qps: QP number to struct xiw_qp
  * @qp_next: allocation cursor for @qps
  * @ceps_lock: protects @ceps
@@ -62,6 +65,7 @@ struct xiw_device {
 	u8 addr[ETH_ALEN];
 	struct xarray mrs;
 	u32 mr_next;
+	struct xiw_stag_perm stag_perm;
 	struct xarray qps;
 	u32 qp_next;
 	spinlock_t ceps_lock;	/* ceps */

@@ -2,8 +2,9 @@
 /*
  * Memory regions and the STag table.
  *
- * An STag is (index << 8) | key. The index finds the MR in the device's
- * xarray; lookups run under RCU and take a reference, so a deregistration
+ * An STag is (index << 8) | key. The index, through the device's secret
+ * permutation (stag.c), names a slot of the device's xarray, which holds
+ * the MR; lookups run under RCU and take a reference, so a deregistration
  * waits for every placement in progress before it returns.
  *
  * Fast registration (RFC 5040's STag states): an MR from alloc_mr() starts
@@ -23,9 +24,6 @@
 #include "obj.h"
 #include "verbs.h"
 
-#define XIW_TERM_PROT(code) \
-	XIW_TERM(XIW_TERM_LAYER_RDMAP, XIW_RDMAP_ETYPE_PROT, code)
-
 /*
  * Is @p memory the kernel maps? A DMA MR's addresses come from the peer
  * (the PD's global rkey spans all memory): an unmapped one must not fault.
@@ -38,22 +36,21 @@ static bool xiw_kaddr_ok(const void *p)
 }
 
 /*
- * Is [to, to + len) inside the registration? Lock held (fast MRs). For a
- * DMA MR, whose range is all memory, the ends must at least be mapped
- * (each page is checked again when it is used).
+ * May [to, to + len) of the MR be accessed through @stag with @access?
+ * Lock held (fast MRs). A DMA MR's range is all memory: its ends must at
+ * least be mapped (each page is checked again when it is used).
  */
-static int xiw_mr_bounds(const struct xiw_mr *mr, u64 to, u64 len)
+static int xiw_mr_check(const struct xiw_mr *mr, u32 stag,
+			const struct xiw_pd *pd, int access, u64 to, u64 len)
 {
-	if (to + len < to)
-		return XIW_TERM_PROT(XIW_RDMAP_TO_WRAP);
-	if (mr->kind == XIW_MR_FAST &&
-	    (to < mr->iova || to + len > mr->iova + mr->length))
-		return XIW_TERM_PROT(XIW_RDMAP_BOUNDS);
-	if (mr->kind == XIW_MR_DMA && len &&
+	int bad = xiw_stag_check(&mr->reg, stag, pd, access, to, len);
+
+	if (!bad && mr->kind == XIW_MR_DMA && len &&
 	    (!xiw_kaddr_ok((void *)(uintptr_t)to) ||
 	     !xiw_kaddr_ok((void *)(uintptr_t)(to + len - 1))))
-		return XIW_TERM_PROT(XIW_RDMAP_BOUNDS);
-	return 0;
+		bad = XIW_TERM(XIW_TERM_LAYER_RDMAP, XIW_RDMAP_ETYPE_PROT,
+			       XIW_RDMAP_BOUNDS);
+	return bad;
 }
 
 /*
@@ -65,7 +62,8 @@ static struct xiw_mr *xiw_mr_get(struct xiw_device *xdev, u32 stag)
 	struct xiw_mr *mr;
 
 	rcu_read_lock();
-	mr = xa_load(&xdev->mrs, stag >> 8);
+	mr = xa_load(&xdev->mrs, xiw_stag_perm_slot(&xdev->stag_perm,
+						    xiw_stag_index(stag)));
 	if (mr && !refcount_inc_not_zero(&mr->ref))
 		mr = NULL;
 	rcu_read_unlock();
@@ -95,19 +93,13 @@ struct xiw_mr *xiw_mr_lookup(struct xiw_device *xdev, u32 stag,
 	int bad = 0;
 
 	if (!mr) {
-		*cause = XIW_TERM_PROT(XIW_RDMAP_INV_STAG);
+		*cause = XIW_TERM(XIW_TERM_LAYER_RDMAP, XIW_RDMAP_ETYPE_PROT,
+				  XIW_RDMAP_INV_STAG);
 		return NULL;
 	}
 
 	spin_lock_irqsave(&mr->lock, flags);
-	if (!mr->valid || mr->stag != stag)
-		bad = XIW_TERM_PROT(XIW_RDMAP_INV_STAG);
-	else if (mr->pd != pd)
-		bad = XIW_TERM_PROT(XIW_RDMAP_STAG_NOT_ASSOC);
-	else if ((mr->access & access) != access)
-		bad = XIW_TERM_PROT(XIW_RDMAP_ACCESS);
-	else
-		bad = xiw_mr_bounds(mr, to, len);
+	bad = xiw_mr_check(mr, stag, pd, access, to, len);
 	spin_unlock_irqrestore(&mr->lock, flags);
 	if (bad) {
 		xiw_mr_put(mr);
@@ -140,7 +132,7 @@ static u8 *xiw_mr_kaddr(const struct xiw_mr *mr, u64 to, u32 len, u32 *contig)
 		*contig = min_t(u64, len, PAGE_SIZE - offset_in_page(to));
 		return (u8 *)(uintptr_t)to;
 	}
-	off = to - mr->iova + mr->pages.fbo;
+	off = to - mr->reg.base + mr->pages.fbo;
 	in_page = off & ((1ULL << mr->page_shift) - 1);
 	*contig = min_t(u64, len, (1ULL << mr->page_shift) - in_page);
 	return (u8 *)(uintptr_t)(mr->pages.addr[off >> mr->page_shift] +
@@ -184,7 +176,7 @@ int xiw_mr_place(struct xiw_mr *mr, u32 stag, u64 to, u32 len,
 	}
 
 	spin_lock_irqsave(&mr->lock, flags);
-	if (!mr->valid || mr->stag != stag || xiw_mr_bounds(mr, to, len))
+	if (xiw_mr_check(mr, stag, mr->reg.owner, 0, to, len))
 		err = -EACCES;
 	while (!err && len) {
 		u32 take;
@@ -223,25 +215,31 @@ const u8 *xiw_mr_source(struct xiw_mr *mr, u32 stag, u64 to, u32 len,
 		return xiw_kaddr_ok(p) ? p : NULL;
 	}
 	spin_lock_irqsave(&mr->lock, flags);
-	if (mr->valid && mr->stag == stag && !xiw_mr_bounds(mr, to, len))
+	if (!xiw_mr_check(mr, stag, mr->reg.owner, 0, to, len))
 		p = xiw_mr_kaddr(mr, to, len, contig);
 	spin_unlock_irqrestore(&mr->lock, flags);
 	return p;
 }
 
+/*
+ * Slots are allocated cyclically, so a freed one is reused late, and
+ * peers see them through the device's secret permutation; the key is
+ * random too.
+ */
 static int xiw_mr_insert(struct xiw_device *xdev, struct xiw_mr *mr)
 {
-	u32 index;
+	u32 slot;
 	int err;
 
-	err = xa_alloc_cyclic_irq(&xdev->mrs, &index, mr,
+	err = xa_alloc_cyclic_irq(&xdev->mrs, &slot, mr,
 				  XA_LIMIT(1, XIW_MAX_MR), &xdev->mr_next,
 				  GFP_KERNEL);
 	if (err < 0)
 		return err == -EBUSY ? -ENOMEM : err;
-	mr->stag = index << 8 | (get_random_u32() & 0xff);
-	mr->ibmr.lkey = mr->stag;
-	mr->ibmr.rkey = mr->stag;
+	mr->reg.stag = xiw_stag_perm_index(&xdev->stag_perm, slot) <<
+		       XIW_STAG_KEY_BITS | (get_random_u32() & XIW_STAG_KEY_MASK);
+	mr->ibmr.lkey = mr->reg.stag;
+	mr->ibmr.rkey = mr->reg.stag;
 	return 0;
 }
 
@@ -251,7 +249,8 @@ static struct xiw_mr *xiw_mr_new(struct ib_pd *ibpd, enum xiw_mr_kind kind)
 
 	if (!mr)
 		return NULL;
-	mr->pd = to_xiw_pd(ibpd);
+	mr->reg.owner = to_xiw_pd(ibpd);
+	mr->reg.fast = kind == XIW_MR_FAST;
 	mr->kind = kind;
 	refcount_set(&mr->ref, 1);
 	init_completion(&mr->released);
@@ -282,9 +281,8 @@ struct ib_mr *xiw_get_dma_mr(struct ib_pd *ibpd, int access)
 
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
-	mr->access = access;
-	mr->valid = true;
-	mr->length = U64_MAX;
+	mr->reg.access = access;
+	mr->reg.valid = true;	/* base 0, length 0: all of memory */
 	mr->ibmr.length = U64_MAX;
 
 	/* Visible to lookups only once fully set up. */
@@ -386,8 +384,9 @@ int xiw_mr_register(struct xiw_mr *mr, struct xiw_pd *pd, u32 key,
 	struct xiw_mr_pages old;
 	unsigned long flags;
 	u64 room;
+	int err;
 
-	if (mr->kind != XIW_MR_FAST || mr->pd != pd)
+	if (mr->kind != XIW_MR_FAST || mr->reg.owner != pd)
 		return IB_WC_LOC_PROT_ERR;
 	/* Remote write or atomic access needs local write (IB 10.6.3.3). */
 	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
@@ -400,22 +399,16 @@ int xiw_mr_register(struct xiw_mr *mr, struct xiw_pd *pd, u32 key,
 		return IB_WC_MW_BIND_ERR;
 
 	spin_lock_irqsave(&mr->lock, flags);
-	if (mr->valid || key >> 8 != mr->stag >> 8) {
-		spin_unlock_irqrestore(&mr->lock, flags);
-		return IB_WC_MW_BIND_ERR;
+	err = xiw_stag_register(&mr->reg, key, pd, access, iova, length);
+	if (!err) {
+		old = mr->pages;
+		mr->pages = mr->mapped;
+		mr->mapped = old;
+		mr->mapped.n = 0;
+		mr->page_shift = ilog2(page_size);
 	}
-	old = mr->pages;
-	mr->pages = mr->mapped;
-	mr->mapped = old;
-	mr->mapped.n = 0;
-	mr->stag = key;
-	mr->access = access;
-	mr->iova = iova;
-	mr->length = length;
-	mr->page_shift = ilog2(page_size);
-	mr->valid = true;
 	spin_unlock_irqrestore(&mr->lock, flags);
-	return 0;
+	return err ? IB_WC_MW_BIND_ERR : 0;
 }
 
 /**
@@ -439,15 +432,11 @@ int xiw_mr_invalidate(struct xiw_device *xdev, u32 stag, struct xiw_pd *pd)
 	int bad = 0;
 
 	if (!mr)
-		return XIW_TERM_PROT(XIW_RDMAP_INV_STAG);
+		return XIW_TERM(XIW_TERM_LAYER_RDMAP, XIW_RDMAP_ETYPE_PROT,
+				XIW_RDMAP_INV_STAG);
 
 	spin_lock_irqsave(&mr->lock, flags);
-	if (!mr->valid || mr->stag != stag)
-		bad = XIW_TERM_PROT(XIW_RDMAP_INV_STAG);
-	else if (mr->kind != XIW_MR_FAST || mr->pd != pd)
-		bad = XIW_TERM_PROT(XIW_RDMAP_CANT_INVALIDATE);
-	else
-		mr->valid = false;
+	bad = xiw_stag_invalidate(&mr->reg, stag, pd);
 	spin_unlock_irqrestore(&mr->lock, flags);
 	xiw_mr_put(mr);
 	return bad;
@@ -482,8 +471,10 @@ int xiw_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct xiw_device *xdev = to_xiw_dev(ibmr->device);
 	struct xiw_mr *mr = to_xiw_mr(ibmr);
+	u32 slot = xiw_stag_perm_slot(&xdev->stag_perm,
+				      xiw_stag_index(mr->reg.stag));
 
-	xa_erase_irq(&xdev->mrs, mr->stag >> 8);
+	xa_erase_irq(&xdev->mrs, slot);
 	xiw_mr_put(mr);
 	wait_for_completion(&mr->released);
 	xiw_mr_free(mr);

@@ -18,6 +18,7 @@
 #include "iwarp.h"
 #include "mpa.h"
 #include "rdmap.h"
+#include "stag.h"
 
 struct sock;
 struct xiw_cep;
@@ -82,7 +83,6 @@ struct xiw_mr_pages {
  * @ibmr: RDMA core object; the consumer may change its keys and, for a
  *	fast-registration MR, map_mr_sg() sets iova/length/page_size: none
  *	of that takes effect before IB_WR_REG_MR executes
- * @pd: owning protection domain
  * @kind: enum xiw_mr_kind
  * @ref: held by the STag table and by every user inside a lookup
  * @released: completed when @ref drops to zero
@@ -90,11 +90,9 @@ struct xiw_mr_pages {
  * @lock: protects the registration below (fast-registration MRs: a DMA
  *	MR's never changes); held while memory is placed through the MR, so
  *	that an invalidation stops every placement the moment it is done
- * @valid: the STag is in the valid state
- * @stag: the STag that currently names the MR (index and key)
- * @access: IB_ACCESS_* rights of the registration
- * @iova: first tagged offset of the registration
- * @length: octets registered
+ * @reg: the STag that currently names the MR (index and key), its state,
+ *	owning protection domain (struct xiw_pd), IB_ACCESS_* rights and
+ *	tagged range (all of memory for a DMA MR)
  * @page_shift: log2 of the registration's page size
  * @pages: the registration's page list
  * @mapped: the list map_mr_sg() fills for the next registration; swapped
@@ -103,17 +101,12 @@ struct xiw_mr_pages {
  */
 struct xiw_mr {
 	struct ib_mr ibmr;
-	struct xiw_pd *pd;
 	u8 kind;
 	refcount_t ref;
 	struct completion released;
 	struct rcu_head rcu;
-	spinlock_t lock;	/* the registration: valid..pages */
-	bool valid;
-	u32 stag;
-	int access;
-	u64 iova;
-	u64 length;
+	spinlock_t lock;	/* the registration: reg..pages */
+	struct xiw_stag reg;
 	u8 page_shift;
 	struct xiw_mr_pages pages;
 	struct xiw_mr_pages mapped;

@@ -8,7 +8,7 @@ cache=${XIW_CACHE:-/var/tmp/xiw-cache}
 src=$("$top/scripts/linux-src.sh")
 
 # The pure files must stay free of the RDMA core (UML cannot build it).
-pure=$(sed -n 's/^xiw_kunit-y *:= *//p' "$top/kmod/kunit.Kbuild" | tr ' ' '\n' | sed 's/\.o$/.c/')
+pure=$(sed -n 's/^xiw_kunit-y *[+:]\{0,1\}= *//p' "$top/kmod/kunit.Kbuild" | tr ' ' '\n' | sed 's/\.o$/.c/')
 for f in $pure; do
 	if grep -nE '#include <rdma/|#include "(device|verbs)\.h"' "$top/kmod/$f"; then
 		echo "kunit: $f is listed as pure protocol code but includes RDMA core headers" >&2
