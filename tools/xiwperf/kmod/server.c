@@ -12,10 +12,11 @@
  *
  * With XP_HELLO_REMOTE_FRWR a connection registers the buffer by fast
  * registration instead (one MR per chunk, rkeys in the chunk table, and a
- * read-only MR of chunk 0) and tells the client when that is done. With
- * XP_HELLO_SRQ all connections of a client run share one SRQ (struct
- * xp_srq_group): see "Shared receive queue" below for its credits and
- * limit arming.
+ * read-only MR of chunk 0) and tells the client when that is done: see
+ * frwr.c. With XP_HELLO_SRQ all connections of a client run share one SRQ
+ * (struct xp_srq_group): see srq.c for its credits and limit arming. With
+ * XP_HELLO_INV_RECV a connection posts the receive of an injected Send
+ * with Invalidate (inject.c).
  *
  * Lifetime: connections are set up in the connect-request handler and live
  * on srv->conns. A disconnect (or error) event queues conn->release, which
@@ -36,216 +37,21 @@
 #include <net/net_namespace.h>
 #include <rdma/ib_cm.h>
 
-#include "conn.h"
 #include "pattern.h"
-#include "proto.h"
-#include "xiwperf.h"
+#include "server.h"
 
-/* Memory for one connection's Send receive buffers. */
-#define XP_SRV_RECV_BYTES	(64U << 20)
 #define XP_SRV_BACKLOG		64
-/* The receive an injected Send with Invalidate lands in (zero-length). */
-#define XP_INV_RECV_LEN		64
 /* Hello flags this server knows. */
 #define XP_HELLO_FLAGS	(XIWPERF_F_CHECK | XP_HELLO_SOLICITED | XP_HELLO_SRQ | \
 			 XP_HELLO_REMOTE_FRWR | XP_HELLO_INV_RECV)
-/* Access rights of a chunk's registration, and of chunk 0's read-only one. */
-#define XP_CHUNK_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
-			 IB_ACCESS_REMOTE_READ)
-#define XP_RO_ACCESS	IB_ACCESS_REMOTE_READ
-
-/* What an rdma_cm id's context points to: the listener's or a connection's. */
-enum xp_kind {
-	XP_KIND_SERVER,
-	XP_KIND_CONN,
-};
-
-struct xp_server {
-	enum xp_kind kind;
-	struct rdma_cm_id *listen;
-	void **chunks;
-	u32 nchunks;
-	size_t chunk;
-	size_t size;
-	struct workqueue_struct *wq;
-	spinlock_t lock;		/* conns, conn->node */
-	struct list_head conns;
-	wait_queue_head_t waitq;
-	int failed;			/* errno that ends SERVE */
-	atomic64_t connections;
-	atomic64_t rejected;
-	atomic64_t received;
-	atomic64_t mismatches;
-	atomic64_t errors;
-	atomic_t active;
-	struct mutex group_lock;	/* groups, group->refs */
-	struct list_head groups;
-};
-
-struct xp_sconn;
-struct xp_srq_group;
-
-/* A receive buffer: of one connection, or of an SRQ group's SRQ. */
-struct xp_rslot {
-	struct ib_cqe cqe;
-	struct xp_sconn *conn;
-	struct xp_srq_group *group;
-	u32 idx;
-	void *buf;
-	struct xp_map map;
-};
 
 /**
- * struct xp_srq_group - the SRQ the connections of one client run share.
- * @node: on srv->groups.
- * @refs: connections holding it (srv->group_lock).
- * @srv: the server.
- * @run_id: the client run (struct xp_hello.run_id).
- * @qps: connections the run has.
- * @size: bytes per message.
- * @nsge: SGEs per receive.
- * @dev: the device; every connection of the run must be on it.
- * @pd: PD of the SRQ and of every QP on it (with the global rkey).
- * @srq: the SRQ.
- * @rslots: its receive buffers.
- * @nrecv: how many (the SRQ's size).
- * @limit: the limit it is armed with; 0 if it never is.
- * @lock: serialises the receive completions of all its connections, and
- *	protects what follows (lock order: srv->group_lock, @lock, a
- *	connection's lock).
- * @members: connections in the group (struct xp_sconn.gnode).
- * @joined: connections that joined (members now and before).
- * @total: messages the joined connections send.
- * @received: messages received, over all connections.
- * @posted: receives posted to the SRQ so far.
- * @completed: receive completions so far (failed ones too).
- * @granted: credits granted so far, the initial shares included; never
- *	more than @posted, so no client ever finds the SRQ empty.
- * @held: indexes of the buffers completed while armed, not reposted.
- * @nheld: how many.
- * @armed: an arm is pending: buffers are held, not reposted.
- * @done: every message of every connection arrived.
- * @arms: times armed.
- * @crossed: arms during which @posted - @completed fell below @limit.
- * @ev_lock: protects the event counts (the event handler may run in any
- *	context).
- * @ev_armed: the device is armed and has not reported the arm yet.
- * @events: IB_EVENT_SRQ_LIMIT_REACHED events.
- * @stray: of those, events while !@ev_armed.
+ * xp_sconn_error() - a work request of a connection failed: count it,
+ *	unless it was flushed.
+ * @c: the connection.
+ * @wc: its completion.
  */
-struct xp_srq_group {
-	struct list_head node;
-	u32 refs;
-	struct xp_server *srv;
-	u64 run_id;
-	u32 qps;
-	u32 size;
-	u32 nsge;
-	struct ib_device *dev;
-	struct ib_pd *pd;
-	struct ib_srq *srq;
-	struct xp_rslot *rslots;
-	u32 nrecv;
-	u32 limit;
-	struct mutex lock;		/* see above */
-	struct list_head members;
-	u32 joined;
-	u64 total;
-	u64 received;
-	u64 posted;
-	u64 completed;
-	u64 granted;
-	u32 *held;
-	u32 nheld;
-	bool armed;
-	bool done;
-	u32 arms;
-	u32 crossed;
-	spinlock_t ev_lock;		/* ev_armed, events, stray */
-	bool ev_armed;
-	u32 events;
-	u32 stray;
-};
-
-struct xp_tslot {
-	struct ib_cqe cqe;
-	struct xp_sconn *conn;
-	u32 idx;
-};
-
-/*
- * One accepted connection. Everything below @q is used by its completion
- * callbacks only, under @lock: those of the receives and of the control
- * messages run in different contexts when the receives have a CQ of their
- * own (--solicit), or when they come from an SRQ shared with other
- * connections (which also hold @group->lock then).
- */
-struct xp_sconn {
-	enum xp_kind kind;
-	struct xp_server *srv;
-	struct list_head node;
-	struct work_struct release;
-	struct xp_qp q;
-	struct mutex lock;	/* the completion callbacks */
-	bool accepted;
-	struct xp_map *chunk_maps;
-	void *table;
-	struct xp_map table_map;
-	/* the request */
-	u32 op;
-	u32 flags;
-	u32 size;
-	u32 depth;
-	u32 qp_index;
-	u32 nsge;	/* SGEs per receive */
-	bool solicited;	/* XP_HELLO_SOLICITED */
-	bool use_srq;	/* XP_HELLO_SRQ */
-	bool frwr;	/* XP_HELLO_REMOTE_FRWR */
-	bool inv_recv;	/* XP_HELLO_INV_RECV */
-	u64 count;
-	u64 run_id;
-	u32 qps;
-	/* XP_HELLO_REMOTE_FRWR: chunk MRs, then chunk 0's read-only one */
-	struct xp_frmr *frmr;
-	struct ib_reg_wr *reg_wr;
-	struct ib_cqe reg_cqe;
-	bool ready_due;
-	bool ready_sent;
-	/* XP_HELLO_INV_RECV */
-	struct xp_rslot inv;
-	/* XP_HELLO_SRQ (the group's lock protects gnode and share) */
-	struct xp_srq_group *group;
-	struct list_head gnode;
-	u32 share;	/* credits granted in the accept */
-	u32 grant;	/* granted, not yet added to @reposted */
-	bool live;	/* accepted: may be sent credits */
-	/* Send test: receives */
-	struct xp_rslot *rslots;
-	u32 nrecv;
-	u32 batch;
-	u64 received;
-	u64 reposted;	/* credits to announce (SRQ: granted beyond @share) */
-	u64 credited;
-	u64 mismatches;
-	u64 first_bad_seq;
-	u64 first_bad_offset;
-	u64 notifications;	/* --solicit, when the last message came */
-	u64 first_batch;
-	u32 srq_arms;		/* --srq, when the group was done */
-	u32 srq_crossed;
-	u32 srq_events;
-	u32 srq_stray;
-	bool verdict_due;
-	bool verdict_sent;
-	bool broken;
-	/* Send test: control messages to the client */
-	struct xp_msg *tx;
-	struct xp_map tx_map;
-	struct xp_tslot tslots[XP_CTRL_TX];
-	unsigned long tx_busy;
-};
-
-static void xp_sconn_error(struct xp_sconn *c, const struct ib_wc *wc)
+void xp_sconn_error(struct xp_sconn *c, const struct ib_wc *wc)
 {
 	if (wc->status == IB_WC_WR_FLUSH_ERR)
 		return;
@@ -255,8 +61,12 @@ static void xp_sconn_error(struct xp_sconn *c, const struct ib_wc *wc)
 		 ib_wc_status_msg(wc->status));
 }
 
-/* A connection that can no longer work: let the client see it fail. */
-static void xp_sconn_break(struct xp_sconn *c)
+/**
+ * xp_sconn_break() - a connection that can no longer work: let the client
+ *	see it fail.
+ * @c: the connection (c->lock held).
+ */
+void xp_sconn_break(struct xp_sconn *c)
 {
 	if (c->broken)
 		return;
@@ -288,11 +98,15 @@ static u32 xp_sconn_msg_len(const struct xp_sconn *c)
 	return c->solicited ? XP_MSG_SOLICITED_LEN : XP_MSG_BASE_LEN;
 }
 
-/*
- * Send what is due: that the fast registrations are done, credits for
- * reposted receives, the verdict.
+/**
+ * xp_sconn_send_ctrl() - send the control messages that are due.
+ * @c: the connection (c->lock held).
+ *
+ * That the fast registrations are done, credits for reposted receives,
+ * the verdict: as many as there are free message buffers; the rest when
+ * a send completes.
  */
-static void xp_sconn_send_ctrl(struct xp_sconn *c)
+void xp_sconn_send_ctrl(struct xp_sconn *c)
 {
 	lockdep_assert_held(&c->lock);
 	while (!c->broken) {
@@ -371,8 +185,16 @@ static void xp_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	mutex_unlock(&c->lock);
 }
 
-static void xp_recv_check(struct xp_sconn *c, struct xp_rslot *rs, u32 len,
-			  u64 seq)
+/**
+ * xp_recv_check() - check a received Send message against the pattern.
+ * @c: the connection that received it (c->lock held).
+ * @rs: the receive buffer.
+ * @len: bytes received.
+ * @seq: the message's sequence number on @c.
+ *
+ * A mismatch is counted; the first one's place is kept for the verdict.
+ */
+void xp_recv_check(struct xp_sconn *c, struct xp_rslot *rs, u32 len, u64 seq)
 {
 	size_t bad = len;
 
@@ -474,436 +296,6 @@ static int xp_sconn_setup_recv(struct xp_sconn *c)
 			return ret;
 	}
 	return 0;
-}
-
-/* An injected Send with Invalidate arrived (or was flushed). */
-static void xp_inv_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct xp_rslot *rs = container_of(wc->wr_cqe, struct xp_rslot, cqe);
-	struct xp_sconn *c = rs->conn;
-
-	if (wc->status != IB_WC_SUCCESS) {
-		xp_sconn_error(c, wc);
-		return;
-	}
-	pr_debug("connection %u: Send of %u bytes%s %#x\n", c->qp_index,
-		 wc->byte_len, wc->wc_flags & IB_WC_WITH_INVALIDATE ?
-		 ", invalidated" : " without invalidation",
-		 wc->ex.invalidate_rkey);
-}
-
-/* XP_HELLO_INV_RECV: one receive for the injected Send with Invalidate. */
-static int xp_sconn_setup_inv(struct xp_sconn *c)
-{
-	struct xp_rslot *rs = &c->inv;
-	int ret;
-
-	rs->cqe.done = xp_inv_done;
-	rs->conn = c;
-	rs->buf = xp_buf_alloc(XP_INV_RECV_LEN);
-	if (!rs->buf)
-		return -ENOMEM;
-	ret = xp_map(&rs->map, c->q.id->device, rs->buf, XP_INV_RECV_LEN);
-	if (ret)
-		return ret;
-	return xp_post_recv(&c->q, &rs->cqe, rs->map.dma, XP_INV_RECV_LEN, 1);
-}
-
-/*
- * Shared receive queue (XP_HELLO_SRQ): the connections of one client run
- * (same run id) take their receives from one SRQ of @nrecv buffers.
- *
- * Credits. A credit lets a client send one message. The group grants
- * credits only for receives it has posted (granted <= posted), so however
- * the connections' messages interleave, the SRQ is never empty when one
- * arrives. Each connection gets its share of the first @nrecv in the
- * accept; later credits go to the connections that still need some (never
- * beyond a connection's count, so every credit granted gets used), those
- * with the fewest outstanding first.
- *
- * Limit. The group arms the SRQ's limit L (@nrecv / 4, at least 1) and,
- * while armed, reposts nothing: buffers completed meanwhile are held. So
- * the SRQ's fill level only falls during an arm, and the device has to
- * report IB_EVENT_SRQ_LIMIT_REACHED once, at the receive that leaves
- * fewer than L posted. The group counts the fill level as posted minus
- * completed, never below the device's (a receive is taken before it
- * completes); when that count falls below L the arm is crossed. The group
- * then reposts what it holds and arms again, but only while the receives
- * posted and not granted are at least L: no client can take those, so
- * the SRQ holds at least L when the arm takes effect. An arm that lasts
- * to the end of the run is not crossed: its count, exact then, stayed at
- * L or more. So the crossed arms are exactly those the device must
- * report: events == crossed, and no event outside an arm (stray).
- */
-
-static void xp_srq_event(struct ib_event *ev, void *ctx)
-{
-	struct xp_srq_group *g = ctx;
-	unsigned long flags;
-
-	if (ev->event != IB_EVENT_SRQ_LIMIT_REACHED) {
-		pr_debug("SRQ event %s\n", ib_event_msg(ev->event));
-		return;
-	}
-	spin_lock_irqsave(&g->ev_lock, flags);
-	g->events++;
-	if (g->ev_armed)
-		g->ev_armed = false;
-	else
-		g->stray++;
-	spin_unlock_irqrestore(&g->ev_lock, flags);
-}
-
-static int xp_group_post(struct xp_srq_group *g, struct xp_rslot *rs)
-{
-	struct ib_sge sge[XIWPERF_MAX_SGE];
-	struct ib_recv_wr wr = {
-		.wr_cqe = &rs->cqe,
-		.sg_list = sge,
-	};
-	int ret;
-
-	wr.num_sge = xp_sge_split(sge, g->nsge, rs->map.dma, g->size,
-				  g->pd->local_dma_lkey);
-	ret = ib_post_srq_recv(g->srq, &wr, NULL);
-	if (!ret)
-		g->posted++;
-	return ret;
-}
-
-/* Arm the limit; the SRQ holds at least that many receives (lock held). */
-static void xp_group_arm(struct xp_srq_group *g)
-{
-	struct ib_srq_attr attr = { .srq_limit = g->limit };
-	int ret;
-
-	lockdep_assert_held(&g->lock);
-	spin_lock_irq(&g->ev_lock);
-	g->ev_armed = true;
-	spin_unlock_irq(&g->ev_lock);
-	ret = ib_modify_srq(g->srq, &attr, IB_SRQ_LIMIT);
-	if (ret) {
-		pr_debug("arming the SRQ limit failed: %d\n", ret);
-		spin_lock_irq(&g->ev_lock);
-		g->ev_armed = false;
-		spin_unlock_irq(&g->ev_lock);
-		g->limit = 0;	/* no more arms */
-		return;
-	}
-	g->armed = true;
-	g->arms++;
-}
-
-/*
- * Grant the credits the SRQ allows to the accepted connections that need
- * them, fewest outstanding first, and announce them (lock held).
- */
-static void xp_group_grant(struct xp_srq_group *g)
-{
-	struct xp_sconn *d, *best;
-	u64 out, best_out = 0;
-
-	lockdep_assert_held(&g->lock);
-	if (g->joined < g->qps)
-		return;		/* the shares of those to come are promised */
-	while (g->posted > g->granted) {
-		best = NULL;
-		list_for_each_entry(d, &g->members, gnode) {
-			u64 has = d->share + d->reposted + d->grant;
-
-			if (!d->live || has >= d->count)
-				continue;
-			out = has - d->received;
-			if (!best || out < best_out) {
-				best = d;
-				best_out = out;
-			}
-		}
-		if (!best)
-			break;
-		best->grant++;
-		g->granted++;
-	}
-	list_for_each_entry(d, &g->members, gnode) {
-		if (!d->grant)
-			continue;
-		mutex_lock(&d->lock);
-		d->reposted += d->grant;
-		d->grant = 0;
-		xp_sconn_send_ctrl(d);
-		mutex_unlock(&d->lock);
-	}
-}
-
-/* Every message of the run arrived: the verdicts (lock held). */
-static void xp_group_finish(struct xp_srq_group *g)
-{
-	struct xp_sconn *d;
-	u32 events, stray;
-
-	lockdep_assert_held(&g->lock);
-	g->done = true;
-	spin_lock_irq(&g->ev_lock);
-	events = g->events;
-	stray = g->stray;
-	spin_unlock_irq(&g->ev_lock);
-	list_for_each_entry(d, &g->members, gnode) {
-		mutex_lock(&d->lock);
-		d->srq_arms = g->arms;
-		d->srq_crossed = g->crossed;
-		d->srq_events = events;
-		d->srq_stray = stray;
-		d->verdict_due = true;
-		xp_sconn_send_ctrl(d);
-		mutex_unlock(&d->lock);
-	}
-}
-
-static void xp_srq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct xp_rslot *rs = container_of(wc->wr_cqe, struct xp_rslot, cqe);
-	struct xp_srq_group *g = rs->group;
-	struct xp_qp *q = wc->qp->qp_context;
-	struct xp_sconn *c = container_of(q, struct xp_sconn, q);
-	bool last;
-	u64 seq;
-	u32 i;
-
-	mutex_lock(&g->lock);
-	g->completed++;
-	if (wc->status != IB_WC_SUCCESS) {
-		/* Flushed with its connection: the buffer stays out. */
-		xp_sconn_error(c, wc);
-		goto out;
-	}
-	mutex_lock(&c->lock);
-	seq = c->received++;
-	atomic64_inc(&c->srv->received);
-	if (c->flags & XIWPERF_F_CHECK)
-		xp_recv_check(c, rs, wc->byte_len, seq);
-	mutex_unlock(&c->lock);
-	g->received++;
-	last = g->joined == g->qps && g->received == g->total;
-
-	if (g->armed) {
-		g->held[g->nheld++] = rs->idx;
-		if (g->posted - g->completed < g->limit) {
-			g->crossed++;
-			g->armed = false;
-		}
-	} else if (xp_group_post(g, rs)) {
-		goto broken;
-	}
-	if (!g->armed) {
-		for (i = 0; i < g->nheld; i++)
-			if (xp_group_post(g, &g->rslots[g->held[i]]))
-				goto broken;
-		g->nheld = 0;
-		if (g->limit && !last && g->posted - g->granted >= g->limit)
-			xp_group_arm(g);
-	}
-	if (last)
-		xp_group_finish(g);
-	else
-		xp_group_grant(g);
-out:
-	mutex_unlock(&g->lock);
-	return;
-broken:
-	mutex_lock(&c->lock);
-	xp_sconn_break(c);
-	mutex_unlock(&c->lock);
-	mutex_unlock(&g->lock);
-}
-
-static void xp_group_free(struct xp_srq_group *g)
-{
-	u32 i;
-
-	if (g->srq)
-		ib_destroy_srq(g->srq);
-	for (i = 0; g->rslots && i < g->nrecv; i++) {
-		xp_unmap(&g->rslots[i].map);
-		xp_buf_free(g->rslots[i].buf);
-	}
-	if (g->pd)
-		ib_dealloc_pd(g->pd);
-	kfree(g->rslots);
-	kfree(g->held);
-	mutex_destroy(&g->lock);
-	kfree(g);
-}
-
-/* Drop a connection's reference; the last one frees the group. */
-static void xp_group_put(struct xp_srq_group *g)
-{
-	struct xp_server *srv = g->srv;
-	bool last;
-
-	mutex_lock(&srv->group_lock);
-	last = !--g->refs;
-	if (last)
-		list_del(&g->node);
-	mutex_unlock(&srv->group_lock);
-	if (last)
-		xp_group_free(g);
-}
-
-/* A group for @c's run: its SRQ full of receives, armed. */
-static int xp_group_create(struct xp_sconn *c, struct ib_device *dev,
-			   struct xp_srq_group **gp)
-{
-	struct ib_srq_init_attr sattr = {
-		.event_handler = xp_srq_event,
-		.srq_type = IB_SRQT_BASIC,
-	};
-	struct xp_srq_group *g;
-	u64 n;
-	u32 i;
-	int ret = -ENOMEM;
-
-	g = kzalloc(sizeof(*g), GFP_KERNEL);
-	if (!g)
-		return -ENOMEM;
-	g->srv = c->srv;
-	g->run_id = c->run_id;
-	g->qps = c->qps;
-	g->size = c->size;
-	g->nsge = c->nsge;
-	g->dev = dev;
-	mutex_init(&g->lock);
-	spin_lock_init(&g->ev_lock);
-	INIT_LIST_HEAD(&g->members);
-	n = min3(2ULL * c->depth * c->qps,
-		 max(1ULL, (u64)XP_SRV_RECV_BYTES * c->qps / c->size),
-		 (u64)dev->attrs.max_srq_wr);
-	g->nrecv = n;
-	g->limit = max(1U, g->nrecv / 4);
-	g->rslots = kcalloc(g->nrecv, sizeof(*g->rslots), GFP_KERNEL);
-	g->held = kcalloc(g->nrecv, sizeof(*g->held), GFP_KERNEL);
-	if (!g->rslots || !g->held)
-		goto err;
-	g->pd = ib_alloc_pd(dev, IB_PD_UNSAFE_GLOBAL_RKEY);
-	if (IS_ERR(g->pd)) {
-		ret = PTR_ERR(g->pd);
-		g->pd = NULL;
-		goto err;
-	}
-	sattr.srq_context = g;
-	sattr.attr.max_wr = g->nrecv;
-	sattr.attr.max_sge = g->nsge;
-	g->srq = ib_create_srq(g->pd, &sattr);
-	if (IS_ERR(g->srq)) {
-		ret = PTR_ERR(g->srq);
-		g->srq = NULL;
-		goto err;
-	}
-	for (i = 0; i < g->nrecv; i++) {
-		struct xp_rslot *rs = &g->rslots[i];
-
-		rs->cqe.done = xp_srq_recv_done;
-		rs->group = g;
-		rs->idx = i;
-		rs->buf = xp_buf_alloc(g->size);
-		ret = -ENOMEM;
-		if (!rs->buf)
-			goto err;
-		ret = xp_map(&rs->map, dev, rs->buf, g->size);
-		if (ret)
-			goto err;
-		ret = xp_group_post(g, rs);
-		if (ret)
-			goto err;
-	}
-	/* No connection takes a receive yet: it holds all of them. */
-	mutex_lock(&g->lock);
-	xp_group_arm(g);
-	mutex_unlock(&g->lock);
-	*gp = g;
-	return 0;
-
-err:
-	xp_group_free(g);
-	return ret;
-}
-
-/*
- * Find or create the group of @c's run and take a reference (c->group).
- * Returns an enum xiwperf_reject, with what the device cannot do in @what
- * and @limit.
- */
-static int xp_group_get(struct xp_sconn *c, struct ib_device *dev,
-			u32 *limit, u32 *what)
-{
-	struct xp_server *srv = c->srv;
-	struct xp_srq_group *g;
-	struct xp_sconn *d;
-	int why = 0;
-
-	if (!dev->attrs.max_srq || !dev->attrs.max_srq_wr) {
-		*what = XIWPERF_UNSUPPORTED_SRQ;
-		*limit = dev->attrs.max_srq_wr;
-		return XIWPERF_REJECT_UNSUPPORTED;
-	}
-	if (c->nsge > dev->attrs.max_srq_sge) {
-		*what = XIWPERF_UNSUPPORTED_RECV_SGE;
-		*limit = dev->attrs.max_srq_sge;
-		return XIWPERF_REJECT_UNSUPPORTED;
-	}
-	mutex_lock(&srv->group_lock);
-	list_for_each_entry(g, &srv->groups, node) {
-		if (g->run_id != c->run_id)
-			continue;
-		if (g->dev != dev || g->qps != c->qps || g->size != c->size ||
-		    g->nsge != c->nsge || g->joined == g->qps)
-			why = XIWPERF_REJECT_PROTOCOL;
-		mutex_lock(&g->lock);
-		list_for_each_entry(d, &g->members, gnode)
-			if (d->qp_index == c->qp_index)
-				why = XIWPERF_REJECT_PROTOCOL;
-		mutex_unlock(&g->lock);
-		goto found;
-	}
-	if (xp_group_create(c, dev, &g)) {
-		why = XIWPERF_REJECT_RESOURCES;
-		goto out;
-	}
-	list_add_tail(&g->node, &srv->groups);
-found:
-	if (!why) {
-		g->refs++;
-		c->group = g;
-	}
-out:
-	mutex_unlock(&srv->group_lock);
-	return why;
-}
-
-/* @c is set up: it takes its share of the receives and joins its group. */
-static void xp_group_join(struct xp_sconn *c)
-{
-	struct xp_srq_group *g = c->group;
-	u32 base = g->nrecv / g->qps;
-
-	mutex_lock(&g->lock);
-	c->share = min_t(u64, c->count,
-			 base + (c->qp_index < g->nrecv % g->qps ? 1 : 0));
-	g->granted += c->share;
-	g->total += c->count;
-	g->joined++;
-	list_add_tail(&c->gnode, &g->members);
-	mutex_unlock(&g->lock);
-}
-
-/* @c is accepted: credits may go to it now. */
-static void xp_group_live(struct xp_sconn *c)
-{
-	struct xp_srq_group *g = c->group;
-
-	mutex_lock(&g->lock);
-	c->live = true;
-	xp_group_grant(g);
-	mutex_unlock(&g->lock);
 }
 
 /* Release what xp_sconn_setup() made, except the rdma_cm id. */
@@ -1027,57 +419,16 @@ static bool xp_hello_parse(struct xp_sconn *c, const struct rdma_cm_event *ev)
 	       sge <= XIWPERF_MAX_SGE;
 }
 
-static size_t xp_chunk_len(struct xp_server *srv, u32 i)
+/**
+ * xp_server_chunk_len() - length of a chunk of the server's buffer.
+ * @srv: the server.
+ * @i: the chunk's index.
+ *
+ * Return: its length in bytes.
+ */
+size_t xp_server_chunk_len(const struct xp_server *srv, u32 i)
 {
 	return min(srv->chunk, srv->size - i * srv->chunk);
-}
-
-/* A signaled fast registration completed (flushed, or failed). */
-static void xp_reg_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct xp_sconn *c = container_of(wc->wr_cqe, struct xp_sconn, reg_cqe);
-
-	if (wc->status == IB_WC_SUCCESS)
-		return;
-	xp_sconn_error(c, wc);
-	if (wc->status != IB_WC_WR_FLUSH_ERR) {
-		mutex_lock(&c->lock);
-		xp_sconn_break(c);
-		mutex_unlock(&c->lock);
-	}
-}
-
-/*
- * XP_HELLO_REMOTE_FRWR: an MR per chunk and the read-only one of chunk 0,
- * with the registrations to post once connected, ready: their rkeys are
- * known from here on.
- */
-static int xp_sconn_setup_frwr(struct xp_sconn *c)
-{
-	u32 i, n = c->srv->nchunks;
-	int ret;
-
-	c->frmr = kcalloc(n + 1, sizeof(*c->frmr), GFP_KERNEL);
-	c->reg_wr = kcalloc(n + 1, sizeof(*c->reg_wr), GFP_KERNEL);
-	if (!c->frmr || !c->reg_wr)
-		return -ENOMEM;
-	c->reg_cqe.done = xp_reg_done;
-	for (i = 0; i <= n; i++) {
-		u32 chunk = i < n ? i : 0;
-
-		/* Chunk 0's two MRs cover the same addresses. */
-		ret = xp_frmr_alloc(&c->frmr[i], c->q.pd, &c->chunk_maps[chunk],
-				    chunk + 1);
-		if (ret)
-			return ret;
-		ret = xp_frmr_prepare(&c->frmr[i], &c->reg_wr[i], &c->reg_cqe,
-				      i < n ? XP_CHUNK_ACCESS : XP_RO_ACCESS);
-		if (ret)
-			return ret;
-		if (i)
-			c->reg_wr[i - 1].wr.next = &c->reg_wr[i].wr;
-	}
-	return 0;
 }
 
 /*
@@ -1102,7 +453,7 @@ static int xp_sconn_map_chunks(struct xp_sconn *c)
 		return -ENOMEM;
 	for (i = 0; i < srv->nchunks; i++) {
 		ret = xp_map(&c->chunk_maps[i], dev, srv->chunks[i],
-			     xp_chunk_len(srv, i));
+			     xp_server_chunk_len(srv, i));
 		if (ret)
 			return ret;
 	}
@@ -1122,28 +473,6 @@ static int xp_sconn_map_chunks(struct xp_sconn *c)
 		}
 	}
 	return xp_map(&c->table_map, dev, c->table, len);
-}
-
-/* Can the device register each chunk by fast registration? */
-static bool xp_frwr_supported(struct xp_server *srv, struct ib_device *dev,
-			      u32 *limit)
-{
-	u32 i;
-
-	*limit = dev->attrs.max_fast_reg_page_list_len;
-	if (!(dev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS))
-		return false;
-	for (i = 0; i < srv->nchunks; i++) {
-		/* A mapping keeps the offset in the page. */
-		struct xp_map m = {
-			.dma = (uintptr_t)srv->chunks[i],
-			.len = xp_chunk_len(srv, i),
-		};
-
-		if (xp_frmr_pages(&m) > *limit)
-			return false;
-	}
-	return true;
 }
 
 /*
@@ -1310,29 +639,6 @@ reject:
 	return xp_reject(srv, id, why, what, limit);
 }
 
-/*
- * Connected: with XP_HELLO_REMOTE_FRWR, post the registrations, and after
- * them (so sent once they are done) the message saying so.
- */
-static void xp_sconn_established(struct xp_sconn *c)
-{
-	int ret;
-
-	if (!c->frwr)
-		return;
-	ret = ib_post_send(c->q.qp, &c->reg_wr[0].wr, NULL);
-	mutex_lock(&c->lock);
-	if (ret) {
-		pr_debug("connection %u: posting the registrations failed: %d\n",
-			 c->qp_index, ret);
-		xp_sconn_break(c);
-	} else {
-		c->ready_due = true;
-		xp_sconn_send_ctrl(c);
-	}
-	mutex_unlock(&c->lock);
-}
-
 static int xp_server_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	enum xp_kind *kind = id->context;
@@ -1354,7 +660,8 @@ static int xp_server_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	c = container_of(kind, struct xp_sconn, kind);
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ESTABLISHED:
-		xp_sconn_established(c);
+		if (c->frwr)
+			xp_sconn_post_frwr(c);
 		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
 	case RDMA_CM_EVENT_CONNECT_ERROR:
@@ -1411,7 +718,7 @@ int xp_server_listen(struct xp_server **srvp, struct xiwperf_listen *arg)
 	if (!srv->chunks)
 		goto err;
 	for (i = 0; i < srv->nchunks; i++) {
-		size_t len = xp_chunk_len(srv, i);
+		size_t len = xp_server_chunk_len(srv, i);
 
 		srv->chunks[i] = xp_buf_alloc(len);
 		if (!srv->chunks[i])

@@ -1,0 +1,584 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * xiwperf client lanes: the operations of a connection and their
+ * completions.
+ *
+ * Each connection has @depth lanes; a lane carries one operation at a time
+ * and owns a buffer of its own and one region of the server's buffer.
+ * Completions (CQ callbacks, serialised per connection) record the
+ * latency, verify data and start the lane's next operation.
+ *
+ * Send tests are flow controlled by the server's credits: a Send is posted
+ * only while the server has a receive posted for it. With --solicit the
+ * server processes receives only when a solicited Send wakes it, so the
+ * last Send and any Send that takes the last credit are solicited too:
+ * the client never waits for something the server has not been woken for.
+ *
+ * An operation is a chain of work requests: with --mr frwr the
+ * registration of the lane's buffer, the operation through it and its
+ * invalidation (see frwr.c). A lane tracks each kind of work request it
+ * has outstanding, so a completion that comes twice or never is seen
+ * whichever it is. With --inject the first operation of connection 0
+ * carries the fault (see inject.c).
+ */
+#include <linux/bitops.h>
+#include <linux/ktime.h>
+#include <linux/lockdep.h>
+#include <linux/math64.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "client.h"
+#include "hist.h"
+#include "pattern.h"
+
+static void xp_mismatch(struct xp_cconn *c, u64 seq, u64 off)
+{
+	if (!c->mismatches++) {
+		c->first_bad_seq = seq;
+		c->first_bad_offset = off;
+	}
+}
+
+static void xp_cconn_finish(struct xp_cconn *c)
+{
+	if (atomic_dec_and_test(&c->cl->running))
+		wake_up(&c->cl->waitq);
+}
+
+/* Under c->lock: true the first time everything of @c is done. */
+static bool xp_cconn_done(struct xp_cconn *c)
+{
+	if (c->finished || c->retired < c->total ||
+	    (c->cl->op == XIWPERF_OP_SEND && !c->verdict))
+		return false;
+	c->finished = true;
+	return true;
+}
+
+/*
+ * --solicit: whether Send @seq of @c goes with IB_SEND_SOLICITED: every
+ * solicit-th, the last one, and one that takes the last credit (c->lock
+ * held).
+ */
+static bool xp_solicit(struct xp_cconn *c, u64 seq)
+{
+	u32 rem;
+
+	if (!c->cl->solicit)
+		return false;
+	div_u64_rem(seq + 1, c->cl->solicit, &rem);
+	return !rem || seq + 1 == c->total || seq + 1 >= c->credit_limit;
+}
+
+/**
+ * xp_read_wr() - a signaled RDMA Read of @len bytes at @raddr into @addr
+ *	(one SGE).
+ * @wr: filled in.
+ * @sge: filled in: its one SGE.
+ * @cqe: its completion.
+ * @addr: local address of the sink.
+ * @len: bytes to read.
+ * @lkey: local key of the sink.
+ * @raddr: remote address of the source.
+ * @rkey: its remote key.
+ */
+void xp_read_wr(struct ib_rdma_wr *wr, struct ib_sge *sge, struct ib_cqe *cqe,
+		u64 addr, u32 len, u32 lkey, u64 raddr, u32 rkey)
+{
+	sge->addr = addr;
+	sge->length = len;
+	sge->lkey = lkey;
+	memset(wr, 0, sizeof(*wr));
+	wr->wr.wr_cqe = cqe;
+	wr->wr.sg_list = sge;
+	wr->wr.num_sge = 1;
+	wr->wr.opcode = IB_WR_RDMA_READ;
+	wr->wr.send_flags = IB_SEND_SIGNALED;
+	wr->remote_addr = raddr;
+	wr->rkey = rkey;
+}
+
+/**
+ * xp_chain_add() - append a work request to an operation's chain.
+ * @ch: the chain.
+ * @wr: the work request; its next pointer is set here.
+ * @kind: the XP_WR_* kind it completes as.
+ */
+void xp_chain_add(struct xp_chain *ch, struct ib_send_wr *wr, u32 kind)
+{
+	if (ch->n)
+		ch->wr[ch->n - 1]->next = wr;
+	wr->next = NULL;
+	ch->wr[ch->n] = wr;
+	ch->kind[ch->n++] = kind;
+}
+
+/*
+ * Post @ch for @lane: its kinds are pending from before the post (a
+ * completion may come before ib_post_send() returns), and again not
+ * pending if they were not posted after all.
+ */
+static int xp_chain_post(struct xp_lane *lane, struct xp_chain *ch)
+{
+	struct xp_cconn *c = lane->c;
+	const struct ib_send_wr *bad = NULL;
+	bool posted = true;
+	u32 i;
+	int ret;
+
+	for (i = 0; i < ch->n; i++)
+		set_bit(ch->kind[i], &lane->pending);
+	ret = ib_post_send(c->q.qp, ch->wr[0], &bad);
+	if (!ret)
+		return 0;
+	/* @bad and what follows it were not posted. */
+	for (i = 0; i < ch->n; i++) {
+		if (ch->wr[i] == bad || !bad)
+			posted = false;
+		if (!posted)
+			clear_bit(ch->kind[i], &lane->pending);
+	}
+	return xp_fail(c->cl, ret, XIWPERF_REASON_POST);
+}
+
+/* Start the next operation on @lane (c->lock held). */
+static int xp_lane_post(struct xp_lane *lane)
+{
+	struct xp_cconn *c = lane->c;
+	struct xp_client *cl = c->cl;
+	bool check = cl->flags & XIWPERF_F_CHECK;
+	bool inl = cl->flags & XIWPERF_F_INLINE;
+	bool frwr = cl->flags & XIWPERF_F_FRWR;
+	struct ib_sge sge[XIWPERF_MAX_SGE], psge;
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.wr_cqe = &lane->cqe[XP_WR_OP],
+			.sg_list = sge,
+			.send_flags = IB_SEND_SIGNALED,
+		},
+	};
+	struct ib_send_wr inv, sinv;
+	struct ib_rdma_wr probe;
+	struct ib_reg_wr reg;
+	struct xp_chain ch = {};
+	bool solicited = false;
+	u64 addr, slot, chunk;
+	u32 lkey;
+	int ret;
+
+	/*
+	 * The device copies inline data at posting, through the CPU: the
+	 * SGEs hold kernel addresses then (as with siw, rxe and hardware).
+	 * A fast registration gives the buffer an address of its own.
+	 */
+	addr = inl ? (uintptr_t)lane->buf : lane->map.dma;
+	lkey = c->q.pd->local_dma_lkey;
+	if (frwr) {
+		ret = xp_lane_frwr_reg(lane, &ch, &reg, &addr, &lkey);
+		if (ret)
+			return ret;
+	}
+	wr.wr.num_sge = xp_sge_split(sge, cl->nsge, addr, cl->size, lkey);
+	if (inl)
+		wr.wr.send_flags |= IB_SEND_INLINE;
+
+	slot = ((u64)c->index * cl->depth + lane->idx) % cl->nslot;
+	chunk = div64_u64(slot, cl->per_chunk);
+	slot -= chunk * cl->per_chunk;
+	lane->raddr = c->chunks[chunk] + slot * cl->size;
+	lane->rpos = chunk * c->rchunk + slot * cl->size;
+	lane->rkey = c->rkeys[chunk];
+	switch (cl->op) {
+	case XIWPERF_OP_SEND:
+		wr.wr.opcode = IB_WR_SEND;
+		solicited = xp_solicit(c, lane->seq);
+		if (solicited)
+			wr.wr.send_flags |= IB_SEND_SOLICITED;
+		if (check)
+			xp_pattern_fill(lane->buf, cl->size,
+					xp_pattern_seed(cl->op, c->index,
+							lane->seq), 0, false);
+		break;
+	case XIWPERF_OP_WRITE:
+		wr.wr.opcode = IB_WR_RDMA_WRITE;
+		if (check)
+			xp_pattern_fill(lane->buf, cl->size,
+					xp_pattern_seed(cl->op, c->index,
+							lane->seq), 0, false);
+		break;
+	default:
+		wr.wr.opcode = IB_WR_RDMA_READ;
+		if (check)	/* poison: the read must overwrite every byte */
+			xp_pattern_fill(lane->buf, cl->size,
+					xp_pattern_seed(cl->op, 0, 0),
+					lane->rpos, true);
+		break;
+	}
+	if (check)
+		xp_sync_for_device(&lane->map, 0, cl->size);
+	wr.remote_addr = lane->raddr;
+	wr.rkey = lane->rkey;
+	xp_chain_add(&ch, &wr.wr, XP_WR_OP);
+	if (frwr)
+		xp_lane_frwr_inv(lane, &ch, &wr, &inv);
+	lane->verifying = false;
+	lane->probe = false;
+	if (cl->inject && !c->index && !lane->seq)
+		xp_lane_inject(lane, &ch, &wr, &sinv, &probe, &psge);
+
+	lane->t_post = ktime_get_ns();
+	ret = xp_chain_post(lane, &ch);
+	if (!ret && solicited)
+		c->solicited++;
+	return ret;
+}
+
+/**
+ * xp_lanes_fill() - start operations on idle lanes while there is work and
+ *	credit.
+ * @c: the connection (c->lock held).
+ */
+void xp_lanes_fill(struct xp_cconn *c)
+{
+	struct xp_client *cl = c->cl;
+
+	lockdep_assert_held(&c->lock);
+	while (c->nfree && c->posted < c->total && !READ_ONCE(cl->stop)) {
+		struct xp_lane *lane;
+
+		if (cl->op == XIWPERF_OP_SEND && c->posted >= c->credit_limit)
+			break;
+		lane = &c->lanes[c->free[--c->nfree]];
+		lane->seq = c->posted;
+		if (xp_lane_post(lane)) {
+			c->nfree++;
+			break;
+		}
+		c->posted++;
+	}
+}
+
+static void xp_lane_retire(struct xp_lane *lane)
+{
+	struct xp_cconn *c = lane->c;
+	bool done;
+
+	spin_lock_bh(&c->lock);
+	c->retired++;
+	c->free[c->nfree++] = lane->idx;
+	xp_lanes_fill(c);
+	done = xp_cconn_done(c);
+	spin_unlock_bh(&c->lock);
+	if (done)
+		xp_cconn_finish(c);
+}
+
+/**
+ * xp_post_read() - post a signaled RDMA Read of the server's buffer: the
+ *	client's own reads.
+ * @c: the connection.
+ * @cqe: its completion.
+ * @addr: the sink, a device address (one SGE).
+ * @len: bytes to read.
+ * @raddr: address in the server's buffer.
+ * @rkey: remote key to read it through.
+ *
+ * Return: 0 or the error of ib_post_send().
+ */
+int xp_post_read(struct xp_cconn *c, struct ib_cqe *cqe, u64 addr, u32 len,
+		 u64 raddr, u32 rkey)
+{
+	struct ib_rdma_wr wr;
+	struct ib_sge sge;
+
+	xp_read_wr(&wr, &sge, cqe, addr, len, c->q.pd->local_dma_lkey, raddr,
+		   rkey);
+	return ib_post_send(c->q.qp, &wr.wr, NULL);
+}
+
+/* write --check: read the region back into the verify buffer. */
+static void xp_verify_post(struct xp_lane *lane)
+{
+	struct xp_cconn *c = lane->c;
+	struct xp_client *cl = c->cl;
+	int ret;
+
+	xp_pattern_fill(lane->vbuf, cl->size,
+			xp_pattern_seed(cl->op, c->index, lane->seq), 0, true);
+	xp_sync_for_device(&lane->vmap, 0, cl->size);
+	lane->verifying = true;
+	set_bit(XP_WR_VERIFY, &lane->pending);
+	ret = xp_post_read(c, &lane->cqe[XP_WR_VERIFY], lane->vmap.dma,
+			   cl->size, lane->raddr, lane->rkey);
+	if (ret) {
+		clear_bit(XP_WR_VERIFY, &lane->pending);
+		xp_fail(cl, ret, XIWPERF_REASON_POST);
+	}
+}
+
+/**
+ * xp_lane_completes() - account for a completion of a lane's work request.
+ * @lane: the lane.
+ * @kind: the XP_WR_* kind of the work request.
+ * @wc: its completion.
+ *
+ * Posting and completing one lane never overlap but for the bits of
+ * @lane->pending: a lane is posted again only once all its work requests
+ * completed.
+ *
+ * Return: true if the work request was outstanding and succeeded; false
+ * if none was outstanding (a duplicate, counted and otherwise ignored), or
+ * if it failed (counted, and the run fails).
+ */
+bool xp_lane_completes(struct xp_lane *lane, u32 kind, const struct ib_wc *wc)
+{
+	struct xp_cconn *c = lane->c;
+
+	if (!test_and_clear_bit(kind, &lane->pending)) {
+		c->wc_unexpected++;
+		return false;
+	}
+	if (wc->status == IB_WC_SUCCESS)
+		return true;
+	c->errors++;
+	if (wc->status == IB_WC_WR_FLUSH_ERR)
+		c->flushed++;
+	atomic64_inc(&c->cl->progress);
+	xp_fail_wc(c, wc);
+	return false;
+}
+
+/**
+ * xp_lane_step() - a work request of a lane completed successfully.
+ * @lane: the lane.
+ *
+ * Once all its work requests have, read the written region back (write
+ * --check) or take the next operation.
+ */
+void xp_lane_step(struct xp_lane *lane)
+{
+	struct xp_client *cl = lane->c->cl;
+
+	if (READ_ONCE(lane->pending))
+		return;
+	if (!lane->verifying && cl->op == XIWPERF_OP_WRITE &&
+	    (cl->flags & XIWPERF_F_CHECK)) {
+		if (!READ_ONCE(cl->stop))
+			xp_verify_post(lane);
+		return;
+	}
+	xp_lane_retire(lane);
+}
+
+static void xp_op_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct xp_lane *lane = container_of(wc->wr_cqe, struct xp_lane,
+					    cqe[XP_WR_OP]);
+	struct xp_cconn *c = lane->c;
+	struct xp_client *cl = c->cl;
+	u64 now = ktime_get_ns();
+	size_t bad;
+
+	if (!xp_lane_completes(lane, XP_WR_OP, wc))
+		return;
+	xp_hist_add(c->hist, now - lane->t_post);
+	c->completed++;
+	c->t_last = now;
+	atomic64_inc(&cl->progress);
+
+	if ((cl->flags & XIWPERF_F_CHECK) && cl->op == XIWPERF_OP_READ) {
+		xp_sync_for_cpu(&lane->map, 0, cl->size);
+		bad = xp_pattern_check(lane->buf, cl->size,
+				       xp_pattern_seed(cl->op, 0, 0),
+				       lane->rpos);
+		if (bad != XP_PATTERN_OK)
+			xp_mismatch(c, lane->seq, bad);
+	}
+	xp_lane_step(lane);
+}
+
+static void xp_verify_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct xp_lane *lane = container_of(wc->wr_cqe, struct xp_lane,
+					    cqe[XP_WR_VERIFY]);
+	struct xp_cconn *c = lane->c;
+	struct xp_client *cl = c->cl;
+	size_t bad;
+
+	if (!xp_lane_completes(lane, XP_WR_VERIFY, wc))
+		return;
+	atomic64_inc(&cl->progress);
+	if (!lane->probe) {
+		xp_sync_for_cpu(&lane->vmap, 0, cl->size);
+		bad = xp_pattern_check(lane->vbuf, cl->size,
+				       xp_pattern_seed(cl->op, c->index,
+						       lane->seq), 0);
+		if (bad != XP_PATTERN_OK)
+			xp_mismatch(c, lane->seq, bad);
+	}
+	xp_lane_step(lane);
+}
+
+static void xp_ctrl_msg(struct xp_cconn *c, const struct xp_msg *m)
+{
+	struct xp_client *cl = c->cl;
+	u64 value = be64_to_cpu(m->value);
+	bool done = false;
+
+	if (be32_to_cpu(m->magic) != XP_MAGIC) {
+		xp_fail(cl, -EPROTO, XIWPERF_REASON_PROTOCOL);
+		return;
+	}
+	switch (be32_to_cpu(m->type)) {
+	case XP_MSG_CREDIT:
+		spin_lock_bh(&c->lock);
+		c->credit_limit = max(c->credit_limit, c->credits + value);
+		xp_lanes_fill(c);
+		spin_unlock_bh(&c->lock);
+		break;
+	case XP_MSG_VERDICT:
+		if (value != c->total) {
+			xp_fail(cl, -EPROTO, XIWPERF_REASON_PROTOCOL);
+			return;
+		}
+		if (m->mismatches) {
+			c->mismatches += be64_to_cpu(m->mismatches);
+			c->first_bad_seq = be64_to_cpu(m->first_bad_seq);
+			c->first_bad_offset = be64_to_cpu(m->first_bad_offset);
+		}
+		c->notifications = be64_to_cpu(m->notifications);
+		c->first_batch = be64_to_cpu(m->first_batch);
+		c->srq_arms = be32_to_cpu(m->srq_arms);
+		c->srq_crossed = be32_to_cpu(m->srq_crossed);
+		c->srq_events = be32_to_cpu(m->srq_events);
+		c->srq_stray = be32_to_cpu(m->srq_stray);
+		spin_lock_bh(&c->lock);
+		c->verdict = true;
+		done = xp_cconn_done(c);
+		spin_unlock_bh(&c->lock);
+		break;
+	case XP_MSG_READY:
+		if (!(cl->flags & XIWPERF_F_REMOTE_FRWR)) {
+			xp_fail(cl, -EPROTO, XIWPERF_REASON_PROTOCOL);
+			return;
+		}
+		/* pairs with xp_step_reached() */
+		smp_store_release(&c->registered, true);
+		wake_up(&cl->waitq);
+		break;
+	default:
+		xp_fail(cl, -EPROTO, XIWPERF_REASON_PROTOCOL);
+		return;
+	}
+	if (done)
+		xp_cconn_finish(c);
+}
+
+static void xp_rx_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct xp_crx *rx = container_of(wc->wr_cqe, struct xp_crx, cqe);
+	struct xp_cconn *c = rx->c;
+	size_t off = rx->idx * sizeof(struct xp_msg);
+	struct xp_msg m = {};
+
+	if (wc->status != IB_WC_SUCCESS) {
+		/* Flushed at teardown, or with the operations that report it. */
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			xp_fail_wc(c, wc);
+		return;
+	}
+	xp_sync_for_cpu(&c->rx_map, off, sizeof(m));
+	/* Only solicited and SRQ runs' verdicts have the last fields. */
+	if (wc->byte_len < XP_MSG_BASE_LEN) {
+		xp_fail(c->cl, -EPROTO, XIWPERF_REASON_PROTOCOL);
+		return;
+	}
+	memcpy(&m, &c->rx[rx->idx], min_t(size_t, wc->byte_len, sizeof(m)));
+	if (xp_post_recv(&c->q, &rx->cqe, c->rx_map.dma + off, sizeof(m), 1)) {
+		xp_fail(c->cl, -EIO, XIWPERF_REASON_POST);
+		return;
+	}
+	xp_ctrl_msg(c, &m);
+}
+
+/**
+ * xp_cconn_buffers() - the lanes of a connection and their buffers, and
+ *	the receives of the server's control messages.
+ * @c: the connection, its QP created.
+ *
+ * With --mr frwr each lane gets its MR (xp_lane_frmr()).
+ *
+ * Return: 0, or a negative errno; what was made is released by the
+ * connection's teardown.
+ */
+int xp_cconn_buffers(struct xp_cconn *c)
+{
+	struct xp_client *cl = c->cl;
+	struct ib_device *dev = c->id->device;
+	/* the read-back of write --check, and the probe of an injection */
+	bool verify = cl->op == XIWPERF_OP_WRITE &&
+		      ((cl->flags & XIWPERF_F_CHECK) || cl->inject);
+	u32 i;
+	int ret;
+
+	c->lanes = kcalloc(cl->depth, sizeof(*c->lanes), GFP_KERNEL);
+	c->free = kcalloc(cl->depth, sizeof(*c->free), GFP_KERNEL);
+	c->hist = xp_hist_alloc();
+	if (!c->lanes || !c->free || !c->hist)
+		return -ENOMEM;
+	for (i = 0; i < cl->depth; i++) {
+		struct xp_lane *lane = &c->lanes[i];
+
+		lane->cqe[XP_WR_OP].done = xp_op_done;
+		lane->cqe[XP_WR_VERIFY].done = xp_verify_done;
+		lane->cqe[XP_WR_REG].done = xp_lane_reg_done;
+		lane->cqe[XP_WR_INV].done = xp_lane_inv_done;
+		lane->cqe[XP_WR_SEND_INV].done = xp_lane_sinv_done;
+		lane->c = c;
+		lane->idx = i;
+		c->free[i] = cl->depth - 1 - i;
+		lane->buf = xp_buf_alloc(cl->size);
+		if (!lane->buf)
+			return -ENOMEM;
+		ret = xp_map(&lane->map, dev, lane->buf, cl->size);
+		if (ret)
+			return ret;
+		if (cl->flags & XIWPERF_F_FRWR) {
+			/* Each lane's addresses of their own: see xp_frmr. */
+			ret = xp_lane_frmr(lane, c->index * cl->depth + i + 1);
+			if (ret)
+				return ret;
+		}
+		if (!verify)
+			continue;
+		lane->vbuf = xp_buf_alloc(cl->size);
+		if (!lane->vbuf)
+			return -ENOMEM;
+		ret = xp_map(&lane->vmap, dev, lane->vbuf, cl->size);
+		if (ret)
+			return ret;
+	}
+	c->nfree = cl->depth;
+	if (cl->op != XIWPERF_OP_SEND && !(cl->flags & XIWPERF_F_REMOTE_FRWR))
+		return 0;
+
+	/* Control messages: credits and verdict, or the registrations' end. */
+	c->rx = kcalloc(XP_CTRL_RX, sizeof(*c->rx), GFP_KERNEL);
+	if (!c->rx)
+		return -ENOMEM;
+	ret = xp_map(&c->rx_map, dev, c->rx, XP_CTRL_RX * sizeof(*c->rx));
+	if (ret)
+		return ret;
+	for (i = 0; i < XP_CTRL_RX; i++) {
+		c->crx[i].cqe.done = xp_rx_done;
+		c->crx[i].c = c;
+		c->crx[i].idx = i;
+		ret = xp_post_recv(&c->q, &c->crx[i].cqe,
+				   c->rx_map.dma + i * sizeof(*c->rx),
+				   sizeof(*c->rx), 1);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
