@@ -133,7 +133,7 @@ enum xiwperf_op {
 
 /**
  * enum xiwperf_inject - a fault the client injects (run.inject), RDMA
- *	Write and Read only. The first operation of connection 0 is the
+ *	Write and Read only, but for XIWPERF_INJECT_LKEY. The first operation of connection 0 is the
  *	faulty one; an RDMA Write is followed at once by an RDMA Read of the
  *	same region, which cannot complete once the server has terminated
  *	the stream. The run is expected to fail (XIWPERF_REASON_WC, or
@@ -156,6 +156,9 @@ enum xiwperf_op {
  * @XIWPERF_INJECT_FOREIGN: the rkey connection 1 was given for the same
  *	region, which belongs to another protection domain at the server (its
  *	connections each have their own); needs qps >= 2.
+ * @XIWPERF_INJECT_LKEY: the operation's local key (its SGEs') with its
+ *	key byte flipped, any operation but inline: the client's own device
+ *	fails it with a local protection error and terminates the stream.
  */
 enum xiwperf_inject {
 	XIWPERF_INJECT_NONE = 0,
@@ -166,6 +169,7 @@ enum xiwperf_inject {
 	XIWPERF_INJECT_DMA_INVALIDATE = 5,
 	XIWPERF_INJECT_WRAP = 6,
 	XIWPERF_INJECT_FOREIGN = 7,
+	XIWPERF_INJECT_LKEY = 8,
 };
 
 /**

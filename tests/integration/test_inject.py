@@ -11,12 +11,16 @@ The faulty operation is the run's first; an RDMA Write is followed at
 once by an RDMA Read of its region (the probe), which cannot complete
 once the server has terminated the stream.
 """
+import pytest
+
 from capture import capture, tshark
 from xiwperf_run import client, wait_resources_released
 
 SERVER = "192.0.2.2"
+CLIENT = "192.0.2.1"
 # Terminate control field, RFC 5040 section 4.8 and 7.
 RDMAP, DDP = 0, 1
+LOCAL_CATASTROPHIC = 0          # RDMAP error type
 REMOTE_PROTECTION = 1           # RDMAP error type
 TAGGED = 1                      # DDP error type: tagged buffer
 INVALID_STAG, BASE_BOUNDS, ACCESS_RIGHTS = 0x00, 0x01, 0x02
@@ -41,15 +45,21 @@ def terminates(vm, pcap):
         src, layer, *rest = line.split("\t")
         etype = [v for v in rest[:2] if v]
         code = [v for v in rest[2:] if v]
-        assert len(etype) == 1 and len(code) == 1, line
+        # A local catastrophic error has no code (RFC 5040 figure 9):
+        # tshark shows none.
+        catastrophic = int(layer, 16) == RDMAP and etype == ["0x00"]
+        assert len(etype) == 1 and len(code) == (0 if catastrophic else 1), \
+            line
         found.append((src, int(layer, 16), int(etype[0], 16),
-                      int(code[0], 16)))
+                      int(code[0], 16) if code else None))
     return found
 
 
-def inject(vm, kind, op, *args):
+def inject(vm, kind, op, *args, status=None):
     """Run one injected fault under capture; its JSON result and the
-    Terminates seen. The run failed cleanly and left nothing behind."""
+    Terminates seen. The run failed cleanly and left nothing behind, its
+    first failed completion with `status` (by default what a fault the
+    server refuses gives)."""
     pcap = f"/tmp/inject-{kind}-{op}.pcapng"
     got = {}
 
@@ -67,8 +77,9 @@ def inject(vm, kind, op, *args):
     assert "no progress" not in r["error"], r
     # A refused Read completes with the Terminate's error; a faulty
     # Write completed when TCP had it, and its probe Read is flushed.
-    assert r["wc_status"] == ("REM_ACCESS_ERR" if op == "read"
-                              else "WR_FLUSH_ERR"), r
+    if status is None:
+        status = "REM_ACCESS_ERR" if op == "read" else "WR_FLUSH_ERR"
+    assert r["wc_status"] == status, r
     assert r["errors"] >= 1, r
     assert r["wc_unexpected"] == 0 and r["wc_missing"] == 0, r
     # Both QPs ended: the client's with its run, the server's at its
@@ -169,3 +180,16 @@ def test_read_with_another_connections_stag_is_rdmap_not_associated(pair):
                       "--remote-mr", "frwr")
     assert terms == [(SERVER, RDMAP, REMOTE_PROTECTION,
                       RDMAP_STAG_NOT_ASSOCIATED)], terms
+
+
+@pytest.mark.parametrize("op", ["send", "write", "read"])
+def test_bad_local_key_fails_locally_and_terminates_as_catastrophic(pair, op):
+    """The client's own device refuses the operation: it completes with
+    LOC_PROT_ERR, and a Terminate goes to the server instead of the
+    request (RFC 5040 section 7.1, rule 1): RDMAP local catastrophic,
+    control field only. The server's buffer is untouched."""
+    r, terms = inject(pair, "lkey", op, status="LOC_PROT_ERR")
+    assert terms == [(CLIENT, RDMAP, LOCAL_CATASTROPHIC, None)], terms
+    assert r["completed"] == 0, r
+    if op == "write":
+        assert_buffer_untouched(pair)

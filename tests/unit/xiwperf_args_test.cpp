@@ -208,6 +208,8 @@ TEST_F(XiwperfArgs, InjectNamesEveryKind)
     EXPECT_EQ(
         client(one_op("write", {"--qps", "2", "--count", "2", "--inject", "foreign"})).inject,
         Inject::foreign);
+    for (auto op : {"send", "write", "read"})
+        EXPECT_EQ(client(one_op(op, {"--inject", "lkey"})).inject, Inject::lkey);
     for (auto kind : {Inject::stag, Inject::bounds, Inject::rights, Inject::invalidated,
                       Inject::dma_invalidate, Inject::wrap})
         EXPECT_EQ(client(one_op("write", {"--remote-mr", "frwr", "--inject",
@@ -220,12 +222,15 @@ TEST_F(XiwperfArgs, InjectRefusesWhatCannotShowTheFault)
 {
     EXPECT_EQ(usage_error(one_op("write", {"--inject", "wrong"})),
               "--inject: \"wrong\" is not one of stag, bounds, rights, invalidated, "
-              "dma-invalidate, wrap, foreign");
+              "dma-invalidate, wrap, foreign, lkey");
     EXPECT_EQ(usage_error(one_op("write", {"--inject", "foreign"})),
               "client: --inject foreign needs --qps 2 or more (it uses connection 1's key on "
               "connection 0)");
     EXPECT_EQ(usage_error(one_op("send", {"--inject", "stag"})),
-              "client: --inject works with --op write and read only");
+              "client: --inject stag works with --op write and read only");
+    EXPECT_EQ(usage_error(one_op("send", {"--inline", "--inject", "lkey"})),
+              "client: --inject lkey and --inline exclude each other (inline data has no local "
+              "key)");
     for (auto kind : {"bounds", "rights", "invalidated"})
         EXPECT_EQ(usage_error(one_op("write", {"--inject", kind})),
                   std::string("client: --inject ") + kind +

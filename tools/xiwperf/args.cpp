@@ -102,7 +102,7 @@ xiw::Result<Mr> parse_mr(std::string_view opt, std::string_view text)
 
 constexpr Inject injects[] = {Inject::stag,        Inject::bounds,         Inject::rights,
                               Inject::invalidated, Inject::dma_invalidate, Inject::wrap,
-                              Inject::foreign};
+                              Inject::foreign,     Inject::lkey};
 
 xiw::Result<Inject> parse_inject(std::string_view text)
 {
@@ -111,7 +111,7 @@ xiw::Result<Inject> parse_inject(std::string_view text)
             return i;
     return usage_error("--inject: " + quoted(text) +
                        " is not one of stag, bounds, rights, invalidated, dma-invalidate, wrap, "
-                       "foreign");
+                       "foreign, lkey");
 }
 
 // The subcommands an option applies to.
@@ -373,8 +373,14 @@ xiw::Status check_inject(const Client& c)
     if (c.inject == Inject::none)
         return xiw::Ok{};
     std::string kind(inject_name(c.inject));
+    if (c.inject == Inject::lkey) {
+        if (c.inline_data)
+            return usage_error("client: --inject lkey and --inline exclude each other (inline "
+                               "data has no local key)");
+        return xiw::Ok{};
+    }
     if (c.op == Op::send)
-        return usage_error("client: --inject works with --op write and read only");
+        return usage_error("client: --inject " + kind + " works with --op write and read only");
     if (c.inject == Inject::rights && c.op != Op::write)
         return usage_error("client: --inject rights works with --op write only (it writes "
                            "through the read-only rkey)");
@@ -474,6 +480,8 @@ std::string_view inject_name(Inject inject)
         return "wrap";
     case Inject::foreign:
         return "foreign";
+    case Inject::lkey:
+        return "lkey";
     }
     return "?";
 }

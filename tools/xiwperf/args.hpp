@@ -33,6 +33,7 @@ enum class Inject {
     dma_invalidate = 5,
     wrap = 6,
     foreign = 7,
+    lkey = 8,
 };
 
 /// "stag", "dma-invalidate", ...; "" for none.

@@ -2,7 +2,8 @@
 /*
  * xiwperf fault injection (--inject): the first operation of connection 0
  * of a client run breaks a rule the server's device must enforce (enum
- * xiwperf_inject). For the faults that first invalidate an STag with a
+ * xiwperf_inject), or, for a bad local key, the client's own device must.
+ * For the faults that first invalidate an STag with a
  * Send with Invalidate, the server posts one receive for it
  * (XP_HELLO_INV_RECV).
  */
@@ -41,6 +42,8 @@ bool xp_inject_valid(const struct xiwperf_run *run)
 		return run->op != XIWPERF_OP_SEND && remote_frwr;
 	case XIWPERF_INJECT_RIGHTS:
 		return run->op == XIWPERF_OP_WRITE && remote_frwr;
+	case XIWPERF_INJECT_LKEY:
+		return !(run->flags & XIWPERF_F_INLINE);
 	default:
 		return false;
 	}
@@ -76,6 +79,7 @@ void xp_lane_inject(struct xp_lane *lane, struct xp_chain *ch,
 	struct xp_cconn *c = lane->c;
 	struct xp_client *cl = c->cl;
 	u64 chunk = div64_u64(lane->rpos, c->rchunk);
+	int i;
 
 	switch (cl->inject) {
 	case XIWPERF_INJECT_STAG:
@@ -95,6 +99,10 @@ void xp_lane_inject(struct xp_lane *lane, struct xp_chain *ch,
 		/* Connection 1's key for the same region: another PD. */
 		wr->rkey = c->rkeys ? cl->conns[1]->rkeys[chunk] :
 				      cl->conns[1]->rkey;
+		break;
+	case XIWPERF_INJECT_LKEY:
+		for (i = 0; i < wr->wr.num_sge; i++)
+			wr->wr.sg_list[i].lkey ^= 0xff;
 		break;
 	case XIWPERF_INJECT_INVALIDATED:
 	case XIWPERF_INJECT_DMA_INVALIDATE:
