@@ -759,10 +759,14 @@ void xiw_qp_terminate(struct xiw_qp *qp, int cause,
 
 	spin_lock_irqsave(&qp->lock, flags);
 	if (qp->state == XIW_QPS_RTS || qp->state == XIW_QPS_CLOSING) {
-		qp->state = XIW_QPS_TERMINATE;
 		qp->term_cause = cause;
 		qp->term_info_len = xiw_term_info_build(cause, src,
 							qp->term_info);
+		/*
+		 * The transmit engine reads the state without the lock: the
+		 * Terminate it is told to send must be complete before.
+		 */
+		smp_store_release(&qp->state, XIW_QPS_TERMINATE);
 		kick = true;
 	}
 	spin_unlock_irqrestore(&qp->lock, flags);

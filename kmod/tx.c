@@ -1011,7 +1011,8 @@ void xiw_tx_work(struct work_struct *work)
 	if (!sock)
 		return;
 	for (;;) {
-		enum xiw_qp_state state = READ_ONCE(qp->state);
+		/* Acquire: pairs with xiw_qp_terminate() (qp->term_info). */
+		enum xiw_qp_state state = smp_load_acquire(&qp->state);
 
 		if (state != XIW_QPS_RTS && state != XIW_QPS_CLOSING &&
 		    state != XIW_QPS_TERMINATE)
