@@ -41,7 +41,8 @@ int xiw_stag_check(const struct xiw_stag *s, u32 stag, const void *owner,
 		return XIW_STAG_PROT(XIW_RDMAP_STAG_NOT_ASSOC);
 	if ((s->access & access) != access)
 		return XIW_STAG_PROT(XIW_RDMAP_ACCESS);
-	if (to + len < to)
+	/* The range wraps if its last octet is past 2^64 - 1. */
+	if (len && to + (len - 1) < to)
 		return XIW_STAG_PROT(XIW_RDMAP_TO_WRAP);
 	if (s->length &&
 	    (to < s->base || to - s->base > s->length ||

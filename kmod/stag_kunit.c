@@ -147,6 +147,9 @@ static void stag_access_checks_in_order(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, xiw_stag_check(&dma, dma.stag, &pd_a, RD,
 					     U64_MAX - 8, 10),
 			PROT(XIW_RDMAP_TO_WRAP));
+	/* Ending on the last octet is no wrap. */
+	KUNIT_EXPECT_EQ(test, xiw_stag_check(&dma, dma.stag, &pd_a, RD,
+					     U64_MAX - 7, 8), 0);
 }
 
 static void stag_index_permutation_is_a_bijection(struct kunit *test)
