@@ -19,6 +19,10 @@
  *    host order. rdma_cm ids are created in the network namespace of the
  *    calling process.
  *
+ * Versions: 2 added the atomic operations and reserved space to struct
+ * xiwperf_run (now 528 bytes) and struct xiwperf_result (336), so
+ * XIWPERF_IOC_RUN has a new number; the other structures are unchanged.
+ *
  * Server (one per open file):
  *   XIWPERF_IOC_LISTEN binds and listens, allocates the target buffer and
  *   fills it with the read pattern, then returns at once (so the caller can
@@ -41,7 +45,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define XIWPERF_ABI_VERSION	1
+#define XIWPERF_ABI_VERSION	2
 #define XIWPERF_DEVICE		"/dev/xiwperf"
 #define XIWPERF_DEFAULT_PORT	18515
 
@@ -62,6 +66,11 @@
 #define XIWPERF_MAX_MEMORY	(1024ULL << 20)
 /* Scatter/gather elements per operation (struct xiwperf_run.sge). */
 #define XIWPERF_MAX_SGE		4
+/*
+ * Atomic operations with XIWPERF_F_CHECK keep the original value of every
+ * operation: at most this many operations.
+ */
+#define XIWPERF_MAX_ATOMIC_CHECK	(1024U * 1024)
 /* Default no-progress timeout of a client run (milliseconds). */
 #define XIWPERF_DEFAULT_TIMEOUT_MS	15000
 
@@ -72,11 +81,31 @@
  * @XIWPERF_OP_SEND: Send into receive buffers the server posted.
  * @XIWPERF_OP_WRITE: RDMA Write into the server's buffer.
  * @XIWPERF_OP_READ: RDMA Read from the server's buffer.
+ * @XIWPERF_OP_FETCH_ADD: IB_WR_ATOMIC_FETCH_AND_ADD of run.compare_add.
+ * @XIWPERF_OP_CMP_SWAP: IB_WR_ATOMIC_CMP_AND_SWP: run.swap where the word
+ *	equals run.compare_add.
+ * @XIWPERF_OP_MASKED_FETCH_ADD: IB_WR_MASKED_ATOMIC_FETCH_AND_ADD of
+ *	run.compare_add, the fields delimited by run.compare_add_mask.
+ * @XIWPERF_OP_MASKED_CMP_SWAP: IB_WR_MASKED_ATOMIC_CMP_AND_SWP: the bits of
+ *	run.swap_mask from run.swap where the bits of run.compare_add_mask
+ *	equal run.compare_add's.
+ *
+ * The atomic operations (the last four) all target one 64-bit word, at
+ * offset 0 of the server's buffer, from every connection and lane: the
+ * operations contend. Their size is 8 (one SGE of 8 bytes receives the
+ * word's original value), and they need the server's buffer registered
+ * with IB_ACCESS_REMOTE_ATOMIC: XIWPERF_F_REMOTE_FRWR (only an injected
+ * fault may do without: the global rkey has no atomic right). Semantics
+ * as RFC 7306 states them (see Documentation/xiwperf.md).
  */
 enum xiwperf_op {
 	XIWPERF_OP_SEND = 1,
 	XIWPERF_OP_WRITE = 2,
 	XIWPERF_OP_READ = 3,
+	XIWPERF_OP_FETCH_ADD = 4,
+	XIWPERF_OP_CMP_SWAP = 5,
+	XIWPERF_OP_MASKED_FETCH_ADD = 6,
+	XIWPERF_OP_MASKED_CMP_SWAP = 7,
 };
 
 /*
@@ -85,7 +114,11 @@ enum xiwperf_op {
  * offset. Read: the server pre-fills its buffer once, at LISTEN; the client
  * checks what it read. Write: the client reads each written region back and
  * checks it. Send: the server checks each message and reports its verdict
- * in a final message.
+ * in a final message. Atomic operations: the client reads the word before
+ * the first and after the last operation (result.atomic_init and
+ * result.atomic_final); whatever order the operations took, the original
+ * values they returned must be f^k(init) for k = 0 .. count - 1, each once,
+ * and the final value f^count(init), f being the run's operation.
  */
 #define XIWPERF_F_CHECK		0x1U
 /*
@@ -117,11 +150,12 @@ enum xiwperf_op {
  */
 #define XIWPERF_F_FRWR		0x8U
 /*
- * Client flag (--remote-mr frwr), RDMA Write and Read only: the server
- * registers its buffer for this connection by fast registration, one MR
- * per 4 MiB chunk, each with its own rkey, plus a read-only (remote read
- * only) registration of chunk 0. The client starts once the server has
- * told it that the registrations completed.
+ * Client flag (--remote-mr frwr), not for Send: the server registers its
+ * buffer for this connection by fast registration, one MR per 4 MiB chunk,
+ * each with its own rkey (for atomic operations with
+ * IB_ACCESS_REMOTE_ATOMIC too), plus a read-only (remote read only)
+ * registration of chunk 0. The client starts once the server has told it
+ * that the registrations completed.
  */
 #define XIWPERF_F_REMOTE_FRWR	0x10U
 /*
@@ -132,25 +166,29 @@ enum xiwperf_op {
 #define XIWPERF_F_SRQ		0x20U
 
 /**
- * enum xiwperf_inject - a fault the client injects (run.inject), RDMA
- *	Write and Read only, but for XIWPERF_INJECT_LKEY. The first operation of connection 0 is the
- *	faulty one; an RDMA Write is followed at once by an RDMA Read of the
- *	same region, which cannot complete once the server has terminated
- *	the stream. The run is expected to fail (XIWPERF_REASON_WC, or
- *	XIWPERF_REASON_DISCONNECTED when the connection's end was seen
- *	first; result.wc_status holds the first failed completion either way).
+ * enum xiwperf_inject - a fault the client injects (run.inject), not for
+ *	Send, but for XIWPERF_INJECT_LKEY. The first operation of connection
+ *	0 is the faulty one; an RDMA Write is followed at once by an RDMA
+ *	Read of the same region, which cannot complete once the server has
+ *	terminated the stream. The run is expected to fail
+ *	(XIWPERF_REASON_WC, or XIWPERF_REASON_DISCONNECTED when the
+ *	connection's end was seen first; result.wc_status holds the first
+ *	failed completion either way).
  * @XIWPERF_INJECT_NONE: none.
  * @XIWPERF_INJECT_STAG: use the remote key with its key byte flipped.
  * @XIWPERF_INJECT_BOUNDS: remote address just past the end of the chunk
  *	(needs XIWPERF_F_REMOTE_FRWR: the global rkey has no bounds).
  * @XIWPERF_INJECT_RIGHTS: RDMA Write through the read-only rkey of chunk
- *	0 (needs XIWPERF_F_REMOTE_FRWR; Write only).
+ *	0 (needs XIWPERF_F_REMOTE_FRWR), or an atomic operation through an
+ *	rkey without the atomic right: chunk 0's read-only one with
+ *	XIWPERF_F_REMOTE_FRWR, else the global rkey, which has none. Not for
+ *	RDMA Read.
  * @XIWPERF_INJECT_INVALIDATED: first a zero-length Send with Invalidate of
  *	chunk 0's rkey (the server posts one receive for it), then the
  *	operation through that rkey (needs XIWPERF_F_REMOTE_FRWR).
  * @XIWPERF_INJECT_DMA_INVALIDATE: first a zero-length Send with
  *	Invalidate naming the server's global (DMA MR) rkey, which cannot be
- *	invalidated, then the operation.
+ *	invalidated, then the operation (RDMA Write and Read only).
  * @XIWPERF_INJECT_WRAP: a remote address so close to 2^64 that the
  *	operation's range wraps around.
  * @XIWPERF_INJECT_FOREIGN: the rkey connection 1 was given for the same
@@ -159,6 +197,8 @@ enum xiwperf_op {
  * @XIWPERF_INJECT_LKEY: the operation's local key (its SGEs') with its
  *	key byte flipped, any operation but inline: the client's own device
  *	fails it with a local protection error and terminates the stream.
+ * @XIWPERF_INJECT_UNALIGNED: atomic operations only: the target word's
+ *	address plus 4, not 64-bit aligned.
  */
 enum xiwperf_inject {
 	XIWPERF_INJECT_NONE = 0,
@@ -170,6 +210,7 @@ enum xiwperf_inject {
 	XIWPERF_INJECT_WRAP = 6,
 	XIWPERF_INJECT_FOREIGN = 7,
 	XIWPERF_INJECT_LKEY = 8,
+	XIWPERF_INJECT_UNALIGNED = 9,
 };
 
 /**
@@ -299,6 +340,11 @@ enum xiwperf_reason {
  * @XIWPERF_UNSUPPORTED_SRQ: the server's device has no shared receive
  *	queues, or smaller ones than needed: result.limit is its max_srq_wr
  *	(the server rejected the connection).
+ * @XIWPERF_UNSUPPORTED_ATOMIC: a device has no atomic operations: its
+ *	atomic_cap (for the masked ones its masked_atomic_cap) is
+ *	IB_ATOMIC_NONE; result.limit is 0. Only the local device is checked:
+ *	a server's device without atomics refuses them on the wire (a
+ *	Terminate), which a run should be able to show.
  */
 enum xiwperf_unsupported {
 	XIWPERF_UNSUPPORTED_SGE = 1,
@@ -307,6 +353,7 @@ enum xiwperf_unsupported {
 	XIWPERF_UNSUPPORTED_FRWR = 4,
 	XIWPERF_UNSUPPORTED_REMOTE_FRWR = 5,
 	XIWPERF_UNSUPPORTED_SRQ = 6,
+	XIWPERF_UNSUPPORTED_ATOMIC = 7,
 };
 
 /**
@@ -316,7 +363,7 @@ enum xiwperf_unsupported {
  *	connection needs.
  * @XIWPERF_REJECT_UNSUPPORTED: the server's device cannot do what the
  *	request asks for (more SGEs per receive than its max_recv_sge, fast
- *	registration, a shared receive queue).
+ *	registration, a shared receive queue, atomic operations).
  */
 enum xiwperf_reject {
 	XIWPERF_REJECT_PROTOCOL = 1,
@@ -378,6 +425,13 @@ enum xiwperf_reject {
  * @srq_stray_events: with XIWPERF_F_SRQ: limit events the server received
  *	while it had no arm pending (an arm that fired twice, or an event
  *	without an arm).
+ * @atomic_init: atomic operations with XIWPERF_F_CHECK: the word before
+ *	the first operation (valid when @checked).
+ * @atomic_final: ...and after the last one. For atomic operations
+ *	@mismatches counts the operations whose original value is not one
+ *	that some order of the operations gives (or whose completion had
+ *	the wrong opcode); @data_ok also needs @atomic_final to be right.
+ * @reserved: zero (on input too), for later additions.
  */
 struct xiwperf_result {
 	char device[XIWPERF_NAME_MAX];
@@ -413,6 +467,9 @@ struct xiwperf_result {
 	__u64 notifications;
 	__u32 first_batch;
 	__u32 srq_stray_events;
+	__u64 atomic_init;
+	__u64 atomic_final;
+	__u64 reserved[8];
 };
 
 /**
@@ -446,13 +503,22 @@ struct xiwperf_result {
  *	the SRQ's posted receives fall below the limit (see xiwperf.md).
  * @srq_limit_events: out, XIWPERF_F_SRQ: IB_EVENT_SRQ_LIMIT_REACHED
  *	events the server received.
+ * @compare_add: in: atomic operations: the Add Data (FetchAdd) or the
+ *	Compare Data (CmpSwap), as struct ib_atomic_wr's; else zero.
+ * @swap: in: CmpSwap: the Swap Data; else zero.
+ * @compare_add_mask: in: XIWPERF_OP_MASKED_FETCH_ADD: the Add Mask (a set
+ *	bit is the most significant bit of a field, whose carry out is
+ *	discarded; 0 is a plain 64-bit add); XIWPERF_OP_MASKED_CMP_SWAP: the
+ *	Compare Mask; else zero.
+ * @swap_mask: in: XIWPERF_OP_MASKED_CMP_SWAP: the Swap Mask; else zero.
+ * @reserved: in: zero, for later additions.
  * @result: out (with XIWPERF_F_SRQ also result.srq_stray_events).
  *
- * The reserved space ran out: struct xiwperf_result has no room left, so
- * the results of the later features are the "out" fields above, in this
- * structure itself (whatever they hold on input is ignored). The SRQ
- * figures are the server's, for the one SRQ of the whole run, from its
- * verdict.
+ * Version 1 had no reserved space left, so the results of its later
+ * features are the "out" fields above, in this structure itself (whatever
+ * they hold on input is ignored). The SRQ figures are the server's, for
+ * the one SRQ of the whole run, from its verdict. Version 2 added the
+ * atomic operands and @reserved here and in struct xiwperf_result.
  */
 struct xiwperf_run {
 	__u32 version;
@@ -471,6 +537,11 @@ struct xiwperf_run {
 	__u64 registrations;
 	__u32 srq_crossed;
 	__u32 srq_limit_events;
+	__u64 compare_add;
+	__u64 swap;
+	__u64 compare_add_mask;
+	__u64 swap_mask;
+	__u64 reserved[8];
 	struct xiwperf_result result;
 };
 

@@ -7,6 +7,9 @@
 #include <cstring>
 #include <initializer_list>
 #include <string_view>
+#include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "args.hpp"
@@ -180,7 +183,7 @@ TEST_F(XiwperfArgs, MrAndRemoteMrTakeDmaOrFrwr)
               "--remote-mr: \"FRWR\" is not one of dma, frwr");
     EXPECT_EQ(usage_error(one_op("write", {"--mr"})), "--mr needs a value");
     EXPECT_EQ(usage_error(one_op("send", {"--remote-mr", "frwr"})),
-              "client: --remote-mr works with --op write and read only");
+              "client: --remote-mr works with --op write, read and the atomic operations only");
     EXPECT_EQ(usage_error(one_op("send", {"--mr", "frwr", "--inline"})),
               "client: --mr frwr and --inline exclude each other (inline data is not "
               "registered)");
@@ -222,12 +225,12 @@ TEST_F(XiwperfArgs, InjectRefusesWhatCannotShowTheFault)
 {
     EXPECT_EQ(usage_error(one_op("write", {"--inject", "wrong"})),
               "--inject: \"wrong\" is not one of stag, bounds, rights, invalidated, "
-              "dma-invalidate, wrap, foreign, lkey");
+              "dma-invalidate, wrap, foreign, lkey, unaligned");
     EXPECT_EQ(usage_error(one_op("write", {"--inject", "foreign"})),
               "client: --inject foreign needs --qps 2 or more (it uses connection 1's key on "
               "connection 0)");
     EXPECT_EQ(usage_error(one_op("send", {"--inject", "stag"})),
-              "client: --inject stag works with --op write and read only");
+              "client: --inject stag works with --op write, read and the atomic operations only");
     EXPECT_EQ(usage_error(one_op("send", {"--inline", "--inject", "lkey"})),
               "client: --inject lkey and --inline exclude each other (inline data has no local "
               "key)");
@@ -237,8 +240,8 @@ TEST_F(XiwperfArgs, InjectRefusesWhatCannotShowTheFault)
                       " needs --remote-mr frwr (the server's global rkey has no bounds, "
                       "rights or invalidation)");
     EXPECT_EQ(usage_error(one_op("read", {"--remote-mr", "frwr", "--inject", "rights"})),
-              "client: --inject rights works with --op write only (it writes through the "
-              "read-only rkey)");
+              "client: --inject rights works with --op write and the atomic operations only "
+              "(through an rkey without the right)");
 }
 
 TEST_F(XiwperfArgs, SrqIsForSendWithoutSolicit)
@@ -252,6 +255,241 @@ TEST_F(XiwperfArgs, SrqIsForSendWithoutSolicit)
     EXPECT_EQ(usage_error(one_op("send", {"--srq", "--solicit", "2"})),
               "client: --srq and --solicit exclude each other");
     EXPECT_EQ(usage_error(one_op("send", {"--srq=1"})), "--srq takes no value");
+}
+
+namespace {
+
+// "client --addr 10.0.0.1 --op OP --count 8 --remote-mr frwr", then @extra:
+// an atomic run as small as it gets (no --size: it is 8).
+Words atomic(std::string_view op, WordList extra = {})
+{
+    Words w{"client", "--addr", "10.0.0.1", "--op", op, "--count", "8", "--remote-mr", "frwr"};
+    w.insert(w.end(), extra);
+    return w;
+}
+
+}  // namespace
+
+TEST_F(XiwperfArgs, AtomicOpsAndTheirDefaults)
+{
+    Client c = client(atomic("fetch_add"));
+    EXPECT_EQ(c.op, Op::fetch_add);
+    EXPECT_TRUE(xiwperf::is_atomic(c.op));
+    EXPECT_FALSE(xiwperf::is_masked(c.op));
+    EXPECT_EQ(c.size, 8u);  // implicit: one 64-bit word
+    EXPECT_EQ(c.add, 1u);
+    EXPECT_EQ(c.compare_mask, ~0ULL);
+    EXPECT_EQ(c.remote_mr, Mr::frwr);
+    EXPECT_EQ(c.sge, 1u);
+    EXPECT_FALSE(c.check);
+
+    c = client(atomic("masked_fetch_add", {"--mask", "0x8080808080808080", "--add", "0x0101"}));
+    EXPECT_EQ(c.op, Op::masked_fetch_add);
+    EXPECT_TRUE(xiwperf::is_masked(c.op));
+    EXPECT_EQ(c.mask, 0x8080808080808080ULL);
+    EXPECT_EQ(c.add, 0x101u);
+
+    c = client(atomic("cmp_swap", {"--compare", "0", "--swap", "18446744073709551615"}));
+    EXPECT_EQ(c.op, Op::cmp_swap);
+    EXPECT_EQ(c.compare, 0u);
+    EXPECT_EQ(c.swap, ~0ULL);
+
+    c = client(atomic("masked_cmp_swap", {"--compare=0x10", "--swap=0xff", "--mask=0xf0"}));
+    EXPECT_EQ(c.op, Op::masked_cmp_swap);
+    EXPECT_EQ((std::tuple{c.compare, c.swap, c.mask, c.compare_mask}),
+              (std::tuple{0x10ULL, 0xffULL, 0xf0ULL, ~0ULL}));
+    c = client(atomic("masked_cmp_swap",
+                      {"--compare", "1", "--swap", "2", "--mask", "3", "--compare-mask", "0"}));
+    EXPECT_EQ(c.compare_mask, 0u);
+
+    // --size 8 and --sge 1 may be said; --mr frwr, --check, --qps, --depth go
+    c = client(atomic("fetch_add", {"--size", "8", "--sge", "1", "--mr", "frwr", "--check",
+                                    "--qps", "8", "--depth", "16", "--count", "80000"}));
+    EXPECT_EQ(c.size, 8u);
+    EXPECT_EQ(c.mr, Mr::frwr);
+    EXPECT_TRUE(c.check);
+    EXPECT_EQ(c.count, 80000u);
+    EXPECT_EQ(xiwperf::op_name(Op::masked_cmp_swap), "masked_cmp_swap");
+}
+
+TEST_F(XiwperfArgs, AtomicValuesAreDecimalOrHex64Bit)
+{
+    EXPECT_EQ(*xiwperf::parse_value("0"), 0u);
+    EXPECT_EQ(*xiwperf::parse_value("42"), 42u);
+    EXPECT_EQ(*xiwperf::parse_value("0x2A"), 42u);
+    EXPECT_EQ(*xiwperf::parse_value("0X2a"), 42u);
+    EXPECT_EQ(*xiwperf::parse_value("18446744073709551615"), ~0ULL);
+    EXPECT_EQ(*xiwperf::parse_value("0xffffffffffffffff"), ~0ULL);
+    EXPECT_EQ(*xiwperf::parse_value("0x0000000000000000001"), 1u);  // leading zeros
+    for (auto bad : {"", "0x", "-1", "+1", "1k", "0x1g", "x1", "1.0", " 1", "0b101"})
+        EXPECT_EQ(xiwperf::parse_value(bad).error().context,
+                  std::string("\"") + bad + "\" is not a number (decimal, or hexadecimal after 0x)")
+            << bad;
+    EXPECT_EQ(xiwperf::parse_value("18446744073709551616").error().context,
+              "\"18446744073709551616\" does not fit in 64 bits");
+    EXPECT_EQ(xiwperf::parse_value("0x10000000000000000").error().context,
+              "\"0x10000000000000000\" does not fit in 64 bits");
+
+    EXPECT_EQ(usage_error(atomic("fetch_add", {"--add", "-1"})),
+              "--add: \"-1\" is not a number (decimal, or hexadecimal after 0x)");
+    EXPECT_EQ(usage_error(atomic("cmp_swap", {"--compare", "1", "--swap", "0x1ffffffffffffffff"})),
+              "--swap: \"0x1ffffffffffffffff\" does not fit in 64 bits");
+    EXPECT_EQ(usage_error(atomic("masked_fetch_add", {"--mask"})), "--mask needs a value");
+    EXPECT_EQ(usage_error(atomic("masked_cmp_swap", {"--compare-mask", "z"})),
+              "--compare-mask: \"z\" is not a number (decimal, or hexadecimal after 0x)");
+}
+
+TEST_F(XiwperfArgs, AtomicOperandsOnlyWhereTheyApply)
+{
+    const std::string fetch_adds = " works with --op fetch_add and masked_fetch_add only";
+    const std::string cmp_swaps = " works with --op cmp_swap and masked_cmp_swap only";
+    for (auto op : {"cmp_swap", "masked_cmp_swap"})
+        EXPECT_EQ(usage_error(atomic(op, {"--compare", "1", "--swap", "2", "--mask", "3",
+                                          "--add", "1"})),
+                  "client: --add" + fetch_adds)
+            << op;
+    for (auto op : {"send", "write", "read"})
+        EXPECT_EQ(usage_error(one_op(op, {"--add", "1"})), "client: --add" + fetch_adds) << op;
+    for (auto op : {"fetch_add", "masked_fetch_add"}) {
+        EXPECT_EQ(usage_error(atomic(op, {"--mask", "0", "--compare", "1"})),
+                  "client: --compare" + cmp_swaps)
+            << op;
+        EXPECT_EQ(usage_error(atomic(op, {"--mask", "0", "--swap", "1"})),
+                  "client: --swap" + cmp_swaps)
+            << op;
+    }
+    EXPECT_EQ(usage_error(one_op("read", {"--swap", "1"})), "client: --swap" + cmp_swaps);
+    const std::string masks = " works with --op masked_fetch_add and masked_cmp_swap only";
+    EXPECT_EQ(usage_error(atomic("fetch_add", {"--mask", "0"})), "client: --mask" + masks);
+    EXPECT_EQ(usage_error(atomic("cmp_swap", {"--compare", "1", "--swap", "2", "--mask", "0"})),
+              "client: --mask" + masks);
+    const std::string masked_cmp_swap = "client: --compare-mask works with --op masked_cmp_swap "
+                                        "only";
+    EXPECT_EQ(usage_error(atomic("fetch_add", {"--compare-mask", "1"})), masked_cmp_swap);
+    EXPECT_EQ(usage_error(atomic("cmp_swap", {"--compare", "1", "--swap", "2", "--compare-mask",
+                                              "1"})),
+              masked_cmp_swap);
+    EXPECT_EQ(usage_error(atomic("masked_fetch_add", {"--mask", "0", "--compare-mask", "1"})),
+              masked_cmp_swap);
+    EXPECT_EQ(usage_error(one_op("write", {"--compare-mask", "1"})),
+              "client: --compare-mask works with --op masked_cmp_swap only");
+    EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "--add", "1"}),
+              "server: unknown option \"--add\"");
+}
+
+TEST_F(XiwperfArgs, AtomicOperandsThatMustBeGiven)
+{
+    for (auto op : {"cmp_swap", "masked_cmp_swap"}) {
+        std::string need = std::string("client: --op ") + op + " needs --compare V and --swap V";
+        Words w = atomic(op);
+        if (std::string_view(op) == "masked_cmp_swap")
+            w.insert(w.end(), {"--mask", "1"});
+        EXPECT_EQ(usage_error(w), need);
+        Words c = w, s = w;
+        c.insert(c.end(), {"--compare", "0"});
+        s.insert(s.end(), {"--swap", "0"});
+        EXPECT_EQ(usage_error(c), need);
+        EXPECT_EQ(usage_error(s), need);
+    }
+    EXPECT_EQ(usage_error(atomic("masked_fetch_add")),
+              "client: --op masked_fetch_add needs --mask M (a set bit ends a field)");
+    EXPECT_EQ(usage_error(atomic("masked_cmp_swap", {"--compare", "0", "--swap", "1"})),
+              "client: --op masked_cmp_swap needs --mask M (the bits to swap)");
+    // a mask of 0, said: a plain add, or a CmpSwap that changes nothing
+    EXPECT_EQ(client(atomic("masked_fetch_add", {"--mask", "0"})).mask, 0u);
+}
+
+TEST_F(XiwperfArgs, AtomicRefusesWhatDoesNotFit)
+{
+    // each operation with the operands it needs, so that the checks are reached
+    const std::vector<std::pair<std::string, Words>> runs = {
+        {"fetch_add", {}},
+        {"cmp_swap", {"--compare", "1", "--swap", "2"}},
+        {"masked_fetch_add", {"--mask", "3"}},
+        {"masked_cmp_swap", {"--compare", "1", "--swap", "2", "--mask", "3"}},
+    };
+    for (const auto& [op, needs] : runs) {
+        auto with = [&](WordList extra) {
+            Words w = atomic(op);
+            w.insert(w.end(), needs.begin(), needs.end());
+            w.insert(w.end(), extra);
+            return w;
+        };
+        EXPECT_TRUE(parse(with({}))) << op;
+        for (auto size : {"1", "4", "16", "4K"})
+            EXPECT_EQ(usage_error(with({"--size", size})),
+                      "client: --size is 8 for the atomic operations (one 64-bit word)")
+                << op;
+        EXPECT_EQ(usage_error(with({"--sge", "2"})),
+                  "client: the atomic operations have one SGE (--sge 1)")
+            << op;
+        EXPECT_EQ(usage_error(with({"--inline"})),
+                  "client: --inline works with --op send and write only")
+            << op;
+        EXPECT_EQ(usage_error(with({"--solicit", "1"})),
+                  "client: --solicit works with --op send only")
+            << op;
+        EXPECT_EQ(usage_error(with({"--srq"})), "client: --srq works with --op send only") << op;
+        EXPECT_EQ(usage_error(with({"--remote-mr", "dma"})),
+                  "client: --op " + op +
+                      " needs --remote-mr frwr (the server's global rkey has no atomic right; "
+                      "only an --inject run goes without)")
+            << op;
+        // --inject goes without: so that a test can show the missing right
+        EXPECT_EQ(client(with({"--remote-mr", "dma", "--inject", "stag"})).remote_mr, Mr::dma)
+            << op;
+        EXPECT_TRUE(client(with({"--check", "--count", "1048576"})).check) << op;
+        EXPECT_EQ(usage_error(with({"--check", "--count", "1048577"})),
+                  "client: atomic --check keeps every original value: --count must not "
+                  "exceed 1048576")
+            << op;
+        // without --check there is no such limit
+        EXPECT_EQ(client(with({"--count", "1000000000000"})).count, 1000000000000u) << op;
+    }
+    // --size is still required for the other operations
+    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "write", "--count", "1"}),
+              "client: missing --size BYTES");
+}
+
+TEST_F(XiwperfArgs, AtomicInjectedFaults)
+{
+    for (auto kind : {Inject::stag, Inject::lkey, Inject::unaligned, Inject::rights,
+                      Inject::bounds, Inject::invalidated}) {
+        Client c = client(atomic("fetch_add", {"--inject", xiwperf::inject_name(kind)}));
+        EXPECT_EQ(c.inject, kind) << xiwperf::inject_name(kind);
+    }
+    EXPECT_EQ(client(atomic("cmp_swap", {"--compare", "0", "--swap", "1", "--qps", "2",
+                                         "--inject", "foreign"}))
+                  .inject,
+              Inject::foreign);
+    // without the server's registrations (the global rkey: no atomic right)
+    Words dma{"client", "--addr", "10.0.0.1", "--op", "fetch_add", "--count", "8", "--inject"};
+    for (auto kind : {"stag", "lkey", "unaligned", "rights"}) {
+        Words w = dma;
+        w.push_back(kind);
+        EXPECT_EQ(client(w).remote_mr, Mr::dma) << kind;
+    }
+    for (auto kind : {"bounds", "invalidated"}) {
+        Words w = dma;
+        w.push_back(kind);
+        EXPECT_EQ(usage_error(w), std::string("client: --inject ") + kind +
+                                      " needs --remote-mr frwr (the server's global rkey has "
+                                      "no bounds, rights or invalidation)");
+    }
+    EXPECT_EQ(usage_error(atomic("fetch_add", {"--inject", "dma-invalidate"})),
+              "client: --inject dma-invalidate works with --op write and read only");
+    // an aligned word never straddles 2^64
+    EXPECT_EQ(usage_error(atomic("fetch_add", {"--inject", "wrap"})),
+              "client: --inject wrap works with --op write and read only");
+    EXPECT_EQ(usage_error(atomic("fetch_add", {"--inject", "foreign"})),
+              "client: --inject foreign needs --qps 2 or more (it uses connection 1's key on "
+              "connection 0)");
+    for (auto op : {"send", "write", "read"})
+        EXPECT_EQ(usage_error(one_op(op, {"--remote-mr", "dma", "--inject", "unaligned"})),
+                  "client: --inject unaligned works with the atomic operations only")
+            << op;
+    EXPECT_EQ(usage_error(one_op("send", {"--inject", "dma-invalidate"})),
+              "client: --inject dma-invalidate works with --op write and read only");
 }
 
 TEST_F(XiwperfArgs, EqualsFormAndShortOptions)
@@ -276,7 +514,8 @@ TEST_F(XiwperfArgs, ShortOptionsNameThemselvesInErrors)
     // --size, --addr and --op say their long name whichever form was used
     EXPECT_EQ(usage_error(one_op("read", {"-s", "0"})), "--size: must be 1 to 4194304 bytes");
     EXPECT_EQ(usage_error(one_op("read", {"-o", "x"})),
-              "--op: \"x\" is not one of send, write, read");
+              "--op: \"x\" is not one of send, write, read, fetch_add, cmp_swap, "
+              "masked_fetch_add, masked_cmp_swap");
     EXPECT_EQ(usage_error({"client", "-a", "x"}),
               "--addr: \"x\" is not a numeric IPv4 or IPv6 address");
 }
@@ -286,7 +525,8 @@ TEST_F(XiwperfArgs, ClientRequiresAddrOpSizeCount)
     EXPECT_EQ(usage_error({"client", "--op", "read", "--size", "1", "--count", "1"}),
               "client: missing --addr IP");
     EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--size", "1", "--count", "1"}),
-              "client: missing --op {send,write,read}");
+              "client: missing --op "
+              "{send,write,read,fetch_add,cmp_swap,masked_fetch_add,masked_cmp_swap}");
     EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "read", "--count", "1"}),
               "client: missing --size BYTES");
     EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "read", "--size", "1"}),
@@ -297,7 +537,8 @@ TEST_F(XiwperfArgs, ClientRejectsBadValues)
 {
     EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "atomic", "--size", "1",
                            "--count", "1"}),
-              "--op: \"atomic\" is not one of send, write, read");
+              "--op: \"atomic\" is not one of send, write, read, fetch_add, cmp_swap, "
+              "masked_fetch_add, masked_cmp_swap");
     EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "read", "--size", "0",
                            "--count", "1"}),
               "--size: must be 1 to 4194304 bytes");
@@ -397,6 +638,9 @@ TEST_F(XiwperfArgs, Help)
     EXPECT_NE(xiwperf::usage().find("xiwperf client --addr IP"), std::string::npos);
     EXPECT_NE(xiwperf::usage().find("[--sge N] [--inline]"), std::string::npos);
     EXPECT_NE(xiwperf::usage().find("[--solicit N]"), std::string::npos);
+    EXPECT_NE(xiwperf::usage().find("--op ATOMIC --count N --remote-mr frwr"), std::string::npos);
+    EXPECT_NE(xiwperf::usage().find("fetch_add, cmp_swap, masked_fetch_add or masked_cmp_swap"),
+              std::string::npos);
 }
 
 TEST_F(XiwperfArgs, Sizes)

@@ -2,8 +2,12 @@
 #include <gtest/gtest.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
+#include <random>
+#include <string>
 
+#include "atomic.hpp"
 #include "report.hpp"
 
 namespace {
@@ -479,4 +483,336 @@ TEST_F(XiwperfReport, SolicitFieldsOnFailure)
     EXPECT_EQ(j["solicited"], 5);
     EXPECT_EQ(j["notifications"], 0);
     EXPECT_EQ(j["first_batch"], 0);
+}
+
+namespace {
+
+// An atomic run of 1000 operations over 2 QPs at depth 16, with --check.
+Client atomic_args(Op op = Op::fetch_add)
+{
+    Client c;
+    c.addr = *parse_address("10.1.0.1");
+    c.port = 9000;
+    c.op = op;
+    c.size = 8;
+    c.count = 1000;
+    c.depth = 16;
+    c.qps = 2;
+    c.remote_mr = Mr::frwr;
+    c.check = true;
+    return c;
+}
+
+// Its outcome on rxe0: the word went from @init to what 1000 adds of 1 give.
+Outcome atomic_good(std::uint64_t init = 5)
+{
+    Outcome o;
+    o.has_result = true;
+    std::strcpy(o.result.device, "rxe0");
+    o.result.completed = 1000;
+    o.result.bytes = 8000;
+    o.result.nsec = 1'000'000'000;
+    o.result.lat_p50_ns = 2'000;
+    o.result.lat_p99_ns = 4'000;
+    o.result.lat_max_ns = 5'000;
+    o.result.checked = 1;
+    o.result.data_ok = 1;
+    o.result.depth = 16;
+    o.result.atomic_init = init;
+    o.result.atomic_final = init + 1000;
+    return o;
+}
+
+// RFC 7306 section 5.1.1's FetchAdd, one bit at a time: the carry out of a
+// bit the mask sets (the most significant bit of a field) is discarded.
+std::uint64_t fetch_add_bitwise(std::uint64_t orig, std::uint64_t add, std::uint64_t mask)
+{
+    std::uint64_t sum = 0;
+    unsigned carry = 0;
+    for (unsigned bit = 0; bit < 64; bit++) {
+        unsigned s = unsigned((orig >> bit) & 1) + unsigned((add >> bit) & 1) + carry;
+        sum |= std::uint64_t(s & 1) << bit;
+        carry = (mask >> bit) & 1 ? 0 : s >> 1;
+    }
+    return sum;
+}
+
+AtomicOp fetch_add(std::uint64_t add, std::uint64_t mask = 0)
+{
+    return {false, add, mask, 0, 0};
+}
+
+AtomicOp cmp_swap(std::uint64_t compare, std::uint64_t swap, std::uint64_t compare_mask = ~0ULL,
+                  std::uint64_t swap_mask = ~0ULL)
+{
+    return {true, swap, swap_mask, compare, compare_mask};
+}
+
+}  // namespace
+
+TEST(XiwperfAtomic, FetchAddWithoutMaskIsA64BitAdd)
+{
+    EXPECT_EQ(atomic_apply(fetch_add(5), 10), 15u);
+    EXPECT_EQ(atomic_apply(fetch_add(1), ~0ULL), 0u);  // wraps
+    EXPECT_EQ(atomic_apply(fetch_add(~0ULL), 7), 6u);  // adding -1
+    EXPECT_EQ(atomic_apply(fetch_add(0), 0x1234), 0x1234u);
+    // a mask with only bit 63: the carry out of bit 63 goes anyway
+    EXPECT_EQ(atomic_apply(fetch_add(0x8000000000000001, 1ULL << 63), 0x8000000000000001),
+              atomic_apply(fetch_add(0x8000000000000001), 0x8000000000000001));
+}
+
+TEST(XiwperfAtomic, MaskedFetchAddAddsEachFieldOnItsOwn)
+{
+    const std::uint64_t bytes = 0x8080808080808080;
+    EXPECT_EQ(atomic_apply(fetch_add(0x01, bytes), 0xff), 0x00u);  // no carry into byte 1
+    EXPECT_EQ(atomic_apply(fetch_add(0x01, bytes), 0x7f), 0x80u);  // into the top bit
+    EXPECT_EQ(atomic_apply(fetch_add(0x0101010101010101, bytes), 0xff7f00fe01807fff),
+              0x008001ff02818000u);
+    const std::uint64_t halves = 0x8000000080000000;
+    EXPECT_EQ(atomic_apply(fetch_add(0x0000000100000001, halves), ~0ULL), 0u);
+    EXPECT_EQ(atomic_apply(fetch_add(0x0000000100000001, halves), 0x00000001ffffffff),
+              0x0000000200000000u);
+    // fields of unequal width: bits 0-3, 4-15, 16-63 (the top field runs to bit 63)
+    const std::uint64_t mixed = 0x8008;
+    EXPECT_EQ(atomic_apply(fetch_add(0x0000000000010011, mixed), 0x000000000000ffff),
+              0x0000000000010000u);
+}
+
+TEST(XiwperfAtomic, MaskedFetchAddMatchesTheBitwiseDefinition)
+{
+    std::mt19937_64 rng(7306);
+    for (int i = 0; i < 20000; i++) {
+        std::uint64_t orig = rng(), add = rng(), mask = rng();
+        if (i % 4 == 1)
+            mask &= rng() & rng();  // sparse masks: wider fields
+        if (i % 4 == 2)
+            mask = 0;
+        if (i % 8 == 3)
+            orig = ~0ULL;  // carries everywhere
+        ASSERT_EQ(atomic_apply(fetch_add(add, mask), orig), fetch_add_bitwise(orig, add, mask))
+            << std::hex << orig << " " << add << " " << mask;
+    }
+}
+
+TEST(XiwperfAtomic, CmpSwapSwapsTheMaskedBitsOnAMaskedMatch)
+{
+    EXPECT_EQ(atomic_apply(cmp_swap(7, 9), 7), 9u);
+    EXPECT_EQ(atomic_apply(cmp_swap(7, 9), 8), 8u);  // no match: unchanged
+    // only the bits of the compare mask are compared
+    EXPECT_EQ(atomic_apply(cmp_swap(0x00ff, 0x1111, 0x00ff), 0xabff), 0x1111u);
+    EXPECT_EQ(atomic_apply(cmp_swap(0x00ff, 0x1111, 0x00ff), 0xabfe), 0xabfeu);
+    // only the bits of the swap mask are swapped
+    EXPECT_EQ(atomic_apply(cmp_swap(0, 0xffff, ~0ULL, 0x0ff0), 0), 0x0ff0u);
+    EXPECT_EQ(atomic_apply(cmp_swap(0, 0xffff, 0, 0xf000), 0x0123), 0xf123u);  // mask 0: always
+    EXPECT_EQ(atomic_apply(cmp_swap(0, 0xffff, ~0ULL, 0), 0), 0u);  // swap mask 0: never a change
+}
+
+TEST(XiwperfAtomic, IteratedFunction)
+{
+    EXPECT_EQ(atomic_apply_n(fetch_add(3), 10, 0), 10u);
+    EXPECT_EQ(atomic_apply_n(fetch_add(3), 10, 1000), 3010u);
+    EXPECT_EQ(atomic_apply_n(fetch_add(1), ~0ULL - 1, 3), 1u);
+    // four byte-wide counters, each wrapping on its own: 300 = 256 + 44
+    EXPECT_EQ(atomic_apply_n(fetch_add(0x01010101, 0x80808080), 0, 300), 0x2c2c2c2cu);
+    // CmpSwap of 0 to 1: the first one swaps, every later one sees 1
+    EXPECT_EQ(atomic_apply_n(cmp_swap(0, 1), 0, 1), 1u);
+    EXPECT_EQ(atomic_apply_n(cmp_swap(0, 1), 0, 1'000'000'000'000), 1u);
+    EXPECT_EQ(atomic_apply_n(cmp_swap(5, 1), 0, 10), 0u);
+    // a 4-bit counter in steps of 7: step by step, and at once
+    std::uint64_t x = 0;
+    for (int k = 0; k < 10; k++)
+        x = atomic_apply(fetch_add(7, 0x8), x);  // a 4-bit counter in steps of 7
+    EXPECT_EQ(atomic_apply_n(fetch_add(7, 0x8), 0, 10), x);
+    EXPECT_EQ(x, 70u % 16);
+}
+
+TEST(XiwperfAtomic, OperationAndOperandsFromTheOptions)
+{
+    Client c;
+    c.add = 3;
+    c.compare = 4;
+    c.swap = 5;
+    c.mask = 0x80;
+    c.compare_mask = 0xf0;
+    c.op = Op::fetch_add;
+    EXPECT_EQ(atomic_op(c), fetch_add(3));
+    EXPECT_EQ(atomic_operands(c), (AtomicOperands{3, 0, 0, 0}));
+    c.op = Op::masked_fetch_add;
+    EXPECT_EQ(atomic_op(c), fetch_add(3, 0x80));
+    EXPECT_EQ(atomic_operands(c), (AtomicOperands{3, 0, 0x80, 0}));
+    c.op = Op::cmp_swap;
+    EXPECT_EQ(atomic_op(c), cmp_swap(4, 5));
+    EXPECT_EQ(atomic_operands(c), (AtomicOperands{4, 5, 0, 0}));
+    c.op = Op::masked_cmp_swap;
+    EXPECT_EQ(atomic_op(c), cmp_swap(4, 5, 0xf0, 0x80));
+    EXPECT_EQ(atomic_operands(c), (AtomicOperands{4, 5, 0xf0, 0x80}));
+    for (Op op : {Op::send, Op::write, Op::read}) {
+        c.op = op;
+        EXPECT_EQ(atomic_operands(c), AtomicOperands{});
+    }
+}
+
+TEST_F(XiwperfReport, AtomicJsonHasTheWordExactly)
+{
+    // beyond 2^53: a double would round it
+    const std::uint64_t init = 0x8000000000000001;
+    auto j = to_json(atomic_args(), atomic_good(init));
+    EXPECT_EQ(j["op"], "fetch_add");
+    EXPECT_EQ(j["size"], 8);
+    EXPECT_EQ(j["add"], 1);
+    EXPECT_FALSE(j.contains("compare"));
+    EXPECT_FALSE(j.contains("mask"));
+    EXPECT_EQ(j["atomic_init"].get<std::uint64_t>(), init);
+    EXPECT_EQ(j["atomic_final"].get<std::uint64_t>(), init + 1000);
+    EXPECT_EQ(j["atomic_expected"].get<std::uint64_t>(), init + 1000);
+    EXPECT_EQ(j["data_ok"], true);
+    EXPECT_EQ(j["remote_mr"], "frwr");
+    EXPECT_FALSE(j.contains("error"));
+    EXPECT_NE(j.dump().find("\"atomic_init\":9223372036854775809"), std::string::npos);
+    EXPECT_EQ(exit_status(atomic_args(), atomic_good(init)), exit_ok);
+}
+
+TEST_F(XiwperfReport, AtomicWordOnlyWithCheck)
+{
+    Client a = atomic_args(Op::cmp_swap);
+    a.check = false;
+    a.compare = 0;
+    a.swap = 1;
+    Outcome o = atomic_good();
+    o.result.checked = 0;
+    o.result.data_ok = 0;
+    auto j = to_json(a, o);
+    EXPECT_EQ(j["op"], "cmp_swap");
+    EXPECT_EQ(j["compare"], 0);
+    EXPECT_EQ(j["swap"], 1);
+    EXPECT_FALSE(j.contains("add"));
+    EXPECT_TRUE(j["atomic_init"].is_null());
+    EXPECT_TRUE(j["atomic_final"].is_null());
+    EXPECT_TRUE(j["atomic_expected"].is_null());
+    EXPECT_TRUE(j["data_ok"].is_null());
+    EXPECT_EQ(exit_status(a, o), exit_ok);
+    // and never for the other operations
+    for (auto key : {"atomic_init", "atomic_final", "atomic_expected", "add", "swap"})
+        EXPECT_FALSE(to_json(args(), good()).contains(key)) << key;
+}
+
+TEST_F(XiwperfReport, AtomicOperandsInJsonAndText)
+{
+    Client a = atomic_args(Op::masked_cmp_swap);
+    a.compare = 0x10;
+    a.swap = 0xff;
+    a.mask = 0xf0;
+    a.compare_mask = 0xf0;
+    Outcome o = atomic_good(0x10);
+    o.result.atomic_final = 0xf0;
+    auto j = to_json(a, o);
+    EXPECT_EQ(j["op"], "masked_cmp_swap");
+    EXPECT_EQ(j["compare"], 0x10);
+    EXPECT_EQ(j["swap"], 0xff);
+    EXPECT_EQ(j["mask"], 0xf0);
+    EXPECT_EQ(j["compare_mask"], 0xf0);
+    EXPECT_EQ(j["atomic_expected"], 0xf0);
+    EXPECT_FALSE(j.contains("error"));
+    EXPECT_EQ(to_text(a, o),
+              "masked_cmp_swap 8 B x 1000 on rxe0, 2 QPs, depth 16, remote mr frwr, compare "
+              "0x10, swap 0xff, mask 0xf0, compare mask 0xf0: 1000 completed, 0 errors, data ok\n"
+              "1.000 s, 0.000 Gbit/s, 0.0010 Mop/s, latency us p50 2.0 p99 4.0 max 5.0\n"
+              "word 0x10 before, 0xf0 after (expected 0xf0)\n");
+    a = atomic_args(Op::masked_fetch_add);
+    a.mask = 0x8080;
+    j = to_json(a, atomic_good());
+    EXPECT_EQ(j["add"], 1);
+    EXPECT_EQ(j["mask"], 0x8080);
+    EXPECT_FALSE(j.contains("compare_mask"));
+    a.check = false;
+    Outcome unchecked = atomic_good();
+    unchecked.result.checked = 0;
+    EXPECT_EQ(to_text(a, unchecked).find("word "), std::string::npos);
+}
+
+TEST_F(XiwperfReport, AtomicMismatches)
+{
+    Client a = atomic_args();
+    Outcome o = atomic_good(5);
+    o.result.data_ok = 0;
+    o.result.mismatches = 2;
+    o.result.first_bad_qp = 1;
+    o.result.first_bad_seq = 41;
+    const std::string originals =
+        "atomic mismatch: 2 of 1000 operations returned an original value no order of the "
+        "operations gives (or completed with the wrong opcode); first: connection 1, "
+        "operation 41";
+    EXPECT_EQ(mismatch_message(a, o.result), originals);
+    EXPECT_EQ(exit_status(a, o), exit_mismatch);
+    auto j = to_json(a, o);
+    EXPECT_EQ(j["data_ok"], false);
+    EXPECT_EQ(j["error"], originals);
+
+    // a lost update: every original right, the word is not
+    o = atomic_good(5);
+    o.result.data_ok = 0;
+    o.result.atomic_final = 1004;
+    EXPECT_EQ(mismatch_message(a, o.result),
+              "atomic mismatch: the word went from 0x5 to 0x3ec, expected 0x3ed");
+    EXPECT_EQ(exit_status(a, o), exit_mismatch);
+    EXPECT_EQ(to_json(a, o)["atomic_expected"], 1005);
+
+    o.result.mismatches = 2;
+    o.result.first_bad_qp = 1;
+    o.result.first_bad_seq = 41;
+    EXPECT_EQ(mismatch_message(a, o.result),
+              originals + "; the word went from 0x5 to 0x3ec, expected 0x3ed");
+
+    // the module's verdict stands even where this one sees nothing wrong
+    o = atomic_good(5);
+    o.result.data_ok = 0;
+    EXPECT_EQ(mismatch_message(a, o.result),
+              "atomic mismatch: the module found the word's final value wrong");
+    EXPECT_EQ(exit_status(a, o), exit_mismatch);
+    EXPECT_EQ(mismatch_message(a, atomic_good().result), "");
+}
+
+TEST_F(XiwperfReport, AtomicUnsupported)
+{
+    Outcome o = failed(EOPNOTSUPP, XIWPERF_REASON_UNSUPPORTED);
+    std::strcpy(o.result.device, "siw0");
+    o.result.unsupported = XIWPERF_UNSUPPORTED_ATOMIC;
+    EXPECT_EQ(error_message(atomic_args(), o),
+              "device siw0 does not support atomic operations: its atomic_cap is "
+              "IB_ATOMIC_NONE");
+    EXPECT_EQ(exit_status(atomic_args(), o), exit_failed);
+    std::strcpy(o.result.device, "rxe0");
+    Client a = atomic_args(Op::masked_fetch_add);
+    EXPECT_EQ(error_message(a, o),
+              "device rxe0 does not support masked atomic operations: its masked_atomic_cap "
+              "is IB_ATOMIC_NONE");
+    o.result.remote_reason = XIWPERF_REJECT_UNSUPPORTED;
+    EXPECT_EQ(error_message(a, o),
+              "the server at 10.1.0.1:9000 rejected the connection: its device does not "
+              "support masked atomic operations: its masked_atomic_cap is IB_ATOMIC_NONE");
+    auto j = to_json(a, o);
+    EXPECT_EQ(j["error"], error_message(a, o));
+    EXPECT_TRUE(j["atomic_init"].is_null());
+}
+
+TEST_F(XiwperfReport, InjectUnalignedInJsonAndText)
+{
+    Client a = atomic_args();
+    a.inject = Inject::unaligned;
+    Outcome o = failed(EIO, XIWPERF_REASON_WC);
+    o.result.wc_status = 9;  // REM_INV_REQ_ERR
+    o.result.errors = 1;
+    auto j = to_json(a, o);
+    EXPECT_EQ(j["inject"], "unaligned");
+    EXPECT_EQ(j["wc_status"], "REM_INV_REQ_ERR");
+    EXPECT_TRUE(j["atomic_final"].is_null());
+    EXPECT_NE(to_text(a, o).find(", add 0x1, inject unaligned: 0 completed, 1 errors"),
+              std::string::npos);
+}
+
+TEST(XiwperfHex, LowerCaseWithPrefix)
+{
+    EXPECT_EQ(hex(0), "0x0");
+    EXPECT_EQ(hex(0xABCDEF), "0xabcdef");
+    EXPECT_EQ(hex(~0ULL), "0xffffffffffffffff");
 }

@@ -80,15 +80,18 @@ private:
     std::optional<std::string_view> pending_;
 };
 
+constexpr Op ops[] = {Op::send,     Op::write,            Op::read,
+                      Op::fetch_add, Op::cmp_swap,        Op::masked_fetch_add,
+                      Op::masked_cmp_swap};
+
 xiw::Result<Op> parse_op(std::string_view text)
 {
-    if (text == "send")
-        return Op::send;
-    if (text == "write")
-        return Op::write;
-    if (text == "read")
-        return Op::read;
-    return usage_error("--op: " + quoted(text) + " is not one of send, write, read");
+    for (Op op : ops)
+        if (text == op_name(op))
+            return op;
+    return usage_error("--op: " + quoted(text) +
+                       " is not one of send, write, read, fetch_add, cmp_swap, masked_fetch_add, "
+                       "masked_cmp_swap");
 }
 
 xiw::Result<Mr> parse_mr(std::string_view opt, std::string_view text)
@@ -102,7 +105,7 @@ xiw::Result<Mr> parse_mr(std::string_view opt, std::string_view text)
 
 constexpr Inject injects[] = {Inject::stag,        Inject::bounds,         Inject::rights,
                               Inject::invalidated, Inject::dma_invalidate, Inject::wrap,
-                              Inject::foreign,     Inject::lkey};
+                              Inject::foreign,     Inject::lkey,           Inject::unaligned};
 
 xiw::Result<Inject> parse_inject(std::string_view text)
 {
@@ -111,7 +114,7 @@ xiw::Result<Inject> parse_inject(std::string_view text)
             return i;
     return usage_error("--inject: " + quoted(text) +
                        " is not one of stag, bounds, rights, invalidated, dma-invalidate, wrap, "
-                       "foreign, lkey");
+                       "foreign, lkey, unaligned");
 }
 
 // The subcommands an option applies to.
@@ -123,6 +126,12 @@ constexpr unsigned seen_addr = 1U << 0;
 constexpr unsigned seen_op = 1U << 1;
 constexpr unsigned seen_size = 1U << 2;
 constexpr unsigned seen_count = 1U << 3;
+// The atomic operands, noted to tell which were given.
+constexpr unsigned seen_add = 1U << 4;
+constexpr unsigned seen_compare = 1U << 5;
+constexpr unsigned seen_swap = 1U << 6;
+constexpr unsigned seen_mask = 1U << 7;
+constexpr unsigned seen_compare_mask = 1U << 8;
 
 // What the options of either subcommand set.
 struct Settings {
@@ -295,6 +304,18 @@ xiw::Status set_srq(Settings& s, std::string_view, std::string_view)
     return xiw::Ok{};
 }
 
+// An atomic operand (--add, ...) into Client::*field, noted as @seen.
+template <auto field, unsigned seen>
+xiw::Status set_operand(Settings& s, std::string_view opt, std::string_view value)
+{
+    auto v = parse_value(value);
+    if (!v)
+        return usage_error(std::string(opt) + ": " + v.error().context);
+    s.client.*field = *v;
+    s.seen |= seen;
+    return xiw::Ok{};
+}
+
 // Every option of both subcommands; an option's name may appear once per
 // subcommand (the server's --size is its buffer, the client's an operation).
 constexpr Option options[] = {
@@ -317,6 +338,12 @@ constexpr Option options[] = {
     {"--remote-mr", "", in_client, true, set_mr<&Client::remote_mr>},
     {"--inject", "", in_client, true, set_inject},
     {"--srq", "", in_client, false, set_srq},
+    {"--add", "", in_client, true, set_operand<&Client::add, seen_add>},
+    {"--compare", "", in_client, true, set_operand<&Client::compare, seen_compare>},
+    {"--swap", "", in_client, true, set_operand<&Client::swap, seen_swap>},
+    {"--mask", "", in_client, true, set_operand<&Client::mask, seen_mask>},
+    {"--compare-mask", "", in_client, true,
+     set_operand<&Client::compare_mask, seen_compare_mask>},
     {"--check", "-c", in_client, false, set_check},
 };
 
@@ -366,8 +393,8 @@ xiw::Result<Command> parse_server(Words& w)
     return Command{Server{s->addr, s->port, s->buffer, s->json}};
 }
 
-// What --inject KIND needs: an RDMA operation, and for faults the global
-// rkey cannot show, the server's fast registrations.
+// What --inject KIND needs: an RDMA or atomic operation, and for faults
+// the global rkey cannot show, the server's fast registrations.
 xiw::Status check_inject(const Client& c)
 {
     if (c.inject == Inject::none)
@@ -379,13 +406,24 @@ xiw::Status check_inject(const Client& c)
                                "data has no local key)");
         return xiw::Ok{};
     }
-    if (c.op == Op::send)
+    if (c.inject == Inject::unaligned) {
+        if (!is_atomic(c.op))
+            return usage_error("client: --inject unaligned works with the atomic operations "
+                               "only");
+        return xiw::Ok{};
+    }
+    if ((c.inject == Inject::dma_invalidate || c.inject == Inject::wrap) && c.op != Op::write &&
+        c.op != Op::read)
         return usage_error("client: --inject " + kind + " works with --op write and read only");
-    if (c.inject == Inject::rights && c.op != Op::write)
-        return usage_error("client: --inject rights works with --op write only (it writes "
-                           "through the read-only rkey)");
-    bool needs_frwr = c.inject == Inject::bounds || c.inject == Inject::rights ||
-                      c.inject == Inject::invalidated;
+    if (c.op == Op::send)
+        return usage_error("client: --inject " + kind +
+                           " works with --op write, read and the atomic operations only");
+    if (c.inject == Inject::rights && c.op == Op::read)
+        return usage_error("client: --inject rights works with --op write and the atomic "
+                           "operations only (through an rkey without the right)");
+    // An atomic operation has no right through the global rkey either.
+    bool needs_frwr = c.inject == Inject::bounds || c.inject == Inject::invalidated ||
+                      (c.inject == Inject::rights && c.op == Op::write);
     if (c.inject == Inject::foreign && c.qps < 2)
         return usage_error("client: --inject foreign needs --qps 2 or more (it uses connection "
                            "1's key on connection 0)");
@@ -393,6 +431,52 @@ xiw::Status check_inject(const Client& c)
         return usage_error("client: --inject " + kind +
                            " needs --remote-mr frwr (the server's global rkey has no bounds, "
                            "rights or invalidation)");
+    return xiw::Ok{};
+}
+
+// What an atomic operation (--op fetch_add, ...) takes: its own operands,
+// one 8-byte word, and the server's registrations (or an injected fault).
+xiw::Status check_atomic(const Client& c, unsigned seen)
+{
+    struct Operand {
+        unsigned seen;
+        std::string_view name;
+        bool applies;
+        std::string_view ops;
+    };
+    bool add = c.op == Op::fetch_add || c.op == Op::masked_fetch_add;
+    const Operand operands[] = {
+        {seen_add, "--add", add, "--op fetch_add and masked_fetch_add"},
+        {seen_compare, "--compare", is_cmp_swap(c.op), "--op cmp_swap and masked_cmp_swap"},
+        {seen_swap, "--swap", is_cmp_swap(c.op), "--op cmp_swap and masked_cmp_swap"},
+        {seen_mask, "--mask", is_masked(c.op), "--op masked_fetch_add and masked_cmp_swap"},
+        {seen_compare_mask, "--compare-mask", c.op == Op::masked_cmp_swap,
+         "--op masked_cmp_swap"},
+    };
+    for (const Operand& o : operands)
+        if ((seen & o.seen) && !o.applies)
+            return usage_error("client: " + std::string(o.name) + " works with " +
+                               std::string(o.ops) + " only");
+    if (!is_atomic(c.op))
+        return xiw::Ok{};
+    std::string op = "client: --op " + std::string(op_name(c.op));
+    if (is_cmp_swap(c.op) && (!(seen & seen_compare) || !(seen & seen_swap)))
+        return usage_error(op + " needs --compare V and --swap V");
+    if (is_masked(c.op) && !(seen & seen_mask))
+        return usage_error(op + (add ? " needs --mask M (a set bit ends a field)"
+                                     : " needs --mask M (the bits to swap)"));
+    if (c.size != atomic_size)
+        return usage_error("client: --size is 8 for the atomic operations (one 64-bit word)");
+    if (c.sge != 1)
+        return usage_error("client: the atomic operations have one SGE (--sge 1)");
+    if (c.remote_mr != Mr::frwr && c.inject == Inject::none)
+        return usage_error(op +
+                           " needs --remote-mr frwr (the server's global rkey has no atomic "
+                           "right; only an --inject run goes without)");
+    if (c.check && c.count > XIWPERF_MAX_ATOMIC_CHECK)
+        return usage_error("client: atomic --check keeps every original value: --count must "
+                           "not exceed " +
+                           std::to_string(XIWPERF_MAX_ATOMIC_CHECK));
     return xiw::Ok{};
 }
 
@@ -410,17 +494,23 @@ xiw::Result<Command> parse_client(Words& w)
     if (!(s->seen & seen_addr))
         return usage_error("client: missing --addr IP");
     if (!(s->seen & seen_op))
-        return usage_error("client: missing --op {send,write,read}");
-    if (!(s->seen & seen_size))
+        return usage_error(
+            "client: missing --op {send,write,read,fetch_add,cmp_swap,masked_fetch_add,"
+            "masked_cmp_swap}");
+    if (!(s->seen & seen_size) && is_atomic(c.op))
+        c.size = atomic_size;
+    else if (!(s->seen & seen_size))
         return usage_error("client: missing --size BYTES");
     if (!(s->seen & seen_count))
         return usage_error("client: missing --count N");
     if (c.port == 0)
         return usage_error("client: --port must be 1 to 65535");
+    if (auto st = check_atomic(c, s->seen); !st)
+        return st.error();
     if (c.size * c.depth * c.qps > XIWPERF_MAX_MEMORY)
         return usage_error("client: --qps * --depth * --size must not exceed " +
                            std::to_string(XIWPERF_MAX_MEMORY) + " bytes");
-    if (c.inline_data && c.op == Op::read)
+    if (c.inline_data && c.op != Op::send && c.op != Op::write)
         return usage_error("client: --inline works with --op send and write only");
     if (c.solicit && c.op != Op::send)
         return usage_error("client: --solicit works with --op send only");
@@ -428,7 +518,8 @@ xiw::Result<Command> parse_client(Words& w)
         return usage_error("client: --mr frwr and --inline exclude each other (inline data is "
                            "not registered)");
     if (c.remote_mr == Mr::frwr && c.op == Op::send)
-        return usage_error("client: --remote-mr works with --op write and read only");
+        return usage_error(
+            "client: --remote-mr works with --op write, read and the atomic operations only");
     if (c.srq && c.op != Op::send)
         return usage_error("client: --srq works with --op send only");
     if (c.srq && c.solicit)
@@ -452,6 +543,14 @@ std::string_view op_name(Op op)
         return "write";
     case Op::read:
         return "read";
+    case Op::fetch_add:
+        return "fetch_add";
+    case Op::cmp_swap:
+        return "cmp_swap";
+    case Op::masked_fetch_add:
+        return "masked_fetch_add";
+    case Op::masked_cmp_swap:
+        return "masked_cmp_swap";
     }
     return "?";
 }
@@ -482,6 +581,8 @@ std::string_view inject_name(Inject inject)
         return "foreign";
     case Inject::lkey:
         return "lkey";
+    case Inject::unaligned:
+        return "unaligned";
     }
     return "?";
 }
@@ -496,6 +597,24 @@ xiw::Result<std::uint64_t> parse_number(std::string_view text, std::uint64_t min
     if (ec == std::errc::result_out_of_range || n < min || n > max)
         return usage_error(quoted(text) + " is not within " + std::to_string(min) + " to " +
                            std::to_string(max));
+    return n;
+}
+
+xiw::Result<std::uint64_t> parse_value(std::string_view text)
+{
+    std::string_view digits = text;
+    int base = 10;
+    if (digits.starts_with("0x") || digits.starts_with("0X")) {
+        digits.remove_prefix(2);
+        base = 16;
+    }
+    std::uint64_t n = 0;
+    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n, base);
+    if (digits.empty() || ec == std::errc::invalid_argument ||
+        end != digits.data() + digits.size())
+        return usage_error(quoted(text) + " is not a number (decimal, or hexadecimal after 0x)");
+    if (ec == std::errc::result_out_of_range)
+        return usage_error(quoted(text) + " does not fit in 64 bits");
     return n;
 }
 
@@ -571,6 +690,10 @@ std::string usage()
            "                      --count N [--depth N] [--qps N] [--sge N] [--inline]\n"
            "                      [--solicit N] [--mr {dma,frwr}] [--remote-mr {dma,frwr}]\n"
            "                      [--inject KIND] [--srq] [--check] [--timeout SEC] [--json]\n"
+           "       xiwperf client --addr IP [--port N] --op ATOMIC --count N --remote-mr frwr\n"
+           "                      [--add V] [--compare V --swap V] [--mask M]\n"
+           "                      [--compare-mask M] [--depth N] [--qps N] [--mr {dma,frwr}]\n"
+           "                      [--inject KIND] [--check] [--timeout SEC] [--json]\n"
            "\n"
            "server  listen on IP:PORT (default port " +
            std::to_string(XIWPERF_DEFAULT_PORT) +
@@ -598,6 +721,13 @@ std::string usage()
            "        bounds, rights and invalidated need --remote-mr frwr.\n"
            "        --srq (send) has the server share one SRQ among the run's connections\n"
            "        and report its limit events.\n"
+           "        ATOMIC is fetch_add, cmp_swap, masked_fetch_add or masked_cmp_swap: every\n"
+           "        operation of every connection and lane on the server's first 64-bit\n"
+           "        word (values decimal or 0x hex). --add V (default 1) for the fetch_adds;\n"
+           "        --compare V and --swap V for the cmp_swaps; --mask M the add mask (a set\n"
+           "        bit ends a field) or the swap mask; --compare-mask M (default all ones).\n"
+           "        --check reads the word before and after and checks every original value\n"
+           "        returned. --inject may also be unaligned (the word's address + 4).\n"
            "\n"
            "Needs the xiwperf module (modprobe xiwperf) and an RDMA device for IP.\n"
            "Exit status: 0 success, 1 failure, 2 usage error, 3 data mismatch.\n";

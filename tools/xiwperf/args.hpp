@@ -13,9 +13,39 @@
 
 namespace xiwperf {
 
-enum class Op { send = 1, write = 2, read = 3 };
+/// What a client run does; values as enum xiwperf_op.
+enum class Op {
+    send = 1,
+    write = 2,
+    read = 3,
+    fetch_add = 4,
+    cmp_swap = 5,
+    masked_fetch_add = 6,
+    masked_cmp_swap = 7,
+};
 
+/// "send", ..., "masked_cmp_swap" (as --op takes them).
 std::string_view op_name(Op op);
+
+/// fetch_add, cmp_swap and their masked forms: one 64-bit word.
+constexpr bool is_atomic(Op op)
+{
+    return op == Op::fetch_add || op == Op::cmp_swap || op == Op::masked_fetch_add ||
+           op == Op::masked_cmp_swap;
+}
+
+constexpr bool is_masked(Op op)
+{
+    return op == Op::masked_fetch_add || op == Op::masked_cmp_swap;
+}
+
+constexpr bool is_cmp_swap(Op op)
+{
+    return op == Op::cmp_swap || op == Op::masked_cmp_swap;
+}
+
+/// Bytes of an atomic operation: one 64-bit word.
+constexpr std::uint64_t atomic_size = 8;
 
 /// How a buffer is registered: the PD's DMA lkey / the global rkey, or
 /// fast registration (--mr, --remote-mr).
@@ -34,6 +64,7 @@ enum class Inject {
     wrap = 6,
     foreign = 7,
     lkey = 8,
+    unaligned = 9,
 };
 
 /// "stag", "dma-invalidate", ...; "" for none.
@@ -69,9 +100,15 @@ struct Client {
     bool inline_data = false;      ///< --inline: IB_SEND_INLINE (send, write)
     std::uint32_t solicit = 0;     ///< --solicit N: every Nth Send solicited (send); 0: off
     Mr mr = Mr::dma;               ///< --mr: the client's buffers
-    Mr remote_mr = Mr::dma;        ///< --remote-mr: the server's buffer (write, read)
-    Inject inject = Inject::none;  ///< --inject KIND (write, read)
+    Mr remote_mr = Mr::dma;        ///< --remote-mr: the server's buffer (not send)
+    Inject inject = Inject::none;  ///< --inject KIND (not send but lkey)
     bool srq = false;              ///< --srq: the server's connections share an SRQ (send)
+    // Atomic operands, as the options give them (see atomic.hpp).
+    std::uint64_t add = 1;                 ///< --add (fetch_add, masked_fetch_add)
+    std::uint64_t compare = 0;             ///< --compare (cmp_swap, masked_cmp_swap)
+    std::uint64_t swap = 0;                ///< --swap (cmp_swap, masked_cmp_swap)
+    std::uint64_t mask = 0;                ///< --mask: add mask or swap mask (masked ops)
+    std::uint64_t compare_mask = ~0ULL;    ///< --compare-mask (masked_cmp_swap)
     bool check = false;
     bool json = false;
 };
@@ -91,6 +128,9 @@ xiw::Result<std::uint64_t> parse_size(std::string_view text);
 /// A decimal number without suffix, within [min, max].
 xiw::Result<std::uint64_t> parse_number(std::string_view text, std::uint64_t min,
                                         std::uint64_t max);
+
+/// A 64-bit value: decimal, or hexadecimal after "0x" (or "0X").
+xiw::Result<std::uint64_t> parse_value(std::string_view text);
 
 /// A numeric IPv4 or IPv6 address, IPv6 optionally with "%scope".
 xiw::Result<Address> parse_address(std::string_view text);

@@ -8,13 +8,15 @@
 #include <cerrno>
 #include <cstring>
 
+#include "atomic.hpp"
+
 namespace xiwperf {
 
 static_assert(sizeof(xiwperf_addr) == 24);
 static_assert(sizeof(xiwperf_listen) == 136);
 static_assert(sizeof(xiwperf_serve) == 88);
-static_assert(sizeof(xiwperf_result) == 256);
-static_assert(sizeof(xiwperf_run) == 352);
+static_assert(sizeof(xiwperf_result) == 336);
+static_assert(sizeof(xiwperf_run) == 528);
 
 Fd& Fd::operator=(Fd&& o) noexcept
 {
@@ -105,6 +107,11 @@ Outcome Device::run(const Client& args)
     run.sge = args.sge;
     run.solicit = args.solicit;
     run.inject = static_cast<__u32>(args.inject);
+    AtomicOperands a = atomic_operands(args);
+    run.compare_add = a.compare_add;
+    run.swap = a.swap;
+    run.compare_add_mask = a.compare_add_mask;
+    run.swap_mask = a.swap_mask;
 
     Outcome out;
     if (::ioctl(fd_.get(), XIWPERF_IOC_RUN, &run) < 0) {

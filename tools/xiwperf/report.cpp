@@ -3,10 +3,14 @@
 
 #include <algorithm>
 #include <array>
+#include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
 #include <sys/socket.h>
+
+#include "atomic.hpp"
 
 namespace xiwperf {
 
@@ -83,6 +87,15 @@ std::string unsupported_text(const Client& args, const Outcome& out)
         return "the server at " + endpoint(args) + " rejected the connection: its device " +
                "does not support shared receive queues: its max_srq_wr is " +
                std::to_string(r.limit);
+    case XIWPERF_UNSUPPORTED_ATOMIC: {
+        std::string what = is_masked(args.op) ? "masked atomic operations" : "atomic operations";
+        std::string cap = is_masked(args.op) ? "masked_atomic_cap" : "atomic_cap";
+        if (r.remote_reason == XIWPERF_REJECT_UNSUPPORTED)
+            return "the server at " + endpoint(args) + " rejected the connection: its device " +
+                   "does not support " + what + ": its " + cap + " is IB_ATOMIC_NONE";
+        return device_or(r, "the device") + " does not support " + what + ": its " + cap +
+               " is IB_ATOMIC_NONE";
+    }
     case XIWPERF_UNSUPPORTED_INLINE: {
         std::string what = device_or(r, "the device") + " does not support " +
                            plural(args.size, "byte", "bytes") + " of inline data: ";
@@ -120,6 +133,61 @@ std::string fmt(const char* f, double v)
     std::array<char, 64> buf{};
     std::snprintf(buf.data(), buf.size(), f, v);
     return buf.data();
+}
+
+// An operand of an atomic run: its JSON member, its name in text, value.
+struct Operand {
+    const char* key;
+    const char* text;
+    std::uint64_t value;
+};
+
+// The operands of an atomic run's operation (none for another one).
+std::vector<Operand> operands(const Client& args)
+{
+    switch (args.op) {
+    case Op::fetch_add:
+        return {{"add", "add", args.add}};
+    case Op::masked_fetch_add:
+        return {{"add", "add", args.add}, {"mask", "mask", args.mask}};
+    case Op::cmp_swap:
+        return {{"compare", "compare", args.compare}, {"swap", "swap", args.swap}};
+    case Op::masked_cmp_swap:
+        return {{"compare", "compare", args.compare},
+                {"swap", "swap", args.swap},
+                {"mask", "mask", args.mask},
+                {"compare_mask", "compare mask", args.compare_mask}};
+    default:
+        return {};
+    }
+}
+
+// f^count(init): the word an atomic run must leave.
+std::uint64_t atomic_expected(const Client& args, const xiwperf_result& r)
+{
+    return atomic_apply_n(atomic_op(args), r.atomic_init, args.count);
+}
+
+std::string atomic_mismatch_message(const Client& args, const xiwperf_result& r)
+{
+    std::vector<std::string> what;
+    if (r.mismatches)
+        what.push_back(std::to_string(r.mismatches) + " of " + std::to_string(r.completed) +
+                       " operations returned an original value no order of the operations "
+                       "gives (or completed with the wrong opcode); first: connection " +
+                       std::to_string(r.first_bad_qp) + ", operation " +
+                       std::to_string(r.first_bad_seq));
+    if (r.checked && r.atomic_final != atomic_expected(args, r))
+        what.push_back("the word went from " + hex(r.atomic_init) + " to " +
+                       hex(r.atomic_final) + ", expected " + hex(atomic_expected(args, r)));
+    if (what.empty() && r.checked && !r.data_ok)
+        what.push_back("the module found the word's final value wrong");
+    if (what.empty())
+        return {};
+    std::string msg = "atomic mismatch: " + what[0];
+    for (size_t i = 1; i < what.size(); i++)
+        msg += "; " + what[i];
+    return msg;
 }
 
 }  // namespace
@@ -210,8 +278,17 @@ std::string completion_message(const xiwperf_result& r)
            " work requests never completed (not even flushed)";
 }
 
+std::string hex(std::uint64_t v)
+{
+    std::array<char, 24> buf{};
+    std::snprintf(buf.data(), buf.size(), "0x%" PRIx64, v);
+    return buf.data();
+}
+
 std::string mismatch_message(const Client& args, const xiwperf_result& r)
 {
+    if (is_atomic(args.op))
+        return atomic_mismatch_message(args, r);
     if (!r.mismatches)
         return {};
     std::string msg = "data mismatch: " + std::to_string(r.mismatches) + " of " +
@@ -281,6 +358,19 @@ nlohmann::json to_json(const Client& args, const Outcome& out)
         j["notifications"] = r.notifications;
         j["first_batch"] = r.first_batch;
     }
+    if (is_atomic(args.op)) {
+        for (const Operand& o : operands(args))
+            j[o.key] = o.value;
+        // The word before and after, and what it should be: --check only.
+        j["atomic_init"] = nullptr;
+        j["atomic_final"] = nullptr;
+        j["atomic_expected"] = nullptr;
+        if (r.checked) {
+            j["atomic_init"] = r.atomic_init;
+            j["atomic_final"] = r.atomic_final;
+            j["atomic_expected"] = atomic_expected(args, r);
+        }
+    }
     if (auto e = error_message(args, out); !e.empty())
         j["error"] = e;
     else if (auto c = completion_message(r); !c.empty())
@@ -309,6 +399,8 @@ std::string to_text(const Client& args, const Outcome& out)
         how += ", remote mr frwr";
     if (args.srq)
         how += ", srq";
+    for (const Operand& o : operands(args))
+        how += ", " + std::string(o.text) + " " + hex(o.value);
     if (args.inject != Inject::none)
         how += ", inject " + std::string(inject_name(args.inject));
     std::string text =
@@ -325,6 +417,9 @@ std::string to_text(const Client& args, const Outcome& out)
                 "\n";
     if (args.mr == Mr::frwr)
         text += plural(out.registrations, "fast registration", "fast registrations") + "\n";
+    if (is_atomic(args.op) && r.checked)
+        text += "word " + hex(r.atomic_init) + " before, " + hex(r.atomic_final) +
+                " after (expected " + hex(atomic_expected(args, r)) + ")\n";
     if (args.srq)
         text += "SRQ limit: " + plural(out.srq_arms, "arm", "arms") + ", " +
                 std::to_string(out.srq_crossed) + " crossed, " +

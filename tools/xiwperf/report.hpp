@@ -29,6 +29,9 @@ struct Outcome {
     std::uint32_t srq_limit_events = 0;
 };
 
+/// A 64-bit value as "0x" and lower-case hex digits.
+std::string hex(std::uint64_t v);
+
 /// Name of an ib_wc_status value, e.g. "WR_FLUSH_ERR".
 std::string wc_status_name(std::uint32_t status);
 
@@ -38,14 +41,15 @@ std::string error_message(const Client& args, const Outcome& out);
 /// Completions the device delivered twice or never; "" if none.
 std::string completion_message(const xiwperf_result& r);
 
-/// "N of M operations had wrong data; first: ..."; "" without mismatches.
+/// "N of M operations had wrong data; first: ..."; for an atomic run what
+/// its --check found wrong ("atomic mismatch: ..."); "" if nothing.
 std::string mismatch_message(const Client& args, const xiwperf_result& r);
 
 /// The JSON object --json prints (an "error" member only on failure).
 nlohmann::json to_json(const Client& args, const Outcome& out);
 
 /// The human-readable summary (two lines; one more each with --solicit,
-/// --mr frwr and --srq).
+/// --mr frwr, --srq and atomic --check).
 std::string to_text(const Client& args, const Outcome& out);
 
 /// exit_ok, exit_failed, or exit_mismatch.

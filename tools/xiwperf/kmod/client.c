@@ -6,8 +6,9 @@
  * buffers, connects and reads the server's chunk table), posts the first
  * operations, waits for the end (or a failure, a signal, or no progress
  * within the timeout) and tears down. The operations themselves are
- * lane.c's, their fast registrations (--mr frwr) frwr.c's and the faults
- * of --inject inject.c's.
+ * lane.c's, what is particular to the atomic ones atomic.c's, their fast
+ * registrations (--mr frwr) frwr.c's and the faults of --inject
+ * inject.c's.
  */
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
@@ -346,6 +347,9 @@ static int xp_cconn_qp(struct xp_cconn *c)
 	u32 limit = dev->attrs.max_send_sge;
 	int ret;
 
+	if (cl->atomic && !xp_atomic_supported(dev, cl->op))
+		return xp_fail_unsupported(cl, -EOPNOTSUPP,
+					   XIWPERF_UNSUPPORTED_ATOMIC, 0);
 	if (cl->op == XIWPERF_OP_READ)
 		limit = min_t(u32, limit, dev->attrs.max_sge_rd);
 	if (cl->nsge > limit)
@@ -425,8 +429,8 @@ static int xp_cconn_connect(struct xp_cconn *c)
 	hello.sge = cpu_to_be32(cl->nsge);
 	hello.run_id = cpu_to_be64(cl->run_id);
 	hello.qps = cpu_to_be32(cl->qps);
-	/* Every run reads the chunk table; some read all along. */
-	reads = cl->op == XIWPERF_OP_READ ||
+	/* Every run reads the chunk table; some read (or atomics) all along. */
+	reads = cl->op == XIWPERF_OP_READ || cl->atomic ||
 		(cl->op == XIWPERF_OP_WRITE &&
 		 ((cl->flags & XIWPERF_F_CHECK) || cl->inject));
 	param.private_data = &hello;
@@ -495,13 +499,38 @@ static void xp_cconn_destroy(struct xp_cconn *c)
 	kfree(c);
 }
 
-/* All connections up: check the server's buffer, post, wait for the end. */
+/* Wait until every connection finished, or the run failed. */
+static int xp_client_wait(struct xp_client *cl)
+{
+	u64 last;
+	long t;
+
+	for (;;) {
+		last = atomic64_read(&cl->progress);
+		t = wait_event_interruptible_timeout(cl->waitq,
+						     !atomic_read(&cl->running) ||
+						     READ_ONCE(cl->stop),
+						     cl->timeout);
+		if (READ_ONCE(cl->stop))
+			return -EIO;	/* the failure is recorded */
+		if (!atomic_read(&cl->running))
+			return 0;
+		if (t < 0)
+			return xp_fail(cl, -EINTR, XIWPERF_REASON_INTERRUPTED);
+		if (!t && atomic64_read(&cl->progress) == last)
+			return xp_fail(cl, -ETIMEDOUT, XIWPERF_REASON_TIMEOUT);
+	}
+}
+
+/*
+ * All connections up: check the server's buffer, post, wait for the end.
+ * Atomic --check reads the word before and after.
+ */
 static int xp_client_go(struct xp_client *cl, u64 *t_start)
 {
 	struct xiwperf_result *res = cl->res;
 	struct xp_cconn *c0 = cl->conns[0];
-	u64 last;
-	long t;
+	int ret;
 	u32 i;
 
 	res->remote_size = c0->rsize;
@@ -520,6 +549,12 @@ static int xp_client_go(struct xp_client *cl, u64 *t_start)
 	     cl->nslot < (u64)cl->qps * cl->depth))
 		return xp_fail(cl, -EMSGSIZE, XIWPERF_REASON_REMOTE_TOO_SMALL);
 
+	if (cl->ack) {
+		ret = xp_atomic_read_word(cl, &res->atomic_init);
+		if (ret)
+			return ret;
+	}
+
 	*t_start = ktime_get_ns();
 	for (i = 0; i < cl->qps; i++) {
 		struct xp_cconn *c = cl->conns[i];
@@ -529,21 +564,11 @@ static int xp_client_go(struct xp_client *cl, u64 *t_start)
 		xp_lanes_fill(c);
 		spin_unlock_bh(&c->lock);
 	}
-	for (;;) {
-		last = atomic64_read(&cl->progress);
-		t = wait_event_interruptible_timeout(cl->waitq,
-						     !atomic_read(&cl->running) ||
-						     READ_ONCE(cl->stop),
-						     cl->timeout);
-		if (READ_ONCE(cl->stop))
-			return -EIO;	/* the failure is recorded */
-		if (!atomic_read(&cl->running))
-			return 0;
-		if (t < 0)
-			return xp_fail(cl, -EINTR, XIWPERF_REASON_INTERRUPTED);
-		if (!t && atomic64_read(&cl->progress) == last)
-			return xp_fail(cl, -ETIMEDOUT, XIWPERF_REASON_TIMEOUT);
-	}
+	ret = xp_client_wait(cl);
+	if (ret || !cl->ack)
+		return ret;
+	/* Every operation completed: nothing else is outstanding. */
+	return xp_atomic_read_word(cl, &res->atomic_final);
 }
 
 static void xp_client_results(struct xp_client *cl, struct xiwperf_run *run,
@@ -551,11 +576,14 @@ static void xp_client_results(struct xp_client *cl, struct xiwperf_run *run,
 {
 	struct xiwperf_result *res = cl->res;
 	struct xp_hist *all = xp_hist_alloc();
+	bool checked = !ret && (cl->flags & XIWPERF_F_CHECK);
 	u64 first_batch = U64_MAX;
 	u64 t_end = t_start;
 	bool srq = false;
 	u32 i, j;
 
+	if (checked && cl->ack)
+		xp_atomic_verify(cl);	/* counts mismatches per connection */
 	for (i = 0; i < cl->qps && cl->conns[i]; i++) {
 		struct xp_cconn *c = cl->conns[i];
 
@@ -602,8 +630,9 @@ static void xp_client_results(struct xp_client *cl, struct xiwperf_run *run,
 		res->lat_p99_ns = xp_hist_percentile(all, 990);
 	}
 	xp_hist_free(all);
-	res->checked = !ret && (cl->flags & XIWPERF_F_CHECK);
-	res->data_ok = res->checked && !res->mismatches;
+	res->checked = checked;
+	res->data_ok = checked && !res->mismatches &&
+		       (!cl->ack || cl->ack->final_ok);
 	res->depth = cl->depth;
 	res->status = ret;
 }
@@ -613,12 +642,14 @@ static int xp_run_valid(const struct xiwperf_run *run)
 	bool solicit = run->flags & XIWPERF_F_SOLICIT;
 	bool send = run->op == XIWPERF_OP_SEND;
 
-	if (run->op < XIWPERF_OP_SEND || run->op > XIWPERF_OP_READ ||
-	    (run->flags & XIWPERF_F_INLINE && run->op == XIWPERF_OP_READ) ||
+	if (run->op < XIWPERF_OP_SEND ||
+	    run->op > XIWPERF_OP_MASKED_CMP_SWAP ||
+	    (run->flags & XIWPERF_F_INLINE && !send &&
+	     run->op != XIWPERF_OP_WRITE) ||
 	    (run->flags & XIWPERF_F_INLINE && run->flags & XIWPERF_F_FRWR) ||
 	    (run->flags & XIWPERF_F_REMOTE_FRWR && send) ||
 	    (run->flags & XIWPERF_F_SRQ && (!send || solicit)) ||
-	    !xp_inject_valid(run) ||
+	    !xp_inject_valid(run) || !xp_atomic_valid(run) ||
 	    run->sge > XIWPERF_MAX_SGE ||
 	    (solicit && !send) || solicit != !!run->solicit ||
 	    !run->qps || run->qps > XIWPERF_MAX_QPS ||
@@ -655,7 +686,7 @@ int xp_client_run(struct xiwperf_run *run)
 {
 	struct xiwperf_result *res = &run->result;
 	struct xp_client *cl;
-	u64 t_start = 0;
+	u64 t_start = 0, orig = 0;
 	u32 i, rem;
 	int ret;
 
@@ -681,6 +712,9 @@ int xp_client_run(struct xiwperf_run *run)
 	cl->solicit = run->solicit;
 	cl->inject = run->inject;
 	cl->wrs = xp_wrs_per_op(run);
+	cl->atomic = xp_op_atomic(run->op);
+	if (cl->atomic)
+		xp_amo_init(&cl->amo, run);
 	cl->run_id = get_random_u64();
 	cl->timeout_ms = run->timeout_ms ?: XIWPERF_DEFAULT_TIMEOUT_MS;
 	cl->timeout = msecs_to_jiffies(cl->timeout_ms);
@@ -699,6 +733,13 @@ int xp_client_run(struct xiwperf_run *run)
 		ret = xp_fail(cl, -ENOMEM, XIWPERF_REASON_RESOURCES);
 		goto out;
 	}
+	if (cl->atomic && (cl->flags & XIWPERF_F_CHECK)) {
+		ret = xp_atomic_check_alloc(cl);
+		if (ret) {
+			xp_fail(cl, ret, XIWPERF_REASON_RESOURCES);
+			goto out;
+		}
+	}
 	for (i = 0; i < cl->qps; i++) {
 		struct xp_cconn *c = kzalloc(sizeof(*c), GFP_KERNEL);
 
@@ -711,6 +752,9 @@ int xp_client_run(struct xiwperf_run *run)
 		spin_lock_init(&c->lock);
 		c->total = div_u64_rem(cl->count, cl->qps, &rem) +
 			   (i < rem ? 1 : 0);
+		if (cl->ack)
+			c->orig = cl->ack->orig + orig;
+		orig += c->total;
 		cl->conns[i] = c;
 		ret = xp_cconn_connect(c);
 		if (ret)
@@ -728,6 +772,7 @@ out:
 			      READ_ONCE(cl->conns[i]->established));
 	/* Every completion has run now: collect, then free. */
 	xp_client_results(cl, run, t_start, ret);
+	xp_atomic_check_free(cl);
 	for (i = 0; cl->conns && i < cl->qps && cl->conns[i]; i++)
 		xp_cconn_destroy(cl->conns[i]);
 	kfree(cl->conns);

@@ -2,7 +2,8 @@
 /*
  * xiwperf client internals: what the files of the client share. client.c
  * runs XIWPERF_IOC_RUN and sets up its connections, lane.c carries the
- * operations and their completions, frwr.c the fast registrations of
+ * operations and their completions, atomic.c what is particular to the
+ * atomic operations (and their --check), frwr.c the fast registrations of
  * --mr frwr and inject.c the faults of --inject.
  */
 #ifndef XIWPERF_CLIENT_H
@@ -48,6 +49,68 @@ struct xp_lane {
 	struct xp_frmr frmr;	/* --mr frwr */
 	void *vbuf;		/* write --check: what was read back */
 	struct xp_map vmap;
+};
+
+/**
+ * struct xp_opwr - an operation's work request: a Send or an RDMA one, or
+ *	an atomic one (both begin with their struct ib_send_wr).
+ * @wr: the work request.
+ * @rdma: as a Send, RDMA Write or RDMA Read.
+ * @atomic: as an atomic operation.
+ * @raddr: its remote address, in whichever of them it is.
+ * @rkey: its remote key, likewise.
+ */
+struct xp_opwr {
+	union {
+		struct ib_send_wr wr;
+		struct ib_rdma_wr rdma;
+		struct ib_atomic_wr atomic;
+	};
+	u64 *raddr;
+	u32 *rkey;
+};
+
+/**
+ * struct xp_amo - the atomic operation of a run, as RFC 7306 states it
+ *	(the verbs' operands of the non-masked operations mapped to it).
+ * @cmp_swap: CmpSwap, else FetchAdd.
+ * @data: the Add Data or the Swap Data.
+ * @mask: the Add Mask (0 for a plain add) or the Swap Mask.
+ * @cmp: CmpSwap: the Compare Data.
+ * @cmp_mask: CmpSwap: the Compare Mask.
+ */
+struct xp_amo {
+	bool cmp_swap;
+	u64 data;
+	u64 mask;
+	u64 cmp;
+	u64 cmp_mask;
+};
+
+/**
+ * struct xp_acheck - --check of an atomic run.
+ * @cl: the run.
+ * @orig: the original value each operation returned, connection by
+ *	connection (struct xp_cconn.orig), by sequence number.
+ * @expect: f^k(init) for k = 0 .. count - 1; then sorted, then its
+ *	distinct values.
+ * @nexpect: how often each distinct value of @expect is still expected.
+ * @word: the target word, read into here (8 bytes).
+ * @map: @word's mapping for connection 0's device.
+ * @cqe: completion of the read.
+ * @read: the read completed successfully.
+ * @final_ok: after the run: the word's final value is f^count(init).
+ */
+struct xp_acheck {
+	struct xp_client *cl;
+	u64 *orig;
+	u64 *expect;
+	u32 *nexpect;
+	u64 *word;
+	struct xp_map map;
+	struct ib_cqe cqe;
+	bool read;
+	bool final_ok;
 };
 
 struct xp_crx {
@@ -107,6 +170,7 @@ struct xp_cconn {
 	bool verdict;
 	bool finished;
 	/* results: CQ callbacks only, read after teardown */
+	u64 *orig;		/* atomic --check: its part of cl->ack->orig */
 	struct xp_hist *hist;
 	u64 completed;
 	u64 registrations;
@@ -135,6 +199,9 @@ struct xp_client {
 	u32 solicit;			/* --solicit N, or 0 */
 	u32 inject;			/* enum xiwperf_inject */
 	u32 wrs;			/* work requests per operation */
+	bool atomic;			/* an atomic operation */
+	struct xp_amo amo;		/* which, with its operands */
+	struct xp_acheck *ack;		/* and its --check */
 	u64 run_id;
 	u64 size;
 	u64 count;
@@ -162,6 +229,9 @@ struct xp_chain {
 	u32 n;
 };
 
+/* The local buffer of an atomic operation: the word's original value. */
+#define XP_ATOMIC_LEN	sizeof(u64)
+
 /* client.c */
 int xp_fail(struct xp_client *cl, int status, u32 reason);
 int xp_fail_unsupported(struct xp_client *cl, int status, u32 what,
@@ -169,6 +239,7 @@ int xp_fail_unsupported(struct xp_client *cl, int status, u32 what,
 void xp_fail_wc(struct xp_cconn *c, const struct ib_wc *wc);
 
 /* lane.c */
+void xp_mismatch(struct xp_cconn *c, u64 seq, u64 off);
 void xp_read_wr(struct ib_rdma_wr *wr, struct ib_sge *sge,
 		struct ib_cqe *cqe, u64 addr, u32 len, u32 lkey, u64 raddr,
 		u32 rkey);
@@ -186,14 +257,25 @@ int xp_lane_frmr(struct xp_lane *lane, u32 tag);
 int xp_lane_frwr_reg(struct xp_lane *lane, struct xp_chain *ch,
 		     struct ib_reg_wr *reg, u64 *addr, u32 *lkey);
 void xp_lane_frwr_inv(struct xp_lane *lane, struct xp_chain *ch,
-		      struct ib_rdma_wr *wr, struct ib_send_wr *inv);
+		      struct ib_send_wr *wr, struct ib_send_wr *inv);
 void xp_lane_reg_done(struct ib_cq *cq, struct ib_wc *wc);
 void xp_lane_inv_done(struct ib_cq *cq, struct ib_wc *wc);
+
+/* atomic.c */
+u64 xp_amo_apply(const struct xp_amo *amo, u64 orig);
+bool xp_atomic_valid(const struct xiwperf_run *run);
+void xp_amo_init(struct xp_amo *amo, const struct xiwperf_run *run);
+void xp_atomic_wr(struct xp_lane *lane, struct ib_atomic_wr *wr);
+void xp_atomic_done(struct xp_lane *lane, const struct ib_wc *wc);
+int xp_atomic_check_alloc(struct xp_client *cl);
+int xp_atomic_read_word(struct xp_client *cl, u64 *value);
+void xp_atomic_verify(struct xp_client *cl);
+void xp_atomic_check_free(struct xp_client *cl);
 
 /* inject.c */
 bool xp_inject_valid(const struct xiwperf_run *run);
 void xp_lane_inject(struct xp_lane *lane, struct xp_chain *ch,
-		    struct ib_rdma_wr *wr, struct ib_send_wr *sinv,
+		    struct xp_opwr *op, struct ib_send_wr *sinv,
 		    struct ib_rdma_wr *probe, struct ib_sge *psge);
 void xp_lane_sinv_done(struct ib_cq *cq, struct ib_wc *wc);
 

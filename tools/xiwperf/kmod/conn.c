@@ -429,6 +429,22 @@ void xp_qp_free_pd(struct xp_qp *q)
 }
 
 /**
+ * xp_atomic_supported() - can a device carry out an atomic operation, as
+ *	requester and as responder?
+ * @dev: the device.
+ * @op: enum xiwperf_op, an atomic one.
+ *
+ * Return: true unless its atomic_cap (for a masked operation its
+ * masked_atomic_cap) is IB_ATOMIC_NONE.
+ */
+bool xp_atomic_supported(const struct ib_device *dev, u32 op)
+{
+	if (xp_op_masked(op))
+		return dev->attrs.masked_atomic_cap != IB_ATOMIC_NONE;
+	return dev->attrs.atomic_cap != IB_ATOMIC_NONE;
+}
+
+/**
  * xp_sge_split() - describe a buffer by consecutive SGEs of equal length.
  * @sge: filled in; room for @n entries.
  * @n: SGEs wanted, at least 1.

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * What client and server connections share: buffers mapped for a device,
- * and the PD/CQ/QP of one rdma_cm id with its ordered teardown.
+ * the PD/CQ/QP of one rdma_cm id with its ordered teardown, and what an
+ * operation asks of a device.
  */
 #ifndef XIWPERF_CONN_H
 #define XIWPERF_CONN_H
@@ -9,6 +10,23 @@
 #include <linux/scatterlist.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
+
+#include "xiwperf.h"
+
+/* Whether enum xiwperf_op @op is one of the atomic operations. */
+static inline bool xp_op_atomic(u32 op)
+{
+	return op >= XIWPERF_OP_FETCH_ADD && op <= XIWPERF_OP_MASKED_CMP_SWAP;
+}
+
+/* Whether it is one of the masked atomic operations. */
+static inline bool xp_op_masked(u32 op)
+{
+	return op == XIWPERF_OP_MASKED_FETCH_ADD ||
+	       op == XIWPERF_OP_MASKED_CMP_SWAP;
+}
+
+bool xp_atomic_supported(const struct ib_device *dev, u32 op);
 
 /**
  * struct xp_map - a buffer DMA-mapped for one device.

@@ -10,8 +10,9 @@
  *
  * Server, XP_HELLO_REMOTE_FRWR (the client's --remote-mr frwr): a
  * connection registers the buffer with one MR per chunk, whose rkeys go in
- * the chunk table, and chunk 0 once more read-only; it posts the
- * registrations once connected, and after them XP_MSG_READY.
+ * the chunk table (with the remote atomic right for atomic operations),
+ * and chunk 0 once more read-only; it posts the registrations once
+ * connected, and after them XP_MSG_READY.
  */
 #include <linux/mutex.h>
 #include <linux/slab.h>
@@ -20,7 +21,10 @@
 #include "client.h"
 #include "server.h"
 
-/* Access rights of a chunk's registration, and of chunk 0's read-only one. */
+/*
+ * Access rights of a chunk's registration (for atomic operations with
+ * IB_ACCESS_REMOTE_ATOMIC too), and of chunk 0's read-only one.
+ */
 #define XP_CHUNK_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 			 IB_ACCESS_REMOTE_READ)
 #define XP_RO_ACCESS	IB_ACCESS_REMOTE_READ
@@ -64,10 +68,14 @@ int xp_lane_frwr_reg(struct xp_lane *lane, struct xp_chain *ch,
 		     struct ib_reg_wr *reg, u64 *addr, u32 *lkey)
 {
 	struct xp_client *cl = lane->c->cl;
-	int access = cl->op != XIWPERF_OP_READ ? 0 :
-		     /* an iWARP Read's sink is written remotely */
-		     IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+	int access = 0;
 	int ret;
+
+	/* An iWARP Read's sink is written remotely; an atomic's locally. */
+	if (cl->op == XIWPERF_OP_READ)
+		access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+	else if (cl->atomic)
+		access = IB_ACCESS_LOCAL_WRITE;
 
 	ret = xp_frmr_prepare(&lane->frmr, reg, &lane->cqe[XP_WR_REG], access);
 	if (ret)
@@ -88,26 +96,27 @@ int xp_lane_frwr_reg(struct xp_lane *lane, struct xp_chain *ch,
  *	operation invalidates by itself.
  *
  * An RDMA Read on a device that has IB_WR_RDMA_READ_WITH_INV becomes one;
- * anything else is followed by an IB_WR_LOCAL_INV.
+ * anything else is followed by an IB_WR_LOCAL_INV (fenced after a Read or
+ * an atomic operation, whose response lands in the MR).
  */
 void xp_lane_frwr_inv(struct xp_lane *lane, struct xp_chain *ch,
-		      struct ib_rdma_wr *wr, struct ib_send_wr *inv)
+		      struct ib_send_wr *wr, struct ib_send_wr *inv)
 {
 	struct xp_cconn *c = lane->c;
 	u32 lkey = lane->frmr.mr->lkey;
 
-	if (wr->wr.opcode == IB_WR_RDMA_READ && c->read_inv) {
+	if (wr->opcode == IB_WR_RDMA_READ && c->read_inv) {
 		/* The sink's STag (sg_list[0].lkey) is invalidated. */
-		wr->wr.opcode = IB_WR_RDMA_READ_WITH_INV;
-		wr->wr.ex.invalidate_rkey = lkey;
+		wr->opcode = IB_WR_RDMA_READ_WITH_INV;
+		wr->ex.invalidate_rkey = lkey;
 		return;
 	}
 	memset(inv, 0, sizeof(*inv));
 	inv->wr_cqe = &lane->cqe[XP_WR_INV];
 	inv->opcode = IB_WR_LOCAL_INV;
 	inv->send_flags = IB_SEND_SIGNALED;
-	/* Not before the Read's response has landed in the MR. */
-	if (c->cl->op == XIWPERF_OP_READ)
+	/* Not before the response has landed in the MR. */
+	if (c->cl->op == XIWPERF_OP_READ || c->cl->atomic)
 		inv->send_flags |= IB_SEND_FENCE;
 	inv->ex.invalidate_rkey = lkey;
 	xp_chain_add(ch, inv, XP_WR_INV);
@@ -170,7 +179,11 @@ static void xp_sconn_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 int xp_sconn_setup_frwr(struct xp_sconn *c)
 {
 	u32 i, n = c->srv->nchunks;
+	int access = XP_CHUNK_ACCESS;
 	int ret;
+
+	if (xp_op_atomic(c->op))
+		access |= IB_ACCESS_REMOTE_ATOMIC;
 
 	c->frmr = kcalloc(n + 1, sizeof(*c->frmr), GFP_KERNEL);
 	c->reg_wr = kcalloc(n + 1, sizeof(*c->reg_wr), GFP_KERNEL);
@@ -186,7 +199,7 @@ int xp_sconn_setup_frwr(struct xp_sconn *c)
 		if (ret)
 			return ret;
 		ret = xp_frmr_prepare(&c->frmr[i], &c->reg_wr[i], &c->reg_cqe,
-				      i < n ? XP_CHUNK_ACCESS : XP_RO_ACCESS);
+				      i < n ? access : XP_RO_ACCESS);
 		if (ret)
 			return ret;
 		if (i)

@@ -3,6 +3,7 @@
  * xiwperf fault injection (--inject): the first operation of connection 0
  * of a client run breaks a rule the server's device must enforce (enum
  * xiwperf_inject), or, for a bad local key, the client's own device must.
+ * An atomic operation waits for its response as a Read does: no probe.
  * For the faults that first invalidate an STag with a
  * Send with Invalidate, the server posts one receive for it
  * (XP_HELLO_INV_RECV).
@@ -27,23 +28,31 @@
 bool xp_inject_valid(const struct xiwperf_run *run)
 {
 	bool remote_frwr = run->flags & XIWPERF_F_REMOTE_FRWR;
+	bool atomic = xp_op_atomic(run->op);
 
 	switch (run->inject) {
 	case XIWPERF_INJECT_NONE:
 		return true;
 	case XIWPERF_INJECT_STAG:
-	case XIWPERF_INJECT_DMA_INVALIDATE:
-	case XIWPERF_INJECT_WRAP:
 		return run->op != XIWPERF_OP_SEND;
+	case XIWPERF_INJECT_WRAP:
+		/* an aligned word never straddles 2^64 */
+		return run->op == XIWPERF_OP_WRITE || run->op == XIWPERF_OP_READ;
+	case XIWPERF_INJECT_DMA_INVALIDATE:
+		/* the fault is the Send's: nothing an atomic adds to it */
+		return run->op == XIWPERF_OP_WRITE || run->op == XIWPERF_OP_READ;
 	case XIWPERF_INJECT_FOREIGN:
 		return run->op != XIWPERF_OP_SEND && run->qps >= 2;
 	case XIWPERF_INJECT_BOUNDS:
 	case XIWPERF_INJECT_INVALIDATED:
 		return run->op != XIWPERF_OP_SEND && remote_frwr;
 	case XIWPERF_INJECT_RIGHTS:
-		return run->op == XIWPERF_OP_WRITE && remote_frwr;
+		/* an atomic has no right through the global rkey either */
+		return (run->op == XIWPERF_OP_WRITE && remote_frwr) || atomic;
 	case XIWPERF_INJECT_LKEY:
 		return !(run->flags & XIWPERF_F_INLINE);
+	case XIWPERF_INJECT_UNALIGNED:
+		return atomic;
 	default:
 		return false;
 	}
@@ -61,7 +70,7 @@ static u64 xp_chunk_len(struct xp_cconn *c, u64 ch)
  *	0 carries.
  * @lane: the lane (c->lock held).
  * @ch: the operation's chain.
- * @wr: the operation; its remote address or key becomes the faulty one.
+ * @op: the operation; its remote address or key becomes the faulty one.
  * @sinv: filled in: a Send with Invalidate that goes first if the fault
  *	needs one.
  * @probe: filled in: after an RDMA Write, the probe: a Read of the
@@ -73,7 +82,7 @@ static u64 xp_chunk_len(struct xp_cconn *c, u64 ch)
  * caller's, until @ch is posted.
  */
 void xp_lane_inject(struct xp_lane *lane, struct xp_chain *ch,
-		    struct ib_rdma_wr *wr, struct ib_send_wr *sinv,
+		    struct xp_opwr *op, struct ib_send_wr *sinv,
 		    struct ib_rdma_wr *probe, struct ib_sge *psge)
 {
 	struct xp_cconn *c = lane->c;
@@ -83,26 +92,35 @@ void xp_lane_inject(struct xp_lane *lane, struct xp_chain *ch,
 
 	switch (cl->inject) {
 	case XIWPERF_INJECT_STAG:
-		wr->rkey ^= 0xff;	/* the key byte of the STag */
+		*op->rkey ^= 0xff;	/* the key byte of the STag */
 		break;
 	case XIWPERF_INJECT_BOUNDS:
-		wr->remote_addr = c->chunks[chunk] + xp_chunk_len(c, chunk);
+		*op->raddr = c->chunks[chunk] + xp_chunk_len(c, chunk);
 		break;
 	case XIWPERF_INJECT_RIGHTS:
-		wr->rkey = c->ro_rkey;	/* lane 0 of connection 0: chunk 0 */
+		/*
+		 * Lane 0 of connection 0: chunk 0. An atomic operation
+		 * without the server's registrations keeps the global
+		 * rkey, which has no atomic right.
+		 */
+		if (cl->flags & XIWPERF_F_REMOTE_FRWR)
+			*op->rkey = c->ro_rkey;
 		break;
 	case XIWPERF_INJECT_WRAP:
 		/* The first segment already wraps. */
-		wr->remote_addr = U64_MAX - min_t(u64, cl->size, 16) / 2;
+		*op->raddr = U64_MAX - min_t(u64, cl->size, 16) / 2;
 		break;
 	case XIWPERF_INJECT_FOREIGN:
 		/* Connection 1's key for the same region: another PD. */
-		wr->rkey = c->rkeys ? cl->conns[1]->rkeys[chunk] :
-				      cl->conns[1]->rkey;
+		*op->rkey = c->rkeys ? cl->conns[1]->rkeys[chunk] :
+				       cl->conns[1]->rkey;
 		break;
 	case XIWPERF_INJECT_LKEY:
-		for (i = 0; i < wr->wr.num_sge; i++)
-			wr->wr.sg_list[i].lkey ^= 0xff;
+		for (i = 0; i < op->wr.num_sge; i++)
+			op->wr.sg_list[i].lkey ^= 0xff;
+		break;
+	case XIWPERF_INJECT_UNALIGNED:
+		*op->raddr += XP_ATOMIC_LEN / 2;
 		break;
 	case XIWPERF_INJECT_INVALIDATED:
 	case XIWPERF_INJECT_DMA_INVALIDATE:

@@ -19,7 +19,8 @@
  * invalidation (see frwr.c). A lane tracks each kind of work request it
  * has outstanding, so a completion that comes twice or never is seen
  * whichever it is. With --inject the first operation of connection 0
- * carries the fault (see inject.c).
+ * carries the fault (see inject.c). The atomic operations all target one
+ * word and return its original value into the lane's buffer (atomic.c).
  */
 #include <linux/bitops.h>
 #include <linux/ktime.h>
@@ -32,7 +33,14 @@
 #include "hist.h"
 #include "pattern.h"
 
-static void xp_mismatch(struct xp_cconn *c, u64 seq, u64 off)
+/**
+ * xp_mismatch() - an operation's data was wrong: count it, and keep where
+ *	if it is the connection's first.
+ * @c: the connection.
+ * @seq: the operation's sequence number on it.
+ * @off: the offset of its first wrong byte.
+ */
+void xp_mismatch(struct xp_cconn *c, u64 seq, u64 off)
 {
 	if (!c->mismatches++) {
 		c->first_bad_seq = seq;
@@ -142,6 +150,66 @@ static int xp_chain_post(struct xp_lane *lane, struct xp_chain *ch)
 	return xp_fail(c->cl, ret, XIWPERF_REASON_POST);
 }
 
+/*
+ * The server's region the next operation of @lane targets: by connection
+ * and lane, or for the atomic operations the one word at offset 0.
+ */
+static void xp_lane_region(struct xp_lane *lane)
+{
+	struct xp_cconn *c = lane->c;
+	struct xp_client *cl = c->cl;
+	u64 slot, chunk;
+
+	if (cl->atomic) {
+		lane->raddr = c->chunks[0];
+		lane->rpos = 0;
+		lane->rkey = c->rkeys[0];
+		return;
+	}
+	slot = ((u64)c->index * cl->depth + lane->idx) % cl->nslot;
+	chunk = div64_u64(slot, cl->per_chunk);
+	slot -= chunk * cl->per_chunk;
+	lane->raddr = c->chunks[chunk] + slot * cl->size;
+	lane->rpos = chunk * c->rchunk + slot * cl->size;
+	lane->rkey = c->rkeys[chunk];
+}
+
+/* The opcode of a Send, Write or Read of @lane, and its --check pattern. */
+static void xp_lane_rdma_wr(struct xp_lane *lane, struct ib_rdma_wr *wr,
+			    bool *solicited)
+{
+	struct xp_cconn *c = lane->c;
+	struct xp_client *cl = c->cl;
+	bool check = cl->flags & XIWPERF_F_CHECK;
+
+	switch (cl->op) {
+	case XIWPERF_OP_SEND:
+		wr->wr.opcode = IB_WR_SEND;
+		*solicited = xp_solicit(c, lane->seq);
+		if (*solicited)
+			wr->wr.send_flags |= IB_SEND_SOLICITED;
+		if (check)
+			xp_pattern_fill(lane->buf, cl->size,
+					xp_pattern_seed(cl->op, c->index,
+							lane->seq), 0, false);
+		break;
+	case XIWPERF_OP_WRITE:
+		wr->wr.opcode = IB_WR_RDMA_WRITE;
+		if (check)
+			xp_pattern_fill(lane->buf, cl->size,
+					xp_pattern_seed(cl->op, c->index,
+							lane->seq), 0, false);
+		break;
+	default:
+		wr->wr.opcode = IB_WR_RDMA_READ;
+		if (check)	/* poison: the read must overwrite every byte */
+			xp_pattern_fill(lane->buf, cl->size,
+					xp_pattern_seed(cl->op, 0, 0),
+					lane->rpos, true);
+		break;
+	}
+}
+
 /* Start the next operation on @lane (c->lock held). */
 static int xp_lane_post(struct xp_lane *lane)
 {
@@ -151,19 +219,13 @@ static int xp_lane_post(struct xp_lane *lane)
 	bool inl = cl->flags & XIWPERF_F_INLINE;
 	bool frwr = cl->flags & XIWPERF_F_FRWR;
 	struct ib_sge sge[XIWPERF_MAX_SGE], psge;
-	struct ib_rdma_wr wr = {
-		.wr = {
-			.wr_cqe = &lane->cqe[XP_WR_OP],
-			.sg_list = sge,
-			.send_flags = IB_SEND_SIGNALED,
-		},
-	};
+	struct xp_opwr op;
 	struct ib_send_wr inv, sinv;
 	struct ib_rdma_wr probe;
 	struct ib_reg_wr reg;
 	struct xp_chain ch = {};
 	bool solicited = false;
-	u64 addr, slot, chunk;
+	u64 addr;
 	u32 lkey;
 	int ret;
 
@@ -179,53 +241,36 @@ static int xp_lane_post(struct xp_lane *lane)
 		if (ret)
 			return ret;
 	}
-	wr.wr.num_sge = xp_sge_split(sge, cl->nsge, addr, cl->size, lkey);
+	/* All of the union: the atomic operands the verb does not use too. */
+	memset(&op, 0, sizeof(op));
+	op.wr.wr_cqe = &lane->cqe[XP_WR_OP];
+	op.wr.sg_list = sge;
+	op.wr.send_flags = IB_SEND_SIGNALED;
+	op.wr.num_sge = xp_sge_split(sge, cl->nsge, addr, cl->size, lkey);
 	if (inl)
-		wr.wr.send_flags |= IB_SEND_INLINE;
+		op.wr.send_flags |= IB_SEND_INLINE;
 
-	slot = ((u64)c->index * cl->depth + lane->idx) % cl->nslot;
-	chunk = div64_u64(slot, cl->per_chunk);
-	slot -= chunk * cl->per_chunk;
-	lane->raddr = c->chunks[chunk] + slot * cl->size;
-	lane->rpos = chunk * c->rchunk + slot * cl->size;
-	lane->rkey = c->rkeys[chunk];
-	switch (cl->op) {
-	case XIWPERF_OP_SEND:
-		wr.wr.opcode = IB_WR_SEND;
-		solicited = xp_solicit(c, lane->seq);
-		if (solicited)
-			wr.wr.send_flags |= IB_SEND_SOLICITED;
-		if (check)
-			xp_pattern_fill(lane->buf, cl->size,
-					xp_pattern_seed(cl->op, c->index,
-							lane->seq), 0, false);
-		break;
-	case XIWPERF_OP_WRITE:
-		wr.wr.opcode = IB_WR_RDMA_WRITE;
-		if (check)
-			xp_pattern_fill(lane->buf, cl->size,
-					xp_pattern_seed(cl->op, c->index,
-							lane->seq), 0, false);
-		break;
-	default:
-		wr.wr.opcode = IB_WR_RDMA_READ;
-		if (check)	/* poison: the read must overwrite every byte */
-			xp_pattern_fill(lane->buf, cl->size,
-					xp_pattern_seed(cl->op, 0, 0),
-					lane->rpos, true);
-		break;
+	xp_lane_region(lane);
+	if (cl->atomic) {
+		op.raddr = &op.atomic.remote_addr;
+		op.rkey = &op.atomic.rkey;
+		xp_atomic_wr(lane, &op.atomic);
+	} else {
+		op.raddr = &op.rdma.remote_addr;
+		op.rkey = &op.rdma.rkey;
+		xp_lane_rdma_wr(lane, &op.rdma, &solicited);
 	}
 	if (check)
 		xp_sync_for_device(&lane->map, 0, cl->size);
-	wr.remote_addr = lane->raddr;
-	wr.rkey = lane->rkey;
-	xp_chain_add(&ch, &wr.wr, XP_WR_OP);
+	*op.raddr = lane->raddr;
+	*op.rkey = lane->rkey;
+	xp_chain_add(&ch, &op.wr, XP_WR_OP);
 	if (frwr)
-		xp_lane_frwr_inv(lane, &ch, &wr, &inv);
+		xp_lane_frwr_inv(lane, &ch, &op.wr, &inv);
 	lane->verifying = false;
 	lane->probe = false;
 	if (cl->inject && !c->index && !lane->seq)
-		xp_lane_inject(lane, &ch, &wr, &sinv, &probe, &psge);
+		xp_lane_inject(lane, &ch, &op, &sinv, &probe, &psge);
 
 	lane->t_post = ktime_get_ns();
 	ret = xp_chain_post(lane, &ch);
@@ -395,6 +440,8 @@ static void xp_op_done(struct ib_cq *cq, struct ib_wc *wc)
 		if (bad != XP_PATTERN_OK)
 			xp_mismatch(c, lane->seq, bad);
 	}
+	if (cl->atomic)
+		xp_atomic_done(lane, wc);
 	xp_lane_step(lane);
 }
 

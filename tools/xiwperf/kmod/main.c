@@ -134,11 +134,15 @@ static long xp_ioctl_run(void __user *uarg)
 		ret = -EFAULT;
 		goto out;
 	}
-	/* No reserved space left: the fields after @solicit are out. */
+	/* The fields after @inject up to @compare_add are out. */
 	ret = xp_check_header(run->version, run->flags,
 			      XIWPERF_F_CHECK | XIWPERF_F_INLINE |
 			      XIWPERF_F_SOLICIT | XIWPERF_F_FRWR |
-			      XIWPERF_F_REMOTE_FRWR | XIWPERF_F_SRQ, NULL, 0);
+			      XIWPERF_F_REMOTE_FRWR | XIWPERF_F_SRQ,
+			      run->reserved, sizeof(run->reserved));
+	if (!ret && memchr_inv(run->result.reserved, 0,
+			       sizeof(run->result.reserved)))
+		ret = -EINVAL;
 	if (ret)
 		goto out;
 	ret = xp_client_run(run);
@@ -213,8 +217,8 @@ static int __init xp_init(void)
 	BUILD_BUG_ON(sizeof(struct xiwperf_addr) != 24);
 	BUILD_BUG_ON(sizeof(struct xiwperf_listen) != 136);
 	BUILD_BUG_ON(sizeof(struct xiwperf_serve) != 88);
-	BUILD_BUG_ON(sizeof(struct xiwperf_result) != 256);
-	BUILD_BUG_ON(sizeof(struct xiwperf_run) != 352);
+	BUILD_BUG_ON(sizeof(struct xiwperf_result) != 336);
+	BUILD_BUG_ON(sizeof(struct xiwperf_run) != 528);
 	/* An IB connect request leaves 56 bytes of private data. */
 	BUILD_BUG_ON(sizeof(struct xp_hello) > 56);
 	BUILD_BUG_ON(XP_MSG_BASE_LEN != 40);

@@ -25,15 +25,16 @@
  */
 #define XP_HELLO_SRQ		0x40
 /*
- * Hello flag (Write and Read only): the server registers its buffer for
- * this connection by fast registration (one MR per chunk, and chunk 0
- * read-only in @ro_rkey of the accept), appends the chunks' rkeys to the
- * chunk table and sends XP_MSG_READY once the registrations completed.
+ * Hello flag (not for Send): the server registers its buffer for this
+ * connection by fast registration (one MR per chunk, with the remote
+ * atomic right for an atomic operation, and chunk 0 read-only in @ro_rkey
+ * of the accept), appends the chunks' rkeys to the chunk table and sends
+ * XP_MSG_READY once the registrations completed.
  */
 #define XP_HELLO_REMOTE_FRWR	0x20
 /*
- * Hello flag (Write and Read only): the server posts one receive, for the
- * Send with Invalidate of an injected fault.
+ * Hello flag (not for Send): the server posts one receive, for the Send
+ * with Invalidate of an injected fault.
  */
 #define XP_HELLO_INV_RECV	0x10
 
@@ -41,7 +42,8 @@
  * struct xp_hello - connect request private data, client to server.
  * @magic: XP_MAGIC.
  * @version: XP_VERSION.
- * @op: enum xiwperf_op of the run.
+ * @op: enum xiwperf_op of the run (a server that predates the atomic
+ *	operations rejects them as XIWPERF_REJECT_PROTOCOL).
  * @flags: XIWPERF_F_CHECK if the run has it (inline data concerns the
  *	client alone), and XP_HELLO_* flags.
  * @size: bytes per operation.

@@ -13,10 +13,13 @@
  * With XP_HELLO_REMOTE_FRWR a connection registers the buffer by fast
  * registration instead (one MR per chunk, rkeys in the chunk table, and a
  * read-only MR of chunk 0) and tells the client when that is done: see
- * frwr.c. With XP_HELLO_SRQ all connections of a client run share one SRQ
- * (struct xp_srq_group): see srq.c for its credits and limit arming. With
- * XP_HELLO_INV_RECV a connection posts the receive of an injected Send
- * with Invalidate (inject.c).
+ * frwr.c. The atomic operations need nothing of the server but that its
+ * device takes them (a connection is rejected otherwise) and, for those
+ * registrations, the remote atomic right. With XP_HELLO_SRQ all
+ * connections of a client run share one SRQ (struct xp_srq_group): see
+ * srq.c for its credits and limit arming. With XP_HELLO_INV_RECV a
+ * connection posts the receive of an injected Send with Invalidate
+ * (inject.c).
  *
  * Lifetime: connections are set up in the connect-request handler and live
  * on srv->conns. A disconnect (or error) event queues conn->release, which
@@ -407,7 +410,8 @@ static bool xp_hello_parse(struct xp_sconn *c, const struct rdma_cm_event *ev)
 	c->use_srq = c->flags & XP_HELLO_SRQ;
 	c->frwr = c->flags & XP_HELLO_REMOTE_FRWR;
 	c->inv_recv = c->flags & XP_HELLO_INV_RECV;
-	return c->op >= XIWPERF_OP_SEND && c->op <= XIWPERF_OP_READ &&
+	return c->op >= XIWPERF_OP_SEND &&
+	       c->op <= XIWPERF_OP_MASKED_CMP_SWAP &&
 	       !(c->flags & ~XP_HELLO_FLAGS) &&
 	       (!c->solicited || c->op == XIWPERF_OP_SEND) &&
 	       (!c->use_srq || (c->op == XIWPERF_OP_SEND && !c->solicited &&
@@ -517,6 +521,10 @@ static int xp_sconn_setup(struct xp_sconn *c, struct rdma_cm_id *id,
 			cap.max_recv_wr = c->nrecv;
 		}
 	} else {
+		/*
+		 * No check of the server's atomic_cap: a device without
+		 * atomics refuses them on the wire, which is worth seeing.
+		 */
 		if (c->frwr) {
 			if (!xp_frwr_supported(c->srv, dev, limit)) {
 				*what = XIWPERF_UNSUPPORTED_REMOTE_FRWR;
