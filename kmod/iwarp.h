@@ -55,6 +55,9 @@ enum xiw_opcode {
 	XIW_OP_COUNT = 0x10,
 };
 
+/* Immediate Data and Immediate Data with SE carry exactly this payload. */
+#define XIW_IMM_LEN		8
+
 /* Untagged queue numbers */
 #define XIW_QN_SEND		0	/* Send, Immediate Data */
 #define XIW_QN_READ_REQ		1	/* Read Request, Atomic Request */

@@ -226,6 +226,52 @@ const u8 *xiw_mr_source(struct xiw_mr *mr, u32 stag, u64 to, u32 len,
  * peers see them through the device's secret permutation; the key is
  * random too.
  */
+/*
+ * One read-modify-write of an aligned word: a compare-and-exchange loop,
+ * so the operation is atomic against every other atomic on the word,
+ * from any QP or CPU (RFC 7306 section 5.3 asks it of one RNIC).
+ */
+struct xiw_mr_rmw {
+	const struct xiw_atomic_op *op;
+	u64 orig;
+};
+
+static int xiw_mr_rmw(void *ctx, u8 *p, u32 len)
+{
+	struct xiw_mr_rmw *rmw = ctx;
+	u64 *word = (u64 *)p;
+	u64 old = READ_ONCE(*word);
+
+	while (!try_cmpxchg64(word, &old, xiw_atomic_apply(rmw->op, old)))
+		;
+	rmw->orig = old;
+	return 0;
+}
+
+/**
+ * xiw_mr_atomic() - carry out an Atomic Request on the word it targets
+ * @mr: the MR, referenced, looked up by @op->stag for @op->to and 8 octets
+ *	with IB_ACCESS_REMOTE_ATOMIC
+ * @op: the operation; @op->to is 64-bit aligned, so the word is in one
+ *	page and naturally aligned in memory too
+ * @orig: the word's value before the operation
+ *
+ * Return: 0, -EACCES if the STag was invalidated meanwhile, -EFAULT if a
+ * DMA MR's address is not mapped memory.
+ */
+int xiw_mr_atomic(struct xiw_mr *mr, const struct xiw_atomic_op *op,
+		  u64 *orig)
+{
+	struct xiw_mr_rmw rmw = { .op = op };
+	int err;
+
+	err = xiw_mr_place(mr, op->stag, op->to, sizeof(u64), xiw_mr_rmw,
+			   &rmw);
+	if (!err)
+		*orig = rmw.orig;
+	return err;
+}
+
 static int xiw_mr_insert(struct xiw_device *xdev, struct xiw_mr *mr)
 {
 	u32 slot;

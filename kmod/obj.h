@@ -14,6 +14,7 @@
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 
+#include "atomic.h"
 #include "device.h"
 #include "iwarp.h"
 #include "mpa.h"
@@ -151,6 +152,13 @@ enum xiw_qp_state {
  *	(Local Invalidate)
  * @reg: IB_WR_REG_MR: the MR, the STag it takes, the rights and the
  *	range it gets (ibmr's iova, length and page size at posting)
+ * @atomic: the atomic verbs: the Atomic Request's operation (its target
+ *	STag and offset are @rkey and @remote_addr; the original value lands
+ *	in @sge[0])
+ * @msn: Read and Atomic Requests: the MSN they were sent with on queue 1,
+ *	which names them in a Terminate
+ * @imm: RDMA Write or Send with Immediate: the verbs' 32-bit immediate
+ *	value, as given (network order)
  * @zcopy: payload was spliced: the WQE completes once TCP acknowledged
  *	its last octet (tx.c)
  * @ack_seq: with @zcopy, the TCP sequence number after its last octet
@@ -170,14 +178,19 @@ struct xiw_wqe {
 	u32 rkey;
 	struct ib_sge sge[XIW_MAX_SGE];
 	u32 inv_stag;
-	struct {
-		struct xiw_mr *mr;
-		u32 key;
-		int access;
-		u64 iova;
-		u64 length;
-		u32 page_size;
-	} reg;
+	union {
+		struct {
+			struct xiw_mr *mr;
+			u32 key;
+			int access;
+			u64 iova;
+			u64 length;
+			u32 page_size;
+		} reg;
+		struct xiw_atomic_op atomic;
+	};
+	u32 msn;
+	__be32 imm;
 	bool zcopy;
 	u32 ack_seq;
 	bool done;
@@ -229,8 +242,12 @@ struct xiw_srq {
 };
 
 /**
- * struct xiw_irq_entry - an inbound RDMA Read Request being answered
- * @mr: source MR, referenced while the response is sent
+ * struct xiw_irq_entry - an inbound RDMA Read Request or Atomic Request
+ *	being answered, in the order they arrived
+ * @atomic: an Atomic Request: @op is carried out when its turn comes and
+ *	answered by an Atomic Response; else a Read Request
+ * @op: the Atomic Request (its STag is @src_stag, its offset @src_to)
+ * @mr: source or target MR, referenced while the request is answered
  * @src_stag: the source STag it was found by
  * @src_to: next source octet
  * @sink_stag: the requester's sink STag
@@ -238,6 +255,8 @@ struct xiw_srq {
  * @left: octets still to send
  */
 struct xiw_irq_entry {
+	bool atomic;
+	struct xiw_atomic_op op;
 	struct xiw_mr *mr;
 	u32 src_stag;
 	u64 src_to;
@@ -245,6 +264,11 @@ struct xiw_irq_entry {
 	u64 sink_to;
 	u32 left;
 };
+
+/* Largest FPDU header: MPA length, untagged header, Atomic Request. */
+#define XIW_RX_HDR_MAX		(XIW_MPA_LEN_SIZE + \
+				 sizeof(struct xiw_untagged_hdr) + \
+				 sizeof(struct xiw_atomic_req))
 
 /**
  * struct xiw_rx - receive engine state, touched only by the receive path
@@ -277,10 +301,14 @@ struct xiw_irq_entry {
  * @term: a received Terminate's header: its control field, then as much
  *	of the terminated segment's headers as fit (see xiw_term_info_parse())
  * @term_len: octets of @term after the control field collected so far
+ * @irq_pending: a Read or Atomic Request being received holds the IRQ
+ *	slot at irq_head (and its MR reference) until it is delivered
+ * @imm: the payload of the Immediate Data message being received
+ * @after_write: the last message delivered was an RDMA Write (an Immediate
+ *	Data message after one completes as RDMA Write with Immediate)
  */
 struct xiw_rx {
-	u8 hdr[XIW_MPA_LEN_SIZE + sizeof(struct xiw_untagged_hdr) +
-	       sizeof(struct xiw_read_req)];
+	u8 hdr[XIW_RX_HDR_MAX];
 	u8 hdr_got;
 	u8 hdr_need;
 	u16 ulpdu_len;
@@ -304,6 +332,9 @@ struct xiw_rx {
 	bool rtr;
 	u8 term[XIW_TERM_INFO_MAX];
 	u8 term_len;
+	bool irq_pending;
+	u8 imm[XIW_IMM_LEN];
+	bool after_write;
 };
 
 /**
@@ -329,10 +360,8 @@ struct xiw_stream_params {
 	u8 rtr_expect;
 };
 
-/* Largest FPDU header: MPA length, untagged header, Read Request. */
-#define XIW_TX_HDR_MAX		(XIW_MPA_LEN_SIZE + \
-				 sizeof(struct xiw_untagged_hdr) + \
-				 sizeof(struct xiw_read_req))
+/* Largest FPDU header sent: MPA length, untagged header, Atomic Request. */
+#define XIW_TX_HDR_MAX		XIW_RX_HDR_MAX
 
 /* Transmit batch limits (tx.c): vectors, staging pages, Read Responses. */
 #define XIW_TX_NBVEC		128
@@ -395,6 +424,8 @@ struct xiw_stream_params {
  * @tx_stage_used: staging pages the batch has moved to
  * @tx_stage_off: first free octet of that page
  * @tx_wqe_off: octets of the current WQE's message already framed
+ * @tx_imm_next: the current WQE's RDMA Write is framed; its Immediate
+ *	Data message comes next
  * @tx_markers: the peer asked for markers: the engine inserts them
  * @tx_mark_off: with markers, stream offset (mod 512) of the next octet
  * @tx_fpdu_off: with markers, octets of the FPDU being framed so far
@@ -466,6 +497,7 @@ struct xiw_qp {
 	u8 tx_stage_used;
 	u32 tx_stage_off;
 	u32 tx_wqe_off;
+	bool tx_imm_next;
 	bool tx_markers;
 	u16 tx_mark_off;
 	u32 tx_fpdu_off;
@@ -479,7 +511,39 @@ struct xiw_qp {
 };
 
 /**
- * xiw_qp_orq_wqe() - the send WQE of an outbound Read
+ * xiw_wqe_is_atomic() - does a send WQE opcode go out as an Atomic Request?
+ * @opcode: IB_WR_* as stored in the WQE
+ */
+static inline bool xiw_wqe_is_atomic(u8 opcode)
+{
+	return opcode == IB_WR_ATOMIC_FETCH_AND_ADD ||
+	       opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == IB_WR_MASKED_ATOMIC_FETCH_AND_ADD ||
+	       opcode == IB_WR_MASKED_ATOMIC_CMP_AND_SWP;
+}
+
+/**
+ * xiw_wqe_has_imm() - does a send WQE end with an Immediate Data message?
+ * @opcode: IB_WR_* as stored in the WQE
+ */
+static inline bool xiw_wqe_has_imm(u8 opcode)
+{
+	return opcode == IB_WR_RDMA_WRITE_WITH_IMM ||
+	       opcode == IB_WR_SEND_WITH_IMM;
+}
+
+/**
+ * xiw_wqe_uses_orq() - is a send WQE answered by the peer (a Read or an
+ *	atomic), so that it counts against ORD?
+ * @opcode: IB_WR_* as stored in the WQE
+ */
+static inline bool xiw_wqe_uses_orq(u8 opcode)
+{
+	return opcode == IB_WR_RDMA_READ || xiw_wqe_is_atomic(opcode);
+}
+
+/**
+ * xiw_qp_orq_wqe() - the send WQE of an outbound Read or Atomic Request
  * @qp: the QP; the caller holds its sq_lock
  * @i: ORQ position, from orq_tail (the oldest) to orq_head
  */
@@ -490,7 +554,7 @@ static inline struct xiw_wqe *xiw_qp_orq_wqe(struct xiw_qp *qp, u32 i)
 }
 
 /**
- * xiw_qp_orq_oldest() - the oldest Read not yet answered
+ * xiw_qp_orq_oldest() - the oldest Read or Atomic Request not yet answered
  * @qp: the QP; the caller holds its sq_lock
  *
  * Return: its send WQE, or NULL if no Read is outstanding.
@@ -504,7 +568,8 @@ static inline struct xiw_wqe *xiw_qp_orq_oldest(struct xiw_qp *qp)
 }
 
 /**
- * xiw_qp_irq_oldest() - the oldest inbound Read Request not yet answered
+ * xiw_qp_irq_oldest() - the oldest inbound Read or Atomic Request not yet
+ *	answered
  * @qp: the QP; the caller holds its sq_lock
  *
  * Return: its entry, or NULL if none is queued.
@@ -554,6 +619,8 @@ int xiw_mr_place(struct xiw_mr *mr, u32 stag, u64 to, u32 len,
 		 int (*fn)(void *ctx, u8 *p, u32 len), void *ctx);
 const u8 *xiw_mr_source(struct xiw_mr *mr, u32 stag, u64 to, u32 len,
 			u32 *contig);
+int xiw_mr_atomic(struct xiw_mr *mr, const struct xiw_atomic_op *op,
+		  u64 *orig);
 int xiw_mr_register(struct xiw_mr *mr, struct xiw_pd *pd, u32 key,
 		    int access, u64 iova, u64 length, u32 page_size);
 int xiw_mr_invalidate(struct xiw_device *xdev, u32 stag, struct xiw_pd *pd);

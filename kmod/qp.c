@@ -320,6 +320,7 @@ static enum ib_wc_opcode xiw_wc_opcode(u8 wr_opcode)
 {
 	switch (wr_opcode) {
 	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
 		return IB_WC_RDMA_WRITE;
 	case IB_WR_RDMA_READ:
 		return IB_WC_RDMA_READ;
@@ -327,6 +328,14 @@ static enum ib_wc_opcode xiw_wc_opcode(u8 wr_opcode)
 		return IB_WC_REG_MR;
 	case IB_WR_LOCAL_INV:
 		return IB_WC_LOCAL_INV;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return IB_WC_FETCH_ADD;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return IB_WC_COMP_SWAP;
+	case IB_WR_MASKED_ATOMIC_FETCH_AND_ADD:
+		return IB_WC_MASKED_FETCH_ADD;
+	case IB_WR_MASKED_ATOMIC_CMP_AND_SWP:
+		return IB_WC_MASKED_COMP_SWAP;
 	default:
 		return IB_WC_SEND;
 	}
@@ -544,6 +553,55 @@ static void xiw_fill_reg(struct xiw_wqe *wqe, const struct ib_reg_wr *reg)
 	wqe->reg.page_size = reg->mr->page_size;
 }
 
+/*
+ * An atomic verb as an Atomic Request (RFC 7306 figure 5): the verbs'
+ * compare_add is the Add Data or the Compare Data; without a mask FetchAdd
+ * adds all 64 bits (mask 0) and CmpSwap compares and swaps all of them.
+ * The original value comes back into the one 8-octet SGE.
+ */
+static int xiw_fill_atomic(struct xiw_wqe *wqe, const struct ib_send_wr *wr)
+{
+	const struct ib_atomic_wr *a = atomic_wr(wr);
+	struct xiw_atomic_op *op = &wqe->atomic;
+
+	if (wr->num_sge != 1 || wr->sg_list[0].length != sizeof(u64) ||
+	    (wr->send_flags & IB_SEND_INLINE))
+		return -EINVAL;
+	switch (wr->opcode) {
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		op->aop = XIW_AOP_FETCH_ADD;
+		op->data = a->compare_add;
+		break;
+	case IB_WR_MASKED_ATOMIC_FETCH_AND_ADD:
+		op->aop = XIW_AOP_FETCH_ADD;
+		op->data = a->compare_add;
+		op->mask = a->compare_add_mask;
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		op->aop = XIW_AOP_CMP_SWAP;
+		op->cmp = a->compare_add;
+		op->cmp_mask = U64_MAX;
+		op->data = a->swap;
+		op->mask = U64_MAX;
+		break;
+	default:	/* IB_WR_MASKED_ATOMIC_CMP_AND_SWP */
+		op->aop = XIW_AOP_CMP_SWAP;
+		op->cmp = a->compare_add;
+		op->cmp_mask = a->compare_add_mask;
+		op->data = a->swap;
+		op->mask = a->swap_mask;
+		break;
+	}
+	op->stag = a->rkey;
+	op->to = a->remote_addr;
+	wqe->rkey = a->rkey;
+	wqe->remote_addr = a->remote_addr;
+	wqe->sge[0] = wr->sg_list[0];
+	wqe->num_sge = 1;
+	wqe->bytes = sizeof(u64);
+	return 0;
+}
+
 static int xiw_fill_wqe(struct xiw_qp *qp, struct xiw_wqe *wqe,
 			const struct ib_send_wr *wr)
 {
@@ -557,8 +615,19 @@ static int xiw_fill_wqe(struct xiw_qp *qp, struct xiw_wqe *wqe,
 		break;
 	case IB_WR_SEND:
 	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
 	case IB_WR_REG_MR:
 	case IB_WR_LOCAL_INV:
+		break;
+	case IB_WR_SEND_WITH_IMM:
+		/*
+		 * Immediate Data is a message of its own: a Send with
+		 * Immediate is that message alone, so it carries no payload
+		 * (Documentation/rfc7306.md).
+		 */
+		for (i = 0; i < wr->num_sge; i++)
+			if (wr->sg_list[i].length)
+				return -EINVAL;
 		break;
 	case IB_WR_RDMA_READ_WITH_INV:
 		opcode = IB_WR_RDMA_READ;
@@ -566,6 +635,11 @@ static int xiw_fill_wqe(struct xiw_qp *qp, struct xiw_wqe *wqe,
 	case IB_WR_RDMA_READ:
 		if (wr->num_sge > XIW_MAX_SGE_RD || wr->send_flags & IB_SEND_INLINE)
 			return -EINVAL;
+		break;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_MASKED_ATOMIC_FETCH_AND_ADD:
+	case IB_WR_MASKED_ATOMIC_CMP_AND_SWP:
 		break;
 	default:
 		return -EOPNOTSUPP;
@@ -602,12 +676,19 @@ static int xiw_fill_wqe(struct xiw_qp *qp, struct xiw_wqe *wqe,
 	case IB_WR_REG_MR:
 		xiw_fill_reg(wqe, reg_wr(wr));
 		return 0;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_MASKED_ATOMIC_FETCH_AND_ADD:
+	case IB_WR_MASKED_ATOMIC_CMP_AND_SWP:
+		return xiw_fill_atomic(wqe, wr);
 	default:
 		break;
 	}
 	if (opcode == IB_WR_LOCAL_INV)
 		return 0;
-	if (opcode != IB_WR_SEND) {
+	if (xiw_wqe_has_imm(opcode))
+		wqe->imm = wr->ex.imm_data;
+	if (opcode != IB_WR_SEND && opcode != IB_WR_SEND_WITH_IMM) {
 		wqe->remote_addr = rdma_wr(wr)->remote_addr;
 		wqe->rkey = rdma_wr(wr)->rkey;
 	}

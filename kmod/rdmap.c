@@ -8,6 +8,7 @@
 #include <linux/string.h>
 #include <linux/unaligned.h>
 
+#include "atomic.h"
 #include "rdmap.h"
 
 #define TAGGED_LEN	sizeof(struct xiw_tagged_hdr)
@@ -51,19 +52,21 @@ const struct xiw_op_info xiw_op_table[XIW_OP_COUNT] = {
 	},
 	[XIW_OP_IMM] = {
 		.name = "imm", .hdr_len = UNTAGGED_LEN, .qn = XIW_QN_SEND,
-		.fixed_payload = 8,
+		.fixed_payload = XIW_IMM_LEN, .supported = true,
 	},
 	[XIW_OP_IMM_SE] = {
 		.name = "imm_se", .hdr_len = UNTAGGED_LEN, .qn = XIW_QN_SEND,
-		.fixed_payload = 8,
+		.fixed_payload = XIW_IMM_LEN, .supported = true,
 	},
 	[XIW_OP_ATOMIC_REQ] = {
-		.name = "atomic_req", .hdr_len = UNTAGGED_LEN,
-		.qn = XIW_QN_READ_REQ, .fixed_payload = -1,
+		.name = "atomic_req",
+		.hdr_len = UNTAGGED_LEN + sizeof(struct xiw_atomic_req),
+		.qn = XIW_QN_READ_REQ, .fixed_payload = 0, .supported = true,
 	},
 	[XIW_OP_ATOMIC_RESP] = {
-		.name = "atomic_resp", .hdr_len = UNTAGGED_LEN,
-		.qn = XIW_QN_ATOMIC_RESP, .fixed_payload = -1,
+		.name = "atomic_resp",
+		.hdr_len = UNTAGGED_LEN + sizeof(struct xiw_atomic_resp),
+		.qn = XIW_QN_ATOMIC_RESP, .fixed_payload = 0, .supported = true,
 	},
 };
 

@@ -20,6 +20,9 @@ static void rdmap_header_layouts(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, xiw_op_table[XIW_OP_READ_REQ].hdr_len, 46);
 	KUNIT_EXPECT_EQ(test, xiw_op_table[XIW_OP_WRITE].hdr_len, 14);
 	KUNIT_EXPECT_EQ(test, xiw_op_table[XIW_OP_TERMINATE].hdr_len, 22);
+	/* RFC 7306 figures 4 and 6 after the 18-octet untagged header. */
+	KUNIT_EXPECT_EQ(test, xiw_op_table[XIW_OP_ATOMIC_REQ].hdr_len, 70);
+	KUNIT_EXPECT_EQ(test, xiw_op_table[XIW_OP_ATOMIC_RESP].hdr_len, 30);
 }
 
 static struct xiw_ddp_ctrl ctrl(bool tagged, bool last, u8 dv, u8 rv, u8 op)
@@ -37,6 +40,8 @@ static void rdmap_accepts_each_supported_opcode(struct kunit *test)
 		{ XIW_OP_WRITE, true }, { XIW_OP_READ_REQ, false },
 		{ XIW_OP_READ_RESP, true }, { XIW_OP_SEND, false },
 		{ XIW_OP_SEND_SE, false }, { XIW_OP_TERMINATE, false },
+		{ XIW_OP_ATOMIC_REQ, false }, { XIW_OP_ATOMIC_RESP, false },
+		{ XIW_OP_IMM, false }, { XIW_OP_IMM_SE, false },
 	};
 	size_t i;
 
@@ -72,6 +77,11 @@ static void rdmap_rejects_bad_control(struct kunit *test)
 			XIW_TERM(XIW_TERM_LAYER_RDMAP, XIW_RDMAP_ETYPE_OP,
 				 XIW_RDMAP_UNEXP_OPCODE));
 	c = ctrl(false, true, 1, 1, XIW_OP_WRITE);
+	KUNIT_EXPECT_EQ(test, xiw_check_ctrl(&c),
+			XIW_TERM(XIW_TERM_LAYER_RDMAP, XIW_RDMAP_ETYPE_OP,
+				 XIW_RDMAP_UNEXP_OPCODE));
+	/* Atomic messages are untagged. */
+	c = ctrl(true, true, 1, 1, XIW_OP_ATOMIC_REQ);
 	KUNIT_EXPECT_EQ(test, xiw_check_ctrl(&c),
 			XIW_TERM(XIW_TERM_LAYER_RDMAP, XIW_RDMAP_ETYPE_OP,
 				 XIW_RDMAP_UNEXP_OPCODE));

@@ -45,6 +45,14 @@ void xiw_rx_reset(struct xiw_qp *qp)
 		xiw_mr_put(rx->place_mr);
 		rx->place_mr = NULL;
 	}
+	if (rx->irq_pending) {
+		struct xiw_irq_entry *e = &qp->irq[qp->irq_head % XIW_MAX_IRD];
+
+		if (e->mr)
+			xiw_mr_put(e->mr);
+		e->mr = NULL;
+		rx->irq_pending = false;
+	}
 	rx->state = XIW_RX_DEAD;
 }
 
@@ -233,6 +241,88 @@ static int xiw_rx_send(struct xiw_qp *qp, u32 len)
 	return 0;
 }
 
+/*
+ * Immediate Data (RFC 7306 section 6): one whole segment on queue 0, in
+ * MSN order with Sends, taking a receive of its own. Its 8 octets are not
+ * placed in the receive's buffers: the completion reports them.
+ */
+static int xiw_rx_imm(struct xiw_qp *qp)
+{
+	struct xiw_untagged_hdr *h = xiw_rx_untagged(&qp->rx);
+	int bad = xiw_rx_check_untagged(qp, XIW_QN_SEND);
+
+	if (bad)
+		return bad;
+	if (be32_to_cpu(h->mo) != 0)
+		return TERM_DDP_U(XIW_DDP_U_INV_MO);
+	if (!xiw_rx_last(&qp->rx))
+		return TERM_RDMAP_OP(XIW_RDMAP_UNEXP_OPCODE);
+	if (xiw_qp_take_recv(qp))
+		return TERM_DDP_U(XIW_DDP_U_NO_BUFFER);
+	qp->rx.send_len = 0;
+	return 0;
+}
+
+/*
+ * Queue 1 carries Read and Atomic Requests: each one whole segment, next
+ * in MSN order.
+ */
+static int xiw_rx_check_request(struct xiw_qp *qp)
+{
+	struct xiw_untagged_hdr *h = xiw_rx_untagged(&qp->rx);
+	int bad = xiw_rx_check_untagged(qp, XIW_QN_READ_REQ);
+
+	if (bad)
+		return bad;
+	if (be32_to_cpu(h->mo) != 0)
+		return TERM_DDP_U(XIW_DDP_U_INV_MO);
+	if (!xiw_rx_last(&qp->rx))
+		return TERM_RDMAP_OP(XIW_RDMAP_UNEXP_OPCODE);
+	return 0;
+}
+
+/*
+ * Take the next IRQ slot for a request, within IRD. It is filled now and
+ * becomes visible to the transmit engine only when the request has been
+ * delivered (xiw_rx_request_done()): nothing is answered or carried out
+ * before its FPDU passed every check, CRC included. The slot holds @mr's
+ * reference from here on.
+ */
+static int xiw_rx_irq_take(struct xiw_qp *qp, struct xiw_mr *mr,
+			   struct xiw_irq_entry **slot)
+{
+	unsigned long flags;
+	int bad = 0;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	if (qp->irq_head - qp->irq_tail >= qp->ird)
+		bad = TERM_DDP_U(XIW_DDP_U_NO_BUFFER);
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	if (bad) {
+		if (mr)
+			xiw_mr_put(mr);
+		return bad;
+	}
+	*slot = &qp->irq[qp->irq_head % XIW_MAX_IRD];
+	memset(*slot, 0, sizeof(**slot));
+	(*slot)->mr = mr;
+	qp->rx.irq_pending = true;
+	return 0;
+}
+
+/* A request was delivered: the transmit engine may answer it. */
+static void xiw_rx_request_done(struct xiw_qp *qp)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	qp->irq_head++;
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	qp->rx.irq_pending = false;
+	qp->rx.msn[XIW_QN_READ_REQ]++;
+	xiw_tx_kick(qp);
+}
+
 /* An RDMA Read Request: check it against IRD and the source STag. */
 static int xiw_rx_read_req(struct xiw_qp *qp)
 {
@@ -242,16 +332,11 @@ static int xiw_rx_read_req(struct xiw_qp *qp)
 	u64 src_to = be64_to_cpu(rr->src_to);
 	struct xiw_irq_entry *e;
 	struct xiw_mr *mr = NULL;
-	unsigned long flags;
 	int bad;
 
-	bad = xiw_rx_check_untagged(qp, XIW_QN_READ_REQ);
+	bad = xiw_rx_check_request(qp);
 	if (bad)
 		return bad;
-	if (be32_to_cpu(h->mo) != 0)
-		return TERM_DDP_U(XIW_DDP_U_INV_MO);
-	if (!xiw_rx_last(&qp->rx))
-		return TERM_RDMAP_OP(XIW_RDMAP_UNEXP_OPCODE);
 	if (size) {
 		mr = xiw_mr_lookup(qp->xdev, be32_to_cpu(rr->src_stag),
 				   to_xiw_pd(qp->ibqp.pd), IB_ACCESS_REMOTE_READ,
@@ -259,25 +344,134 @@ static int xiw_rx_read_req(struct xiw_qp *qp)
 		if (!mr)
 			return bad;
 	}
-	spin_lock_irqsave(&qp->sq_lock, flags);
-	if (qp->irq_head - qp->irq_tail >= qp->ird) {
-		spin_unlock_irqrestore(&qp->sq_lock, flags);
-		if (mr)
-			xiw_mr_put(mr);
-		return TERM_DDP_U(XIW_DDP_U_NO_BUFFER);
-	}
-	e = &qp->irq[qp->irq_head % XIW_MAX_IRD];
-	e->mr = mr;
+	bad = xiw_rx_irq_take(qp, mr, &e);
+	if (bad)
+		return bad;
 	e->src_stag = be32_to_cpu(rr->src_stag);
 	e->src_to = src_to;
 	e->sink_stag = be32_to_cpu(rr->sink_stag);
 	e->sink_to = be64_to_cpu(rr->sink_to);
 	e->left = size;
-	qp->irq_head++;
-	spin_unlock_irqrestore(&qp->sq_lock, flags);
-	qp->rx.msn[XIW_QN_READ_REQ]++;
-	xiw_tx_kick(qp);
 	return 0;
+}
+
+/*
+ * An Atomic Request (RFC 7306): an operation xiw knows, on an aligned word
+ * the stream may update atomically. It is carried out in its turn among
+ * the requests of queue 1, by the transmit engine.
+ */
+static int xiw_rx_atomic_req(struct xiw_qp *qp)
+{
+	struct xiw_untagged_hdr *h = xiw_rx_untagged(&qp->rx);
+	struct xiw_irq_entry *e;
+	struct xiw_atomic_op op;
+	struct xiw_mr *mr;
+	int bad, err;
+
+	bad = xiw_rx_check_request(qp);
+	if (bad)
+		return bad;
+	err = xiw_atomic_req_parse((struct xiw_atomic_req *)(h + 1), &op);
+	if (err == -EOPNOTSUPP)
+		return TERM_RDMAP_OP(XIW_RDMAP_UNEXP_OPCODE);
+	if (err)	/* not 64-bit aligned: RFC 7306 section 8.2 */
+		return TERM_RDMAP_OP(XIW_RDMAP_CATASTROPHIC_STREAM);
+	mr = xiw_mr_lookup(qp->xdev, op.stag, to_xiw_pd(qp->ibqp.pd),
+			   IB_ACCESS_REMOTE_ATOMIC, op.to, sizeof(u64), &bad);
+	if (!mr)
+		return bad;
+	bad = xiw_rx_irq_take(qp, mr, &e);
+	if (bad)
+		return bad;
+	e->atomic = true;
+	e->op = op;
+	e->src_stag = op.stag;
+	e->src_to = op.to;
+	return 0;
+}
+
+/*
+ * An Atomic Response (RFC 7306 section 5.2.2) answers the oldest request
+ * outstanding, which must be the Atomic Request it names. It is acted on
+ * once delivered (xiw_rx_atomic_resp_done()).
+ */
+static int xiw_rx_atomic_resp(struct xiw_qp *qp)
+{
+	struct xiw_untagged_hdr *h = xiw_rx_untagged(&qp->rx);
+	struct xiw_atomic_resp *r = (struct xiw_atomic_resp *)(h + 1);
+	struct xiw_wqe *wqe;
+	unsigned long flags;
+	int bad;
+
+	bad = xiw_rx_check_untagged(qp, XIW_QN_ATOMIC_RESP);
+	if (bad)
+		return bad;
+	if (be32_to_cpu(h->mo) != 0)
+		return TERM_DDP_U(XIW_DDP_U_INV_MO);
+	if (!xiw_rx_last(&qp->rx))
+		return TERM_RDMAP_OP(XIW_RDMAP_UNEXP_OPCODE);
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	wqe = xiw_qp_orq_oldest(qp);
+	if (!wqe || !xiw_wqe_is_atomic(wqe->opcode))
+		bad = TERM_RDMAP_OP(XIW_RDMAP_UNEXP_OPCODE);
+	else if (be32_to_cpu(r->req_id) != wqe->atomic.req_id)
+		bad = TERM_RDMAP_OP(XIW_RDMAP_CATASTROPHIC_STREAM);
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	return bad;
+}
+
+/* xiw_mr_place() callback: the octets of an Atomic Response's value. */
+static int xiw_rx_put_orig(void *ctx, u8 *p, u32 len)
+{
+	const u8 **src = ctx;
+
+	memcpy(p, *src, len);
+	*src += len;
+	return 0;
+}
+
+/*
+ * Land the original value in the Atomic's SGE, in host order (as the
+ * other software RDMA devices do), and complete it.
+ */
+static int xiw_rx_atomic_resp_done(struct xiw_qp *qp)
+{
+	struct xiw_untagged_hdr *h = xiw_rx_untagged(&qp->rx);
+	struct xiw_atomic_resp *r = (struct xiw_atomic_resp *)(h + 1);
+	u64 orig = be64_to_cpu(r->orig);
+	struct xiw_wqe *wqe;
+	unsigned long flags;
+	struct ib_sge sge;
+	struct xiw_mr *mr;
+	int bad = 0;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	wqe = xiw_qp_orq_oldest(qp);
+	sge = wqe->sge[0];
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+
+	/* The consumer's buffer, checked when the request went out. */
+	mr = xiw_mr_lookup(qp->xdev, sge.lkey, to_xiw_pd(qp->ibqp.pd),
+			   IB_ACCESS_LOCAL_WRITE, sge.addr, sizeof(orig), &bad);
+	if (mr) {
+		const u8 *src = (const u8 *)&orig;
+
+		if (xiw_mr_place(mr, sge.lkey, sge.addr, sizeof(orig),
+				 xiw_rx_put_orig, &src))
+			bad = -EACCES;
+		xiw_mr_put(mr);
+	}
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	if (bad)
+		wqe->status = IB_WC_LOC_PROT_ERR;
+	wqe->done = true;
+	qp->orq_tail++;
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	qp->rx.msn[XIW_QN_ATOMIC_RESP]++;
+	xiw_qp_sq_complete(qp);
+	xiw_tx_kick(qp);	/* an ORD slot is free */
+	return bad ? XIW_TERM(XIW_TERM_LAYER_RDMAP,
+			      XIW_RDMAP_ETYPE_CATASTROPHIC, 0) : 0;
 }
 
 /*
@@ -333,6 +527,8 @@ static void xiw_rx_rtr_done(struct xiw_qp *qp)
 	} else {
 		if (rx->op == XIW_OP_SEND)
 			rx->msn[XIW_QN_SEND]++;
+		if (rx->op == XIW_OP_READ_REQ)
+			xiw_rx_request_done(qp);
 		WRITE_ONCE(qp->rtr_expect, 0);
 	}
 	xiw_tx_kick(qp);
@@ -342,11 +538,20 @@ static void xiw_rx_rtr_done(struct xiw_qp *qp)
 static int xiw_rx_header(struct xiw_qp *qp)
 {
 	struct xiw_rx *rx = &qp->rx;
-	u32 len = rx->ulpdu_len - xiw_op_table[rx->op].hdr_len;
+	const struct xiw_op_info *info = &xiw_op_table[rx->op];
+	u32 len = rx->ulpdu_len - info->hdr_len;
 
 	rx->payload_left = len;
 	if (unlikely(READ_ONCE(qp->rtr_expect)))
 		return xiw_rx_rtr(qp, len);
+	/*
+	 * A message of fixed size: longer is DDP's "message too long",
+	 * shorter a malformed RDMAP message (Documentation/rfc7306.md).
+	 */
+	if (info->fixed_payload >= 0 && len > info->fixed_payload)
+		return TERM_DDP_U(XIW_DDP_U_TOO_LONG);
+	if (info->fixed_payload >= 0 && len < info->fixed_payload)
+		return TERM_RDMAP_OP(XIW_RDMAP_CATASTROPHIC_STREAM);
 	switch (rx->op) {
 	case XIW_OP_WRITE:
 		return xiw_rx_write(qp, len);
@@ -358,8 +563,14 @@ static int xiw_rx_header(struct xiw_qp *qp)
 	case XIW_OP_SEND_SE_INV:
 		return xiw_rx_send(qp, len);
 	case XIW_OP_READ_REQ:
-		return len ? TERM_DDP_U(XIW_DDP_U_TOO_LONG) :
-			     xiw_rx_read_req(qp);
+		return xiw_rx_read_req(qp);
+	case XIW_OP_ATOMIC_REQ:
+		return xiw_rx_atomic_req(qp);
+	case XIW_OP_ATOMIC_RESP:
+		return xiw_rx_atomic_resp(qp);
+	case XIW_OP_IMM:
+	case XIW_OP_IMM_SE:
+		return xiw_rx_imm(qp);
 	case XIW_OP_TERMINATE:
 		return xiw_rx_check_untagged(qp, XIW_QN_TERMINATE);
 	default:
@@ -493,6 +704,13 @@ static int xiw_rx_place(struct xiw_qp *qp, struct sk_buff *skb, u32 off,
 	case XIW_OP_SEND_INV:
 	case XIW_OP_SEND_SE_INV:
 		return xiw_rx_place_send(qp, &c, len);
+	case XIW_OP_IMM:
+	case XIW_OP_IMM_SE:
+		/* Whole in one segment: xiw_rx_header() checked the length. */
+		err = xiw_rx_copy_fn(&c, rx->imm + rx->send_len, len);
+		if (!err)
+			rx->send_len += len;
+		return err;
 	default:
 		return xiw_rx_place_terminate(rx, &c, len);
 	}
@@ -504,21 +722,33 @@ static bool xiw_rx_op_invalidates(u8 op)
 }
 
 /*
- * A Send message is delivered: invalidate the STag a Send with Invalidate
- * names (a failure is the peer's: Terminate), then complete the receive.
+ * A Send or Immediate Data message is delivered: invalidate the STag a
+ * Send with Invalidate names (a failure is the peer's: Terminate), then
+ * complete the receive. Immediate Data after an RDMA Write is the second
+ * half of an RDMA Write with Immediate (RFC 7306 section 6); alone, it is
+ * a receive with an immediate value and no data. Either way the verbs'
+ * 32-bit value is the low half of the 64-bit Immediate Data.
  */
-static int xiw_rx_recv_done(struct xiw_qp *qp)
+static int xiw_rx_recv_done(struct xiw_qp *qp, bool after_write)
 {
 	struct xiw_rx *rx = &qp->rx;
 	u8 op = rx->op;
+	bool imm = op == XIW_OP_IMM || op == XIW_OP_IMM_SE;
 	struct ib_wc wc = {
 		.wr_id = rx->send_rqe.wr_id,
 		.status = IB_WC_SUCCESS,
 		.opcode = IB_WC_RECV,
-		.byte_len = rx->send_len,
+		.byte_len = imm ? 0 : rx->send_len,
 		.qp = &qp->ibqp,
 	};
 
+	if (imm) {
+		if (after_write)
+			wc.opcode = IB_WC_RECV_RDMA_WITH_IMM;
+		wc.wc_flags = IB_WC_WITH_IMM;
+		memcpy(&wc.ex.imm_data, rx->imm + XIW_IMM_LEN - sizeof(__be32),
+		       sizeof(__be32));
+	}
 	if (xiw_rx_op_invalidates(op)) {
 		u32 stag = be32_to_cpu(xiw_rx_untagged(rx)->inval_stag);
 		int bad = xiw_mr_invalidate(qp->xdev, stag,
@@ -532,7 +762,8 @@ static int xiw_rx_recv_done(struct xiw_qp *qp)
 	rx->msn[XIW_QN_SEND]++;
 	if (xchg(&rx->send_rqe_valid, 0))
 		xiw_cq_add(qp->rcq, &wc,
-			   op == XIW_OP_SEND_SE || op == XIW_OP_SEND_SE_INV);
+			   op == XIW_OP_SEND_SE || op == XIW_OP_SEND_SE_INV ||
+			   op == XIW_OP_IMM_SE);
 	return 0;
 }
 
@@ -565,7 +796,7 @@ static int xiw_rx_read_done(struct xiw_qp *qp)
 	return bad;
 }
 
-/* The local completion of a Read the peer refused, by the refusal's kind. */
+/* The local completion of a request the peer refused, by its kind. */
 static enum ib_wc_status xiw_rx_refused_status(int cause)
 {
 	switch (XIW_TERM_LAYER(cause)) {
@@ -586,34 +817,47 @@ static enum ib_wc_status xiw_rx_refused_status(int cause)
 }
 
 /*
- * A Terminate whose included headers are one of our Read Requests: that
- * Read completes with the error the peer gave rather than being flushed.
- * The Read Request header, when included, picks the Read among those
- * outstanding; without it the peer refused the oldest (it answers them in
- * order). Any other Terminate names no work request of ours: Sends and
- * Writes complete when TCP has them, and the rest flushes.
+ * A Terminate whose included headers are one of our Read or Atomic
+ * Requests: that request completes with the error the peer gave rather
+ * than being flushed. The Read Request header, when included, picks the
+ * Read among those outstanding (stock siw's MSN there is not one); else
+ * the DDP header's MSN on queue 1 does. Any other Terminate names no work
+ * request of ours: Sends and Writes complete when TCP has them, and the
+ * rest flushes.
  */
-static void xiw_rx_fail_refused_read(struct xiw_qp *qp, int cause,
-				     const struct xiw_term_src *src)
+static bool xiw_rx_names_request(const struct xiw_wqe *w,
+				 const struct xiw_untagged_hdr *u,
+				 const struct xiw_read_req *rr)
+{
+	if (!rr)
+		return w->msn == be32_to_cpu(u->msn);
+	return w->opcode == IB_WR_RDMA_READ &&
+	       be32_to_cpu(rr->src_stag) == w->rkey &&
+	       be64_to_cpu(rr->src_to) == w->remote_addr &&
+	       be32_to_cpu(rr->size) == w->bytes;
+}
+
+static void xiw_rx_fail_refused_request(struct xiw_qp *qp, int cause,
+					const struct xiw_term_src *src)
 {
 	const struct xiw_untagged_hdr *u = src->ddp_hdr;
 	const struct xiw_read_req *rr = src->rdma_hdr;
 	struct xiw_wqe *wqe = NULL;
 	unsigned long flags;
+	u8 op;
 	u32 i;
 
 	if (!u || src->ddp_len != sizeof(*u) ||
-	    (u->ctrl.rdmap & XIW_RDMAP_OPCODE_MASK) != XIW_OP_READ_REQ ||
 	    be32_to_cpu(u->qn) != XIW_QN_READ_REQ)
+		return;
+	op = u->ctrl.rdmap & XIW_RDMAP_OPCODE_MASK;
+	if (op != XIW_OP_READ_REQ && op != XIW_OP_ATOMIC_REQ)
 		return;
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	for (i = qp->orq_tail; i != qp->orq_head; i++) {
 		struct xiw_wqe *w = xiw_qp_orq_wqe(qp, i);
 
-		if (!rr ||
-		    (be32_to_cpu(rr->src_stag) == w->rkey &&
-		     be64_to_cpu(rr->src_to) == w->remote_addr &&
-		     be32_to_cpu(rr->size) == w->bytes)) {
+		if (xiw_rx_names_request(w, u, rr)) {
 			wqe = w;
 			break;
 		}
@@ -643,7 +887,7 @@ static void xiw_rx_got_terminate(struct xiw_qp *qp)
 	memcpy(rx->term, &t->ctrl, sizeof(t->ctrl));
 	xiw_term_info_parse(rx->term, sizeof(t->ctrl) + rx->term_len, &cause,
 			    &src);
-	xiw_rx_fail_refused_read(qp, cause, &src);
+	xiw_rx_fail_refused_request(qp, cause, &src);
 	pr_info_ratelimited("xiw: %s qp %u: peer terminated: layer %u type %u code 0x%02x\n",
 			    dev_name(&qp->xdev->ibdev.dev), qp->ibqp.qp_num,
 			    XIW_TERM_LAYER(cause), XIW_TERM_ETYPE(cause),
@@ -666,6 +910,7 @@ static int xiw_rx_fpdu_done(struct xiw_qp *qp)
 {
 	struct xiw_rx *rx = &qp->rx;
 	u32 pad = xiw_mpa_pad(rx->ulpdu_len);
+	bool after_write;
 	__le32 got;
 
 	if (qp->crc) {
@@ -686,14 +931,27 @@ static int xiw_rx_fpdu_done(struct xiw_qp *qp)
 	/* Their senders may wait for the acknowledgment (see below). */
 	if (rx->op != XIW_OP_READ_RESP && rx->op != XIW_OP_TERMINATE)
 		rx->msg_end = true;
+	/* Responses interleave with the peer's own messages. */
+	after_write = rx->after_write;
+	if (rx->op != XIW_OP_READ_RESP && rx->op != XIW_OP_ATOMIC_RESP &&
+	    rx->op != XIW_OP_TERMINATE)
+		rx->after_write = rx->op == XIW_OP_WRITE;
 	switch (rx->op) {
 	case XIW_OP_SEND:
 	case XIW_OP_SEND_SE:
 	case XIW_OP_SEND_INV:
 	case XIW_OP_SEND_SE_INV:
-		return xiw_rx_recv_done(qp);
+	case XIW_OP_IMM:
+	case XIW_OP_IMM_SE:
+		return xiw_rx_recv_done(qp, after_write);
 	case XIW_OP_READ_RESP:
 		return xiw_rx_read_done(qp);
+	case XIW_OP_READ_REQ:
+	case XIW_OP_ATOMIC_REQ:
+		xiw_rx_request_done(qp);
+		break;
+	case XIW_OP_ATOMIC_RESP:
+		return xiw_rx_atomic_resp_done(qp);
 	case XIW_OP_TERMINATE:
 		xiw_rx_got_terminate(qp);
 		break;

@@ -413,30 +413,75 @@ static int xiw_tx_check_local(struct xiw_qp *qp, struct xiw_wqe *wqe,
 	return 0;
 }
 
-static int xiw_tx_read_req(struct xiw_qp *qp, struct xiw_wqe *wqe)
+/* An FPDU that is all header, untagged, one segment: requests, responses. */
+static int xiw_tx_untagged_only(struct xiw_qp *qp, u8 op, u8 qn, u32 msn,
+				u32 hdr_len)
 {
-	u32 hdr_len = sizeof(struct xiw_untagged_hdr) +
-		      sizeof(struct xiw_read_req);
-	u8 *p = xiw_tx_begin(qp, hdr_len);
-	struct xiw_untagged_hdr *h;
-	struct xiw_read_req *rr;
+	struct xiw_untagged_hdr *h =
+		(struct xiw_untagged_hdr *)(qp->tx_hdr + XIW_MPA_LEN_SIZE);
 	u32 crc;
 
-	h = (struct xiw_untagged_hdr *)(p + XIW_MPA_LEN_SIZE);
-	rr = (struct xiw_read_req *)(h + 1);
-	xiw_tx_ctrl(&h->ctrl, false, true, XIW_OP_READ_REQ);
+	xiw_tx_begin(qp, hdr_len);
+	xiw_tx_ctrl(&h->ctrl, false, true, op);
 	h->inval_stag = 0;
-	h->qn = cpu_to_be32(XIW_QN_READ_REQ);
-	h->msn = cpu_to_be32(qp->msn[XIW_QN_READ_REQ]++);
+	h->qn = cpu_to_be32(qn);
+	h->msn = cpu_to_be32(msn);
 	h->mo = 0;
-	rr->sink_stag = cpu_to_be32(wqe->num_sge ? wqe->sge[0].lkey : 0);
-	rr->sink_to = cpu_to_be64(wqe->num_sge ? wqe->sge[0].addr : 0);
-	rr->size = cpu_to_be32(wqe->bytes);
-	rr->src_stag = cpu_to_be32(wqe->rkey);
-	rr->src_to = cpu_to_be64(wqe->remote_addr);
 	if (xiw_tx_hdr(qp, hdr_len, &crc))
 		return -ENOMEM;
 	return xiw_tx_seal(qp, hdr_len, crc);
+}
+
+/*
+ * An Immediate Data message (RFC 7306 section 6) on queue 0, in the MSN
+ * order of Sends: the 8 octets carry the verbs' 32-bit immediate value as
+ * a 64-bit number (the upper 4 octets zero).
+ */
+static int xiw_tx_imm(struct xiw_qp *qp, struct xiw_wqe *wqe)
+{
+	__be32 *data = (__be32 *)(qp->tx_hdr + XIW_MPA_LEN_SIZE +
+				  sizeof(struct xiw_untagged_hdr));
+	u8 op = wqe->flags & XIW_WQE_SOLICITED ? XIW_OP_IMM_SE : XIW_OP_IMM;
+
+	data[0] = 0;
+	data[1] = wqe->imm;
+	return xiw_tx_untagged_only(qp, op, XIW_QN_SEND,
+				    qp->msn[XIW_QN_SEND]++,
+				    sizeof(struct xiw_untagged_hdr) +
+				    XIW_IMM_LEN);
+}
+
+/*
+ * A Read Request or Atomic Request on queue 1, which share its MSNs (the
+ * WQE keeps its own: a Terminate names it by it) and the ORD.
+ */
+static int xiw_tx_request(struct xiw_qp *qp, struct xiw_wqe *wqe)
+{
+	void *body = qp->tx_hdr + XIW_MPA_LEN_SIZE +
+		     sizeof(struct xiw_untagged_hdr);
+	u32 len = sizeof(struct xiw_untagged_hdr);
+	u8 op;
+
+	if (xiw_wqe_is_atomic(wqe->opcode)) {
+		/* Any value works; the SQ position is unique while queued. */
+		wqe->atomic.req_id = qp->sq_tx;
+		xiw_atomic_req_build(&wqe->atomic, body);
+		len += sizeof(struct xiw_atomic_req);
+		op = XIW_OP_ATOMIC_REQ;
+	} else {
+		struct xiw_read_req *rr = body;
+
+		rr->sink_stag = cpu_to_be32(wqe->num_sge ?
+					    wqe->sge[0].lkey : 0);
+		rr->sink_to = cpu_to_be64(wqe->num_sge ? wqe->sge[0].addr : 0);
+		rr->size = cpu_to_be32(wqe->bytes);
+		rr->src_stag = cpu_to_be32(wqe->rkey);
+		rr->src_to = cpu_to_be64(wqe->remote_addr);
+		len += sizeof(*rr);
+		op = XIW_OP_READ_REQ;
+	}
+	wqe->msn = qp->msn[XIW_QN_READ_REQ]++;
+	return xiw_tx_untagged_only(qp, op, XIW_QN_READ_REQ, wqe->msn, len);
 }
 
 /*
@@ -631,6 +676,32 @@ static int xiw_tx_local_op(struct xiw_qp *qp, struct xiw_wqe *wqe)
 }
 
 /*
+ * An Atomic Request's turn: every Read Response and Atomic Response before
+ * it is framed (RFC 7306 section 7), so carry it out now and frame its
+ * Atomic Response on queue 3. Return: 0 or an XIW_TX_* failure.
+ */
+static int xiw_tx_atomic_resp(struct xiw_qp *qp, struct xiw_irq_entry *e)
+{
+	struct xiw_atomic_resp *r = (struct xiw_atomic_resp *)
+		(qp->tx_hdr + XIW_MPA_LEN_SIZE +
+		 sizeof(struct xiw_untagged_hdr));
+	u64 orig;
+
+	if (!xiw_tx_room(qp, 0, 0))
+		return XIW_TX_FULL;
+	/* The consumer invalidated the target since it was checked. */
+	if (xiw_mr_atomic(e->mr, &e->op, &orig))
+		return XIW_TX_LOCAL_ERR;
+	r->req_id = cpu_to_be32(e->op.req_id);
+	r->orig = cpu_to_be64(orig);
+	if (xiw_tx_untagged_only(qp, XIW_OP_ATOMIC_RESP, XIW_QN_ATOMIC_RESP,
+				 qp->msn[XIW_QN_ATOMIC_RESP]++,
+				 sizeof(struct xiw_untagged_hdr) + sizeof(*r)))
+		return XIW_TX_NOMEM;
+	return 0;
+}
+
+/*
  * The next Read Response FPDU, if a Read Request waits. The entry at
  * irq_tail changes only here (and in a flush, when this engine is idle),
  * so it is framed outside the lock; irq_tail moves under it, for the
@@ -649,6 +720,12 @@ static int xiw_tx_next_resp(struct xiw_qp *qp)
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	if (!e)
 		return XIW_TX_IDLE;
+	if (e->atomic) {
+		err = xiw_tx_atomic_resp(qp, e);
+		if (err)
+			return err;
+		goto answered;
+	}
 
 	len = min_t(u32, e->left, qp->mulpdu - sizeof(struct xiw_tagged_hdr));
 	last = len == e->left;
@@ -662,6 +739,7 @@ static int xiw_tx_next_resp(struct xiw_qp *qp)
 	e->left -= len;
 	if (!last)
 		return XIW_TX_FRAMED;
+answered:
 	/* The MR stays referenced until the batch is in TCP's hands. */
 	if (e->mr)
 		qp->tx_mr[qp->tx_nmr++] = e->mr;
@@ -697,13 +775,13 @@ static int xiw_tx_next(struct xiw_qp *qp)
 		return XIW_TX_IDLE;
 	}
 	wqe = &qp->sq[qp->sq_tx % qp->sq_size];
-	if (wqe->opcode == IB_WR_RDMA_READ && !qp->ord) {
+	if (xiw_wqe_uses_orq(wqe->opcode) && !qp->ord) {
 		/* The connection allows no Reads: fail it, never wait. */
 		bad = xiw_tx_fail_wqe(qp, wqe, IB_WC_LOC_QP_OP_ERR);
 		spin_unlock_irqrestore(&qp->sq_lock, flags);
 		return bad;
 	}
-	if (wqe->opcode == IB_WR_RDMA_READ &&
+	if (xiw_wqe_uses_orq(wqe->opcode) &&
 	    (qp->orq_head - qp->orq_tail >= qp->ord ||
 	     qp->orq_head - qp->orq_tail >= XIW_MAX_ORD)) {
 		spin_unlock_irqrestore(&qp->sq_lock, flags);
@@ -718,13 +796,13 @@ static int xiw_tx_next(struct xiw_qp *qp)
 	if (wqe->opcode == IB_WR_REG_MR || wqe->opcode == IB_WR_LOCAL_INV)
 		return xiw_tx_local_op(qp, wqe);
 
-	if (wqe->opcode == IB_WR_RDMA_READ) {
+	if (xiw_wqe_uses_orq(wqe->opcode)) {
 		if (!xiw_tx_room(qp, 0, 0))
 			return XIW_TX_FULL;
 		bad = xiw_tx_check_local(qp, wqe, IB_ACCESS_LOCAL_WRITE);
 		if (bad)
 			goto fail;
-		if (xiw_tx_read_req(qp, wqe))
+		if (xiw_tx_request(qp, wqe))
 			return XIW_TX_NOMEM;
 		spin_lock_irqsave(&qp->sq_lock, flags);
 		qp->orq[qp->orq_head % XIW_MAX_ORD] = qp->sq_tx;
@@ -732,6 +810,20 @@ static int xiw_tx_next(struct xiw_qp *qp)
 		qp->sq_tx++;
 		spin_unlock_irqrestore(&qp->sq_lock, flags);
 		return XIW_TX_FRAMED;
+	}
+
+	/* Immediate Data: after the Write, or alone (no payload). */
+	if (xiw_wqe_has_imm(wqe->opcode) &&
+	    (qp->tx_imm_next || wqe->opcode == IB_WR_SEND_WITH_IMM ||
+	     !wqe->bytes)) {
+		if (!xiw_tx_room(qp, XIW_IMM_LEN, 0))
+			return XIW_TX_FULL;
+		if (!qp->tx_imm_next)
+			qp->tx_spliced = false;
+		if (xiw_tx_imm(qp, wqe))
+			return XIW_TX_NOMEM;
+		qp->tx_imm_next = false;
+		goto framed;
 	}
 
 	len = min(wqe->bytes - qp->tx_wqe_off,
@@ -756,6 +848,11 @@ static int xiw_tx_next(struct xiw_qp *qp)
 		return XIW_TX_NOMEM;
 	if (!last)
 		return XIW_TX_FRAMED;
+	if (xiw_wqe_has_imm(wqe->opcode)) {
+		qp->tx_imm_next = true;
+		return XIW_TX_FRAMED;
+	}
+framed:
 	/*
 	 * The WQE is framed: until the batch is pushed, ack_seq holds where
 	 * in the batch it ends (see xiw_tx_pushed()).
@@ -901,8 +998,8 @@ static void xiw_tx_pushed(struct xiw_qp *qp, struct socket *sock, u32 end)
 	for (i = qp->sq_pushed; (s32)(qp->tx_sq_end - i) > 0; i++) {
 		struct xiw_wqe *wqe = &qp->sq[i % qp->sq_size];
 
-		if (wqe->done || wqe->opcode == IB_WR_RDMA_READ)
-			continue;
+		if (wqe->done || xiw_wqe_uses_orq(wqe->opcode))
+			continue;	/* answered: completes with the answer */
 		if (wqe->zcopy) {
 			wqe->ack_seq = end - (qp->tx_len - wqe->ack_seq);
 			wait = true;
@@ -1081,6 +1178,7 @@ void xiw_tx_drop(struct xiw_qp *qp)
 {
 	xiw_tx_reset(qp);
 	qp->tx_wqe_off = 0;
+	qp->tx_imm_next = false;
 	WRITE_ONCE(qp->tx_blocked, false);
 }
 

@@ -52,12 +52,9 @@ int xiw_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_pkeys = 0;
 	/* "rdma link delete" is how an administrator removes the device. */
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
-	/*
-	 * Nothing is claimed before the data path that backs it exists:
-	 * atomics stay IB_ATOMIC_NONE until RFC 7306 support lands.
-	 */
-	attr->atomic_cap = IB_ATOMIC_NONE;
-	attr->masked_atomic_cap = IB_ATOMIC_NONE;
+	/* RFC 7306 atomics, atomic across every QP of the device. */
+	attr->atomic_cap = IB_ATOMIC_HCA;
+	attr->masked_atomic_cap = IB_ATOMIC_HCA;
 	return 0;
 }
 

@@ -41,6 +41,13 @@ def read_request(src_stag):
     return struct.pack(">IQIIQ", 0x1234, 0x1000, 64, src_stag, 0)
 
 
+def atomic_request(aop, stag, to, req_id=7):
+    """RFC 7306 figure 4: AOpCode, Request Identifier, Remote STag and
+    Tagged Offset, Add/Swap Data and Mask, Compare Data and Mask."""
+    return struct.pack(">IIIQQQQQ", aop, req_id, stag, to, 1, 0, 0,
+                       (1 << 64) - 1)
+
+
 def term(ctrl_layer, etype, code):
     return ctrl_layer << 28 | etype << 24 | code << 16
 
@@ -122,6 +129,30 @@ CASES = {
     "reserved_opcode": (untagged(0xC, 0, 1), term(0, 2, 0x06), False),
     "rdmap_version_2": (_rv2(untagged(3, 0, 1, body=b"hi")),
                         term(0, 2, 0x05), False),
+    # RFC 7306: the draft's Swap (1) is no AOpCode of the RFC's; a target
+    # offset not 64-bit aligned is section 8.2's catastrophic error; a bad
+    # STag is a remote protection error, with the DDP header but no RDMAP
+    # header (section 8.1). An Atomic Response with none outstanding is
+    # unexpected.
+    "atomic_swap_aopcode": (untagged(0xA, 1, 1, body=atomic_request(
+        1, 0xDEAD0100, 0)), term(0, 2, 0x06), True),
+    "atomic_unaligned": (untagged(0xA, 1, 1, body=atomic_request(
+        0, 0xDEAD0100, 4)), term(0, 2, 0x07), True),
+    "atomic_unknown_stag": (untagged(0xA, 1, 1, body=atomic_request(
+        0, 0xDEAD0100, 0)), term(0, 1, 0x00), True),
+    "atomic_response_without_request": (
+        untagged(0xB, 3, 1, body=struct.pack(">IQ", 7, 42)),
+        term(0, 2, 0x06), True),
+    "atomic_request_with_payload": (untagged(0xA, 1, 1, body=atomic_request(
+        0, 0xDEAD0100, 0) + b"more"), term(1, 2, 0x05), True),
+    # Immediate Data carries exactly 8 octets (RFC 7306 section 6.3) and
+    # takes a receive like a Send (the server here posted none).
+    "immediate_data_short": (untagged(8, 0, 1, body=b"1234"),
+                             term(0, 2, 0x07), True),
+    "immediate_data_long": (untagged(8, 0, 1, body=b"123456789"),
+                            term(1, 2, 0x05), True),
+    "immediate_data_without_receive": (untagged(9, 0, 1, body=b"12345678"),
+                                       term(1, 2, 0x02), True),
 }
 
 
