@@ -447,8 +447,11 @@ static int xiw_rx_atomic_resp_done(struct xiw_qp *qp)
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	wqe = xiw_qp_orq_oldest(qp);
-	sge = wqe->sge[0];
+	if (wqe)
+		sge = wqe->sge[0];
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	if (!wqe)	/* flushed since its header was checked */
+		return 0;
 
 	/* The consumer's buffer, checked when the request went out. */
 	mr = xiw_mr_lookup(qp->xdev, sge.lkey, to_xiw_pd(qp->ibqp.pd),
@@ -462,10 +465,12 @@ static int xiw_rx_atomic_resp_done(struct xiw_qp *qp)
 		xiw_mr_put(mr);
 	}
 	spin_lock_irqsave(&qp->sq_lock, flags);
-	if (bad)
-		wqe->status = IB_WC_LOC_PROT_ERR;
-	wqe->done = true;
-	qp->orq_tail++;
+	if (xiw_qp_orq_oldest(qp) == wqe) {
+		if (bad)
+			wqe->status = IB_WC_LOC_PROT_ERR;
+		wqe->done = true;
+		qp->orq_tail++;
+	}
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	qp->rx.msn[XIW_QN_ATOMIC_RESP]++;
 	xiw_qp_sq_complete(qp);
