@@ -77,3 +77,33 @@ u64 xiw_atomic_apply(const struct xiw_atomic_op *op, u64 orig)
 	return xiw_atomic_cmp_swap(orig, op->cmp, op->cmp_mask, op->data,
 				   op->mask);
 }
+
+/**
+ * xiw_atomic_resp_build() - encode an Atomic Operation Response header
+ * @req_id: the request's Request Identifier
+ * @orig: the target's value before the operation, host order
+ * @r: output
+ */
+void xiw_atomic_resp_build(u32 req_id, u64 orig, struct xiw_atomic_resp *r)
+{
+	r->req_id = cpu_to_be32(req_id);
+	r->orig = cpu_to_be64(orig);
+}
+
+/**
+ * xiw_atomic_resp_match() - is a received response the answer to the
+ *	request the requester expects next?
+ * @r: the header as received
+ * @req_id: the Request Identifier of the oldest outstanding request
+ * @orig: the original value, host order, written only on a match
+ *
+ * Return: 0, or -EPROTO for another Request Identifier.
+ */
+int xiw_atomic_resp_match(const struct xiw_atomic_resp *r, u32 req_id,
+			  u64 *orig)
+{
+	if (be32_to_cpu(r->req_id) != req_id)
+		return -EPROTO;
+	*orig = be64_to_cpu(r->orig);
+	return 0;
+}

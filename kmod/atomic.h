@@ -116,5 +116,8 @@ void xiw_atomic_req_build(const struct xiw_atomic_op *op,
 int xiw_atomic_req_parse(const struct xiw_atomic_req *r,
 			 struct xiw_atomic_op *op);
 u64 xiw_atomic_apply(const struct xiw_atomic_op *op, u64 orig);
+void xiw_atomic_resp_build(u32 req_id, u64 orig, struct xiw_atomic_resp *r);
+int xiw_atomic_resp_match(const struct xiw_atomic_resp *r, u32 req_id,
+			  u64 *orig);
 
 #endif /* XIW_ATOMIC_H */

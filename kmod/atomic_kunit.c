@@ -164,6 +164,29 @@ static void atomic_request_checks(struct kunit *test)
 	}
 }
 
+static void atomic_response_round_trip_and_matching(struct kunit *test)
+{
+	static const u8 wire[] = {
+		0xde, 0xad, 0xbe, 0xef,
+		0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef,
+	};
+	struct xiw_atomic_resp r;
+	u64 orig = 0x55;
+
+	/* Figure 6: identifier, then the original value, big-endian. */
+	xiw_atomic_resp_build(0xdeadbeef, 0x0123456789abcdefULL, &r);
+	KUNIT_EXPECT_MEMEQ(test, &r, wire, sizeof(wire));
+	KUNIT_EXPECT_EQ(test, xiw_atomic_resp_match(&r, 0xdeadbeef, &orig), 0);
+	KUNIT_EXPECT_EQ(test, orig, 0x0123456789abcdefULL);
+	/* Any other identifier: no match, and the value is left alone. */
+	orig = 0x55;
+	KUNIT_EXPECT_EQ(test, xiw_atomic_resp_match(&r, 0xdeadbeee, &orig),
+			-EPROTO);
+	KUNIT_EXPECT_EQ(test, xiw_atomic_resp_match(&r, 0xefbeadde, &orig),
+			-EPROTO);
+	KUNIT_EXPECT_EQ(test, orig, 0x55ULL);
+}
+
 static struct kunit_case xiw_atomic_cases[] = {
 	KUNIT_CASE(atomic_fetch_add_matches_rfc_pseudocode),
 	KUNIT_CASE(atomic_fetch_add_fields),
@@ -171,6 +194,7 @@ static struct kunit_case xiw_atomic_cases[] = {
 	KUNIT_CASE(atomic_header_layouts),
 	KUNIT_CASE(atomic_request_round_trip_and_wire),
 	KUNIT_CASE(atomic_request_checks),
+	KUNIT_CASE(atomic_response_round_trip_and_matching),
 	{}
 };
 

@@ -401,6 +401,7 @@ static int xiw_rx_atomic_resp(struct xiw_qp *qp)
 	struct xiw_atomic_resp *r = (struct xiw_atomic_resp *)(h + 1);
 	struct xiw_wqe *wqe;
 	unsigned long flags;
+	u64 orig;
 	int bad;
 
 	bad = xiw_rx_check_untagged(qp, XIW_QN_ATOMIC_RESP);
@@ -414,7 +415,7 @@ static int xiw_rx_atomic_resp(struct xiw_qp *qp)
 	wqe = xiw_qp_orq_oldest(qp);
 	if (!wqe || !xiw_wqe_is_atomic(wqe->opcode))
 		bad = TERM_RDMAP_OP(XIW_RDMAP_UNEXP_OPCODE);
-	else if (be32_to_cpu(r->req_id) != wqe->atomic.req_id)
+	else if (xiw_atomic_resp_match(r, wqe->atomic.req_id, &orig))
 		bad = TERM_RDMAP_OP(XIW_RDMAP_CATASTROPHIC_STREAM);
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	return bad;

@@ -692,8 +692,7 @@ static int xiw_tx_atomic_resp(struct xiw_qp *qp, struct xiw_irq_entry *e)
 	/* The consumer invalidated the target since it was checked. */
 	if (xiw_mr_atomic(e->mr, &e->op, &orig))
 		return XIW_TX_LOCAL_ERR;
-	r->req_id = cpu_to_be32(e->op.req_id);
-	r->orig = cpu_to_be64(orig);
+	xiw_atomic_resp_build(e->op.req_id, orig, r);
 	if (xiw_tx_untagged_only(qp, XIW_OP_ATOMIC_RESP, XIW_QN_ATOMIC_RESP,
 				 qp->msn[XIW_QN_ATOMIC_RESP]++,
 				 sizeof(struct xiw_untagged_hdr) + sizeof(*r)))
