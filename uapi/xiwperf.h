@@ -22,6 +22,10 @@
  * Versions: 2 added the atomic operations and reserved space to struct
  * xiwperf_run (now 528 bytes) and struct xiwperf_result (336), so
  * XIWPERF_IOC_RUN has a new number; the other structures are unchanged.
+ * The Immediate Data operations (also version 2, which was not released
+ * without them) took run.imm and run.reserved_imm from that space,
+ * without changing the size: the rest of it (run.reserved_imm and
+ * run.reserved) must still be zero.
  *
  * Server (one per open file):
  *   XIWPERF_IOC_LISTEN binds and listens, allocates the target buffer and
@@ -89,14 +93,34 @@
  * @XIWPERF_OP_MASKED_CMP_SWAP: IB_WR_MASKED_ATOMIC_CMP_AND_SWP: the bits of
  *	run.swap_mask from run.swap where the bits of run.compare_add_mask
  *	equal run.compare_add's.
+ * @XIWPERF_OP_WRITE_IMM: IB_WR_RDMA_WRITE_WITH_IMM: an RDMA Write into the
+ *	operation's region of the server's buffer that also consumes one
+ *	receive at the server and completes there with its 32-bit immediate
+ *	value (IB_WC_RECV_RDMA_WITH_IMM, IB_WC_WITH_IMM, byte_len 0).
+ * @XIWPERF_OP_IMM: IB_WR_SEND_WITH_IMM without payload (size 0): only the
+ *	immediate value, completing at the server as IB_WC_RECV with
+ *	IB_WC_WITH_IMM and byte_len 0.
  *
- * The atomic operations (the last four) all target one 64-bit word, at
+ * The atomic operations (4 to 7) all target one 64-bit word, at
  * offset 0 of the server's buffer, from every connection and lane: the
  * operations contend. Their size is 8 (one SGE of 8 bytes receives the
  * word's original value), and they need the server's buffer registered
  * with IB_ACCESS_REMOTE_ATOMIC: XIWPERF_F_REMOTE_FRWR (only an injected
  * fault may do without: the global rkey has no atomic right). Semantics
  * as RFC 7306 states them (see Documentation/xiwperf.md).
+ *
+ * The Immediate Data operations (RFC 7306 section 5.2: on iWARP the Write
+ * is followed by an Immediate Data message, a Send with Immediate is that
+ * message alone) each take one receive the server posted, as Sends do,
+ * with the same credits, verdict and XIWPERF_F_SOLICIT; the server checks
+ * every receive completion (see XIWPERF_F_IMM). An RDMA Write with
+ * Immediate of operation k of connection q writes region
+ * (q * r + k % r) % result.regions, r being the receives the server posts
+ * per connection (its accept's credits): the server has checked
+ * operation k before the client may post operation k + r. There is no
+ * capability bit for Immediate Data: a device without it (an iWARP one
+ * that does not implement RFC 7306) refuses the work request at posting
+ * (XIWPERF_REASON_POST) or on the wire.
  */
 enum xiwperf_op {
 	XIWPERF_OP_SEND = 1,
@@ -106,6 +130,8 @@ enum xiwperf_op {
 	XIWPERF_OP_CMP_SWAP = 5,
 	XIWPERF_OP_MASKED_FETCH_ADD = 6,
 	XIWPERF_OP_MASKED_CMP_SWAP = 7,
+	XIWPERF_OP_WRITE_IMM = 8,
+	XIWPERF_OP_IMM = 9,
 };
 
 /*
@@ -122,23 +148,26 @@ enum xiwperf_op {
  */
 #define XIWPERF_F_CHECK		0x1U
 /*
- * Client flag: post Send and RDMA Write with IB_SEND_INLINE, on a QP created
- * with cap.max_inline_data = size (not for Read). A device that refuses that
- * QP, or grants less inline data than size, fails the run with
- * XIWPERF_REASON_UNSUPPORTED.
+ * Client flag: post Send, RDMA Write and RDMA Write with Immediate with
+ * IB_SEND_INLINE, on a QP created with cap.max_inline_data = size (not for
+ * Read, the atomic operations and XIWPERF_OP_IMM, which has no payload).
+ * A device that refuses that QP, or grants less inline data than size,
+ * fails the run with XIWPERF_REASON_UNSUPPORTED.
  */
 #define XIWPERF_F_INLINE	0x2U
 /*
- * Client flag, Send only: post every run.solicit-th Send of a connection
- * with IB_SEND_SOLICITED, and also its last Send and any Send that takes
- * the last credit the client holds. The server then takes that
+ * Client flag, Send and the Immediate Data operations only (below, "Send"
+ * stands for their messages too): post every run.solicit-th Send of a
+ * connection with IB_SEND_SOLICITED, and also its last Send and any Send
+ * that takes the last credit the client holds. The server then takes that
  * connection's receives on a CQ of their own armed for solicited events
  * only, polls it only when notified, and reports how often it was (see
  * result.notifications and result.first_batch).
  */
 #define XIWPERF_F_SOLICIT	0x4U
 /*
- * Client flag (--mr frwr): register each operation's local buffer by fast
+ * Client flag (--mr frwr), not for XIWPERF_OP_IMM (which has no local
+ * buffer): register each operation's local buffer by fast
  * registration instead of using the PD's local_dma_lkey. Every lane (one
  * outstanding operation) has an MR from ib_alloc_mr(); each operation
  * posts IB_WR_REG_MR with a rotated key, then the operation through the
@@ -150,8 +179,9 @@ enum xiwperf_op {
  */
 #define XIWPERF_F_FRWR		0x8U
 /*
- * Client flag (--remote-mr frwr), not for Send: the server registers its
- * buffer for this connection by fast registration, one MR per 4 MiB chunk,
+ * Client flag (--remote-mr frwr), not for Send and XIWPERF_OP_IMM: the
+ * server registers its buffer for this connection by fast registration,
+ * one MR per 4 MiB chunk,
  * each with its own rkey (for atomic operations with
  * IB_ACCESS_REMOTE_ATOMIC too), plus a read-only (remote read only)
  * registration of chunk 0. The client starts once the server has told it
@@ -159,15 +189,36 @@ enum xiwperf_op {
  */
 #define XIWPERF_F_REMOTE_FRWR	0x10U
 /*
- * Client flag (--srq), Send only, not with XIWPERF_F_SOLICIT: the server
- * puts all connections of the run on one shared receive queue, arms its
- * limit event and reports arms and events (run.srq_*).
+ * Client flag (--srq), Send and the Immediate Data operations only (not
+ * XIWPERF_OP_WRITE_IMM with XIWPERF_F_CHECK: a credit from the shared
+ * queue does not say that the connection's earlier messages were
+ * checked), not with XIWPERF_F_SOLICIT: the server puts all connections of
+ * the run on one shared receive queue, arms its limit event and reports
+ * arms and events (run.srq_*).
  */
 #define XIWPERF_F_SRQ		0x20U
+/*
+ * Client flag (--imm V), XIWPERF_OP_WRITE_IMM and XIWPERF_OP_IMM only:
+ * every operation carries run.imm as its immediate value. Without it
+ * operation k of a connection carries k (modulo 2^32) and run.imm must be
+ * 0. The server checks every receive completion of these operations,
+ * --check or not: status, opcode (IB_WC_RECV_RDMA_WITH_IMM, or
+ * IB_WC_RECV for XIWPERF_OP_IMM), IB_WC_WITH_IMM, byte_len 0 and the
+ * immediate value (the connection's next sequence number, or run.imm);
+ * with XIWPERF_F_CHECK and XIWPERF_OP_WRITE_IMM also that the operation's
+ * region already holds the operation's pattern when its completion is
+ * seen. A message failing any of this is a mismatch in the verdict;
+ * result.first_bad_offset is XIWPERF_BAD_COMPLETION when its completion
+ * (not the region's data) was wrong.
+ */
+#define XIWPERF_F_IMM		0x40U
+/* result.first_bad_offset of a message whose receive completion was wrong */
+#define XIWPERF_BAD_COMPLETION	(~0ULL)
 
 /**
  * enum xiwperf_inject - a fault the client injects (run.inject), not for
- *	Send, but for XIWPERF_INJECT_LKEY. The first operation of connection
+ *	Send, but for XIWPERF_INJECT_LKEY, and never for the Immediate Data
+ *	operations. The first operation of connection
  *	0 is the faulty one; an RDMA Write is followed at once by an RDMA
  *	Read of the same region, which cannot complete once the server has
  *	terminated the stream. The run is expected to fail
@@ -253,7 +304,7 @@ struct xiwperf_listen {
  * @connections: connections accepted since LISTEN.
  * @active: connections established now.
  * @rejected: connection requests refused (bad request, no resources).
- * @received: Send messages received.
+ * @received: Send (and Immediate Data) messages received.
  * @mismatches: of those, messages that failed the --check verification.
  * @errors: failed work completions (other than flushes at teardown).
  * @reserved: in: zero.
@@ -377,8 +428,9 @@ enum xiwperf_reject {
  * @completed: operations that completed successfully.
  * @errors: work completions that failed (flushed ones included): with
  *	XIWPERF_F_FRWR or run.inject an operation has several work requests.
- * @mismatches: operations whose data failed the check (for send: as
- *	reported by the server).
+ * @mismatches: operations whose data failed the check (for send and the
+ *	Immediate Data operations: as reported by the server, which for the
+ *	latter also counts wrong receive completions: see XIWPERF_F_IMM).
  * @bytes: payload bytes moved: @completed * size.
  * @nsec: from the first post to the last completion.
  * @lat_min_ns: fastest operation, post to completion.
@@ -389,7 +441,8 @@ enum xiwperf_reject {
  * @remote_size: size of the server's buffer.
  * @first_bad_seq: the first mismatching operation: its sequence number on
  *	its connection...
- * @first_bad_offset: ...the offset of its first wrong byte...
+ * @first_bad_offset: ...the offset of its first wrong byte (or
+ *	XIWPERF_BAD_COMPLETION)...
  * @first_bad_qp: ...and the connection's index.
  * @checked: 1 if every operation's data was verified (XIWPERF_F_CHECK and
  *	the run completed), so that @data_ok is meaningful.
@@ -482,19 +535,23 @@ struct xiwperf_result {
  * @depth: in: outstanding operations per connection, 1..XIWPERF_MAX_DEPTH.
  * @timeout_ms: in: give up after this long without progress (connection
  *	setup or completions); 0 for XIWPERF_DEFAULT_TIMEOUT_MS.
- * @size: in: bytes per operation, 1..XIWPERF_MAX_SIZE; @qps * @depth * @size
- *	at most XIWPERF_MAX_MEMORY.
+ * @size: in: bytes per operation, 1..XIWPERF_MAX_SIZE (0 for, and only
+ *	for, XIWPERF_OP_IMM); @qps * @depth * @size at most
+ *	XIWPERF_MAX_MEMORY.
  * @count: in: operations in total, spread evenly over the connections.
  * @sge: in: SGEs describing each operation's local buffer, 1 to
- *	XIWPERF_MAX_SGE, 0 meaning 1: the buffer is split into that many
+ *	XIWPERF_MAX_SGE, 0 meaning 1 (XIWPERF_OP_IMM: 0 or 1, and it has
+ *	none; the server's receives of the Immediate Data operations have
+ *	none either): the buffer is split into that many
  *	consecutive pieces of equal length (the first size % @sge one byte
  *	longer; @size pieces of one byte if @size is smaller). Send receives
  *	at the server are posted the same way. The device must take that many
  *	(see XIWPERF_REASON_UNSUPPORTED). The client's own work requests
  *	(reading the chunk table, reading back for write --check, control
  *	messages) use one SGE.
- * @solicit: in: with XIWPERF_F_SOLICIT (op XIWPERF_OP_SEND only), solicit
- *	every @solicit-th Send of a connection, at least 1; else zero.
+ * @solicit: in: with XIWPERF_F_SOLICIT (op XIWPERF_OP_SEND and the
+ *	Immediate Data operations only), solicit every @solicit-th message of
+ *	a connection, at least 1; else zero.
  * @inject: in: enum xiwperf_inject; XIWPERF_INJECT_NONE (0) for none.
  * @srq_arms: out, XIWPERF_F_SRQ: times the server armed the SRQ limit.
  * @registrations: out: fast registrations (IB_WR_REG_MR) of the client
@@ -511,6 +568,10 @@ struct xiwperf_result {
  *	discarded; 0 is a plain 64-bit add); XIWPERF_OP_MASKED_CMP_SWAP: the
  *	Compare Mask; else zero.
  * @swap_mask: in: XIWPERF_OP_MASKED_CMP_SWAP: the Swap Mask; else zero.
+ * @imm: in: with XIWPERF_F_IMM the immediate value every operation
+ *	carries (host order; it is sent as the verbs' __be32 imm_data);
+ *	else zero.
+ * @reserved_imm: in: zero.
  * @reserved: in: zero, for later additions.
  * @result: out (with XIWPERF_F_SRQ also result.srq_stray_events).
  *
@@ -518,7 +579,8 @@ struct xiwperf_result {
  * features are the "out" fields above, in this structure itself (whatever
  * they hold on input is ignored). The SRQ figures are the server's, for
  * the one SRQ of the whole run, from its verdict. Version 2 added the
- * atomic operands and @reserved here and in struct xiwperf_result.
+ * atomic operands and @reserved here and in struct xiwperf_result, then
+ * @imm and @reserved_imm out of the first 8 bytes of @reserved.
  */
 struct xiwperf_run {
 	__u32 version;
@@ -541,7 +603,9 @@ struct xiwperf_run {
 	__u64 swap;
 	__u64 compare_add_mask;
 	__u64 swap_mask;
-	__u64 reserved[8];
+	__u32 imm;
+	__u32 reserved_imm;
+	__u64 reserved[7];
 	struct xiwperf_result result;
 };
 

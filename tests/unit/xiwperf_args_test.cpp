@@ -127,7 +127,7 @@ TEST_F(XiwperfArgs, SgeAndInline)
     EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "write", "--sge"}),
               "--sge needs a value");
     EXPECT_EQ(usage_error(one_op("read", {"--inline"})),
-              "client: --inline works with --op send and write only");
+              "client: --inline works with --op send, write and write_imm only");
     EXPECT_EQ(usage_error({"client", "--inline=yes"}), "--inline takes no value");
     EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "--sge", "2"}),
               "server: unknown option \"--sge\"");
@@ -151,7 +151,7 @@ TEST_F(XiwperfArgs, Solicit)
     EXPECT_EQ(usage_error(one_op("send", {"--solicit"})), "--solicit needs a value");
     for (auto op : {"write", "read"})
         EXPECT_EQ(usage_error(one_op(op, {"--solicit", "2"})),
-                  "client: --solicit works with --op send only");
+                  "client: --solicit works with --op send, write_imm and imm only");
     EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "--solicit", "2"}),
               "server: unknown option \"--solicit\"");
 }
@@ -183,7 +183,8 @@ TEST_F(XiwperfArgs, MrAndRemoteMrTakeDmaOrFrwr)
               "--remote-mr: \"FRWR\" is not one of dma, frwr");
     EXPECT_EQ(usage_error(one_op("write", {"--mr"})), "--mr needs a value");
     EXPECT_EQ(usage_error(one_op("send", {"--remote-mr", "frwr"})),
-              "client: --remote-mr works with --op write, read and the atomic operations only");
+              "client: --remote-mr works with --op write, write_imm, read and the atomic "
+              "operations only");
     EXPECT_EQ(usage_error(one_op("send", {"--mr", "frwr", "--inline"})),
               "client: --mr frwr and --inline exclude each other (inline data is not "
               "registered)");
@@ -251,7 +252,8 @@ TEST_F(XiwperfArgs, SrqIsForSendWithoutSolicit)
                         "--count", "800", "--qps", "8", "--srq", "--check"})
                     .srq);
     for (auto op : {"write", "read"})
-        EXPECT_EQ(usage_error(one_op(op, {"--srq"})), "client: --srq works with --op send only");
+        EXPECT_EQ(usage_error(one_op(op, {"--srq"})),
+                  "client: --srq works with --op send, write_imm and imm only");
     EXPECT_EQ(usage_error(one_op("send", {"--srq", "--solicit", "2"})),
               "client: --srq and --solicit exclude each other");
     EXPECT_EQ(usage_error(one_op("send", {"--srq=1"})), "--srq takes no value");
@@ -424,12 +426,12 @@ TEST_F(XiwperfArgs, AtomicRefusesWhatDoesNotFit)
                   "client: the atomic operations have one SGE (--sge 1)")
             << op;
         EXPECT_EQ(usage_error(with({"--inline"})),
-                  "client: --inline works with --op send and write only")
+                  "client: --inline works with --op send, write and write_imm only")
             << op;
         EXPECT_EQ(usage_error(with({"--solicit", "1"})),
-                  "client: --solicit works with --op send only")
+                  "client: --solicit works with --op send, write_imm and imm only")
             << op;
-        EXPECT_EQ(usage_error(with({"--srq"})), "client: --srq works with --op send only") << op;
+        EXPECT_EQ(usage_error(with({"--srq"})), "client: --srq works with --op send, write_imm and imm only") << op;
         EXPECT_EQ(usage_error(with({"--remote-mr", "dma"})),
                   "client: --op " + op +
                       " needs --remote-mr frwr (the server's global rkey has no atomic right; "
@@ -515,7 +517,7 @@ TEST_F(XiwperfArgs, ShortOptionsNameThemselvesInErrors)
     EXPECT_EQ(usage_error(one_op("read", {"-s", "0"})), "--size: must be 1 to 4194304 bytes");
     EXPECT_EQ(usage_error(one_op("read", {"-o", "x"})),
               "--op: \"x\" is not one of send, write, read, fetch_add, cmp_swap, "
-              "masked_fetch_add, masked_cmp_swap");
+              "masked_fetch_add, masked_cmp_swap, write_imm, imm");
     EXPECT_EQ(usage_error({"client", "-a", "x"}),
               "--addr: \"x\" is not a numeric IPv4 or IPv6 address");
 }
@@ -526,7 +528,7 @@ TEST_F(XiwperfArgs, ClientRequiresAddrOpSizeCount)
               "client: missing --addr IP");
     EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--size", "1", "--count", "1"}),
               "client: missing --op "
-              "{send,write,read,fetch_add,cmp_swap,masked_fetch_add,masked_cmp_swap}");
+              "{send,write,read,fetch_add,cmp_swap,masked_fetch_add,masked_cmp_swap,write_imm,imm}");
     EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "read", "--count", "1"}),
               "client: missing --size BYTES");
     EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "read", "--size", "1"}),
@@ -538,7 +540,7 @@ TEST_F(XiwperfArgs, ClientRejectsBadValues)
     EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "atomic", "--size", "1",
                            "--count", "1"}),
               "--op: \"atomic\" is not one of send, write, read, fetch_add, cmp_swap, "
-              "masked_fetch_add, masked_cmp_swap");
+              "masked_fetch_add, masked_cmp_swap, write_imm, imm");
     EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "read", "--size", "0",
                            "--count", "1"}),
               "--size: must be 1 to 4194304 bytes");
@@ -686,4 +688,112 @@ TEST_F(XiwperfArgs, Addresses)
     EXPECT_FALSE(xiwperf::parse_address("10.0.0.1%3"));
     EXPECT_FALSE(xiwperf::parse_address("fe80::1%no-such-interface0"));
     EXPECT_FALSE(xiwperf::parse_address("10.0.0.256"));
+}
+
+namespace {
+
+// "client --addr 10.0.0.1 --op imm --count 8", then @extra.
+Words imm_op(WordList extra = {})
+{
+    Words w{"client", "--addr", "10.0.0.1", "--op", "imm", "--count", "8"};
+    w.insert(w.end(), extra);
+    return w;
+}
+
+}  // namespace
+
+TEST_F(XiwperfArgs, ImmediateDataOperations)
+{
+    Client w = client(one_op("write_imm", {"--size", "4K"}));
+    EXPECT_EQ(w.op, Op::write_imm);
+    EXPECT_EQ(w.size, 4096u);
+    EXPECT_FALSE(w.imm);  // default: each operation's sequence number
+    EXPECT_EQ(xiwperf::op_name(Op::write_imm), "write_imm");
+    EXPECT_EQ(xiwperf::op_name(Op::imm), "imm");
+    EXPECT_EQ(static_cast<int>(Op::write_imm), XIWPERF_OP_WRITE_IMM);
+    EXPECT_EQ(static_cast<int>(Op::imm), XIWPERF_OP_IMM);
+
+    // imm: no payload, --size 0 or omitted
+    Client i = client(imm_op());
+    EXPECT_EQ(i.op, Op::imm);
+    EXPECT_EQ(i.size, 0u);
+    EXPECT_FALSE(i.imm);
+    EXPECT_EQ(client(imm_op({"--size", "0"})).size, 0u);
+    for (auto size : {"1", "4K"})
+        EXPECT_EQ(usage_error(imm_op({"--size", size})),
+                  "client: --op imm has no payload: --size must be 0 or omitted")
+            << size;
+    // --size 0 is for imm only; write_imm needs a size
+    for (auto op : {"write_imm", "write", "send", "read"})
+        EXPECT_EQ(usage_error(one_op(op, {"--size", "0"})), "--size: must be 1 to 4194304 bytes")
+            << op;
+    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "write_imm", "--count", "1"}),
+              "client: missing --size BYTES");
+}
+
+TEST_F(XiwperfArgs, ImmValue)
+{
+    EXPECT_EQ(client(imm_op({"--imm", "0"})).imm, 0u);
+    EXPECT_EQ(client(imm_op({"--imm", "42"})).imm, 42u);
+    EXPECT_EQ(client(imm_op({"--imm=0xdeadbeef"})).imm, 0xdeadbeefu);
+    EXPECT_EQ(client(one_op("write_imm", {"--imm", "4294967295"})).imm, 4294967295u);
+    EXPECT_EQ(usage_error(imm_op({"--imm", "4294967296"})),
+              "--imm: \"4294967296\" does not fit in 32 bits (an immediate value)");
+    EXPECT_EQ(usage_error(imm_op({"--imm", "0x100000000"})),
+              "--imm: \"0x100000000\" does not fit in 32 bits (an immediate value)");
+    EXPECT_EQ(usage_error(imm_op({"--imm", "x"})),
+              "--imm: \"x\" is not a number (decimal, or hexadecimal after 0x)");
+    EXPECT_EQ(usage_error(imm_op({"--imm", "-1"})),
+              "--imm: \"-1\" is not a number (decimal, or hexadecimal after 0x)");
+    EXPECT_EQ(usage_error(imm_op({"--imm"})), "--imm needs a value");
+    for (auto op : {"send", "write", "read"})
+        EXPECT_EQ(usage_error(one_op(op, {"--imm", "1"})),
+                  "client: --imm works with --op write_imm and imm only")
+            << op;
+    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "fetch_add", "--count", "1",
+                           "--remote-mr", "frwr", "--imm", "1"}),
+              "client: --imm works with --op write_imm and imm only");
+    EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "--imm", "1"}),
+              "server: unknown option \"--imm\"");
+}
+
+TEST_F(XiwperfArgs, ImmediateDataOptions)
+{
+    // what write_imm shares with write and send
+    Client w = client(one_op("write_imm", {"--count", "64", "--check", "--qps", "2", "--depth",
+                                           "8", "--solicit", "3", "--inline", "--sge", "2"}));
+    EXPECT_TRUE(w.check);
+    EXPECT_EQ(w.solicit, 3u);
+    EXPECT_TRUE(w.inline_data);
+    EXPECT_EQ(w.sge, 2u);
+    Client f = client(one_op("write_imm", {"--mr", "frwr", "--remote-mr", "frwr"}));
+    EXPECT_EQ(f.mr, Mr::frwr);
+    EXPECT_EQ(f.remote_mr, Mr::frwr);
+    EXPECT_TRUE(client(one_op("write_imm", {"--srq"})).srq);
+    EXPECT_EQ(usage_error(one_op("write_imm", {"--srq", "--check"})),
+              "client: --op write_imm --check does not work with --srq (a credit from the shared "
+              "queue does not say that the connection's earlier writes were checked)");
+    EXPECT_EQ(usage_error(one_op("write_imm", {"--srq", "--solicit", "2"})),
+              "client: --srq and --solicit exclude each other");
+
+    // imm
+    Client i = client(imm_op({"--check", "--solicit", "1", "--imm", "7"}));
+    EXPECT_TRUE(i.check);
+    EXPECT_EQ(i.solicit, 1u);
+    Client s = client(imm_op({"--srq", "--qps", "4", "--check"}));
+    EXPECT_TRUE(s.srq);
+    EXPECT_EQ(s.qps, 4u);
+    EXPECT_EQ(usage_error(imm_op({"--inline"})),
+              "client: --op imm has no payload: nothing to inline (--inline)");
+    EXPECT_EQ(usage_error(imm_op({"--sge", "2"})), "client: --op imm has no payload: no --sge");
+    EXPECT_EQ(usage_error(imm_op({"--mr", "frwr"})),
+              "client: --op imm has no local buffer to register (--mr frwr)");
+    EXPECT_EQ(usage_error(imm_op({"--remote-mr", "frwr"})),
+              "client: --op imm does not access the server's buffer (--remote-mr frwr)");
+
+    // no injected faults
+    EXPECT_EQ(usage_error(one_op("write_imm", {"--inject", "stag"})),
+              "client: --op write_imm takes no --inject");
+    EXPECT_EQ(usage_error(imm_op({"--inject", "lkey"})), "client: --op imm takes no --inject");
+    EXPECT_EQ(usage_error(imm_op({"--qps", "9"})), "client: --count must be at least --qps (9)");
 }

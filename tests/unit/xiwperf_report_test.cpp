@@ -816,3 +816,84 @@ TEST(XiwperfHex, LowerCaseWithPrefix)
     EXPECT_EQ(hex(0xABCDEF), "0xabcdef");
     EXPECT_EQ(hex(~0ULL), "0xffffffffffffffff");
 }
+
+TEST_F(XiwperfReport, ImmediateValueInJsonAndText)
+{
+    Client a = args(Op::write_imm);
+    auto j = to_json(a, good());
+    EXPECT_EQ(j["op"], "write_imm");
+    EXPECT_TRUE(j.contains("imm"));
+    EXPECT_TRUE(j["imm"].is_null());  // each operation's sequence number
+    EXPECT_NE(to_text(a, good()).find("write_imm 65536 B x 1000 on siw0, 2 QPs, depth 16, imm seq:"),
+              std::string::npos)
+        << to_text(a, good());
+
+    a.op = Op::imm;
+    a.size = 0;
+    a.imm = 0xdeadbeef;
+    Outcome o = good();
+    o.result.bytes = 0;
+    j = to_json(a, o);
+    EXPECT_EQ(j["op"], "imm");
+    EXPECT_EQ(j["size"], 0);
+    EXPECT_EQ(j["imm"], 0xdeadbeefu);
+    EXPECT_EQ(j["gbit_per_s"], 0.0);
+    EXPECT_FALSE(j.contains("error"));
+    EXPECT_NE(to_text(a, o).find("imm 0 B x 1000 on siw0, 2 QPs, depth 16, imm 0xdeadbeef:"),
+              std::string::npos)
+        << to_text(a, o);
+    EXPECT_EQ(exit_status(a, o), exit_ok);
+
+    // not for the other operations
+    EXPECT_FALSE(to_json(args(Op::send), good()).contains("imm"));
+    EXPECT_EQ(to_text(args(Op::send), good()).find("imm"), std::string::npos);
+}
+
+TEST_F(XiwperfReport, ImmediateDataMismatches)
+{
+    Client a = args(Op::imm);
+    a.size = 0;
+    Outcome o = good();
+    o.result.mismatches = 2;
+    o.result.data_ok = 0;
+    o.result.first_bad_qp = 1;
+    o.result.first_bad_seq = 41;
+    o.result.first_bad_offset = XIWPERF_BAD_COMPLETION;
+    EXPECT_EQ(mismatch_message(a, o.result),
+              "immediate data mismatch: 2 of 1000 messages failed the server's check; first: "
+              "connection 1, operation 41: its receive completion was wrong (opcode, "
+              "IB_WC_WITH_IMM, length, or an immediate value other than its sequence number)");
+    a.imm = 7;
+    EXPECT_EQ(mismatch_message(a, o.result),
+              "immediate data mismatch: 2 of 1000 messages failed the server's check; first: "
+              "connection 1, operation 41: its receive completion was wrong (opcode, "
+              "IB_WC_WITH_IMM, length, or an immediate value other than 0x7)");
+    EXPECT_EQ(json_error(a, o), mismatch_message(a, o.result));
+    EXPECT_EQ(exit_status(a, o), exit_mismatch);
+
+    // write_imm --check: the region was not written yet
+    a = args(Op::write_imm);
+    o.result.first_bad_offset = 100;
+    EXPECT_EQ(mismatch_message(a, o.result),
+              "immediate data mismatch: 2 of 1000 messages failed the server's check; first: "
+              "connection 1, operation 41: byte 100 of its region was not written when its "
+              "completion came");
+    // without --check too (the server checks every completion)
+    a.check = false;
+    o.result.checked = 0;
+    EXPECT_EQ(exit_status(a, o), exit_mismatch);
+
+    Outcome f = failed(EMSGSIZE, XIWPERF_REASON_REMOTE_TOO_SMALL);
+    f.result.remote_size = 1 << 20;
+    f.result.regions = 16;
+    EXPECT_EQ(error_message(args(Op::write_imm), f),
+              "the server's buffer (1048576 bytes) holds 16 regions of 65536 bytes, write_imm "
+              "--check needs one per receive the server posts for each connection (qps * 2 * "
+              "depth, normally = 64): start the server with a larger --size");
+    Outcome p = failed(EINVAL, XIWPERF_REASON_POST);
+    EXPECT_EQ(error_message(args(Op::imm), p),
+              "posting a work request failed: Invalid argument (there is no capability bit for "
+              "Immediate Data: an iWARP device that does not implement RFC 7306, siw for one, "
+              "refuses it)");
+    EXPECT_EQ(error_message(args(Op::write), p), "posting a work request failed: Invalid argument");
+}

@@ -80,9 +80,9 @@ private:
     std::optional<std::string_view> pending_;
 };
 
-constexpr Op ops[] = {Op::send,     Op::write,            Op::read,
-                      Op::fetch_add, Op::cmp_swap,        Op::masked_fetch_add,
-                      Op::masked_cmp_swap};
+constexpr Op ops[] = {Op::send,     Op::write,           Op::read,
+                      Op::fetch_add, Op::cmp_swap,       Op::masked_fetch_add,
+                      Op::masked_cmp_swap, Op::write_imm, Op::imm};
 
 xiw::Result<Op> parse_op(std::string_view text)
 {
@@ -91,7 +91,7 @@ xiw::Result<Op> parse_op(std::string_view text)
             return op;
     return usage_error("--op: " + quoted(text) +
                        " is not one of send, write, read, fetch_add, cmp_swap, masked_fetch_add, "
-                       "masked_cmp_swap");
+                       "masked_cmp_swap, write_imm, imm");
 }
 
 xiw::Result<Mr> parse_mr(std::string_view opt, std::string_view text)
@@ -132,6 +132,7 @@ constexpr unsigned seen_compare = 1U << 5;
 constexpr unsigned seen_swap = 1U << 6;
 constexpr unsigned seen_mask = 1U << 7;
 constexpr unsigned seen_compare_mask = 1U << 8;
+constexpr unsigned seen_imm = 1U << 9;
 
 // What the options of either subcommand set.
 struct Settings {
@@ -237,9 +238,17 @@ xiw::Status set_op(Settings& s, std::string_view, std::string_view value)
     return xiw::Ok{};
 }
 
+// The client's --size: 0 too, which only --op imm takes (checked once the
+// operation is known).
 xiw::Status set_size(Settings& s, std::string_view, std::string_view value)
 {
-    auto n = size(value, XIWPERF_MAX_SIZE);
+    auto n = parse_size(value);
+    if (n && *n == 0) {
+        s.client.size = 0;
+        s.seen |= seen_size;
+        return xiw::Ok{};
+    }
+    n = size(value, XIWPERF_MAX_SIZE);
     if (!n)
         return n.error();
     s.client.size = *n;
@@ -316,6 +325,19 @@ xiw::Status set_operand(Settings& s, std::string_view opt, std::string_view valu
     return xiw::Ok{};
 }
 
+xiw::Status set_imm(Settings& s, std::string_view opt, std::string_view value)
+{
+    auto v = parse_value(value);
+    if (!v)
+        return usage_error(std::string(opt) + ": " + v.error().context);
+    if (*v > std::numeric_limits<std::uint32_t>::max())
+        return usage_error(std::string(opt) + ": " + quoted(value) +
+                           " does not fit in 32 bits (an immediate value)");
+    s.client.imm = static_cast<std::uint32_t>(*v);
+    s.seen |= seen_imm;
+    return xiw::Ok{};
+}
+
 // Every option of both subcommands; an option's name may appear once per
 // subcommand (the server's --size is its buffer, the client's an operation).
 constexpr Option options[] = {
@@ -342,6 +364,7 @@ constexpr Option options[] = {
     {"--compare", "", in_client, true, set_operand<&Client::compare, seen_compare>},
     {"--swap", "", in_client, true, set_operand<&Client::swap, seen_swap>},
     {"--mask", "", in_client, true, set_operand<&Client::mask, seen_mask>},
+    {"--imm", "", in_client, true, set_imm},
     {"--compare-mask", "", in_client, true,
      set_operand<&Client::compare_mask, seen_compare_mask>},
     {"--check", "-c", in_client, false, set_check},
@@ -480,6 +503,38 @@ xiw::Status check_atomic(const Client& c, unsigned seen)
     return xiw::Ok{};
 }
 
+// What the Immediate Data operations (--op write_imm, imm) take: --imm,
+// and for imm no payload (no buffer, SGEs, inline data, registrations).
+xiw::Status check_imm(const Client& c, unsigned seen)
+{
+    if (!is_imm(c.op)) {
+        if (seen & seen_imm)
+            return usage_error("client: --imm works with --op write_imm and imm only");
+        return xiw::Ok{};
+    }
+    std::string op = "client: --op " + std::string(op_name(c.op));
+    if (c.inject != Inject::none)
+        return usage_error(op + " takes no --inject");
+    if (c.op == Op::write_imm) {
+        if (c.srq && c.check)
+            return usage_error("client: --op write_imm --check does not work with --srq (a "
+                               "credit from the shared queue does not say that the "
+                               "connection's earlier writes were checked)");
+        return xiw::Ok{};
+    }
+    if (c.size != 0)
+        return usage_error(op + " has no payload: --size must be 0 or omitted");
+    if (c.sge != 1)
+        return usage_error(op + " has no payload: no --sge");
+    if (c.inline_data)
+        return usage_error(op + " has no payload: nothing to inline (--inline)");
+    if (c.mr == Mr::frwr)
+        return usage_error(op + " has no local buffer to register (--mr frwr)");
+    if (c.remote_mr == Mr::frwr)
+        return usage_error(op + " does not access the server's buffer (--remote-mr frwr)");
+    return xiw::Ok{};
+}
+
 xiw::Result<Command> parse_client(Words& w)
 {
     auto s = parse_options(w, in_client, "client");
@@ -496,9 +551,11 @@ xiw::Result<Command> parse_client(Words& w)
     if (!(s->seen & seen_op))
         return usage_error(
             "client: missing --op {send,write,read,fetch_add,cmp_swap,masked_fetch_add,"
-            "masked_cmp_swap}");
+            "masked_cmp_swap,write_imm,imm}");
     if (!(s->seen & seen_size) && is_atomic(c.op))
         c.size = atomic_size;
+    else if (!(s->seen & seen_size) && c.op == Op::imm)
+        c.size = 0;
     else if (!(s->seen & seen_size))
         return usage_error("client: missing --size BYTES");
     if (!(s->seen & seen_count))
@@ -507,21 +564,26 @@ xiw::Result<Command> parse_client(Words& w)
         return usage_error("client: --port must be 1 to 65535");
     if (auto st = check_atomic(c, s->seen); !st)
         return st.error();
+    if (auto st = check_imm(c, s->seen); !st)
+        return st.error();
+    if (c.size == 0 && c.op != Op::imm)
+        return usage_error("--size: must be 1 to " + std::to_string(XIWPERF_MAX_SIZE) +
+                           " bytes");
     if (c.size * c.depth * c.qps > XIWPERF_MAX_MEMORY)
         return usage_error("client: --qps * --depth * --size must not exceed " +
                            std::to_string(XIWPERF_MAX_MEMORY) + " bytes");
-    if (c.inline_data && c.op != Op::send && c.op != Op::write)
-        return usage_error("client: --inline works with --op send and write only");
-    if (c.solicit && c.op != Op::send)
-        return usage_error("client: --solicit works with --op send only");
+    if (c.inline_data && c.op != Op::send && c.op != Op::write && c.op != Op::write_imm)
+        return usage_error("client: --inline works with --op send, write and write_imm only");
+    if (c.solicit && !takes_receives(c.op))
+        return usage_error("client: --solicit works with --op send, write_imm and imm only");
     if (c.mr == Mr::frwr && c.inline_data)
         return usage_error("client: --mr frwr and --inline exclude each other (inline data is "
                            "not registered)");
     if (c.remote_mr == Mr::frwr && c.op == Op::send)
-        return usage_error(
-            "client: --remote-mr works with --op write, read and the atomic operations only");
-    if (c.srq && c.op != Op::send)
-        return usage_error("client: --srq works with --op send only");
+        return usage_error("client: --remote-mr works with --op write, write_imm, read and the "
+                           "atomic operations only");
+    if (c.srq && !takes_receives(c.op))
+        return usage_error("client: --srq works with --op send, write_imm and imm only");
     if (c.srq && c.solicit)
         return usage_error("client: --srq and --solicit exclude each other");
     if (auto st = check_inject(c); !st)
@@ -551,6 +613,10 @@ std::string_view op_name(Op op)
         return "masked_fetch_add";
     case Op::masked_cmp_swap:
         return "masked_cmp_swap";
+    case Op::write_imm:
+        return "write_imm";
+    case Op::imm:
+        return "imm";
     }
     return "?";
 }
@@ -686,10 +752,13 @@ xiw::Result<Command> parse(std::span<const std::string_view> args)
 std::string usage()
 {
     return "Usage: xiwperf server --addr IP [--port N] [--size BYTES] [--json]\n"
-           "       xiwperf client --addr IP [--port N] --op {send,write,read} --size BYTES\n"
+           "       xiwperf client --addr IP [--port N] --op {send,write,read,write_imm} --size BYTES\n"
            "                      --count N [--depth N] [--qps N] [--sge N] [--inline]\n"
            "                      [--solicit N] [--mr {dma,frwr}] [--remote-mr {dma,frwr}]\n"
            "                      [--inject KIND] [--srq] [--check] [--timeout SEC] [--json]\n"
+           "       xiwperf client --addr IP [--port N] --op {write_imm,imm} [--size BYTES]\n"
+           "                      --count N [--imm V] [--depth N] [--qps N] [--solicit N]\n"
+           "                      [--srq] [--check] [--timeout SEC] [--json] [...]\n"
            "       xiwperf client --addr IP [--port N] --op ATOMIC --count N --remote-mr frwr\n"
            "                      [--add V] [--compare V --swap V] [--mask M]\n"
            "                      [--compare-mask M] [--depth N] [--qps N] [--mr {dma,frwr}]\n"
@@ -706,21 +775,22 @@ std::string usage()
            "        --sge N (1 to " +
            std::to_string(XIWPERF_MAX_SGE) +
            ", default 1) splits each operation's buffer into N SGEs (the\n"
-           "        server's receives too); --inline posts send and write with inline\n"
-           "        data. A device that cannot do either fails the run.\n"
-           "        --solicit N (send only) sets the Solicited Event flag on every Nth Send,\n"
-           "        the last one and any that takes the last credit; the server then\n"
-           "        processes its receives only when a solicited one wakes it.\n"
+           "        server's receives too); --inline posts send, write and write_imm with\n"
+           "        inline data. A device that cannot do either fails the run.\n"
+           "        --solicit N (send, write_imm, imm) sets the Solicited Event flag on every\n"
+           "        Nth message, the last one and any that takes the last credit; the server\n"
+           "        then processes its receives only when a solicited one wakes it.\n"
            "        --mr frwr registers each operation's buffer by fast registration (and\n"
-           "        invalidates it after); --remote-mr frwr (write, read) has the server\n"
-           "        register its buffer so too, per connection, instead of the global rkey.\n"
+           "        invalidates it after); --remote-mr frwr (write, write_imm, read) has the\n"
+           "        server register its buffer so too, per connection, instead of the global\n"
+           "        rkey.\n"
            "        --inject KIND (write, read) makes the first operation break a rule the\n"
            "        server must enforce; the run is expected to fail. KIND: stag (wrong\n"
            "        key), bounds, rights (write through a read-only rkey), invalidated\n"
            "        (Send with Invalidate first), dma-invalidate (of the global rkey);\n"
            "        bounds, rights and invalidated need --remote-mr frwr.\n"
-           "        --srq (send) has the server share one SRQ among the run's connections\n"
-           "        and report its limit events.\n"
+           "        --srq (send, write_imm, imm) has the server share one SRQ among the run's\n"
+           "        connections and report its limit events.\n"
            "        ATOMIC is fetch_add, cmp_swap, masked_fetch_add or masked_cmp_swap: every\n"
            "        operation of every connection and lane on the server's first 64-bit\n"
            "        word (values decimal or 0x hex). --add V (default 1) for the fetch_adds;\n"
@@ -728,6 +798,12 @@ std::string usage()
            "        bit ends a field) or the swap mask; --compare-mask M (default all ones).\n"
            "        --check reads the word before and after and checks every original value\n"
            "        returned. --inject may also be unaligned (the word's address + 4).\n"
+           "        write_imm is an RDMA Write with Immediate (like write, --size bytes),\n"
+           "        imm a Send with Immediate without payload (--size 0 or omitted); each\n"
+           "        takes a receive at the server, which checks the completion and the\n"
+           "        immediate value: the operation's sequence number on its connection,\n"
+           "        or V (32 bits) with --imm V; write_imm --check also checks the data\n"
+           "        is in place when the server sees the completion.\n"
            "\n"
            "Needs the xiwperf module (modprobe xiwperf) and an RDMA device for IP.\n"
            "Exit status: 0 success, 1 failure, 2 usage error, 3 data mismatch.\n";

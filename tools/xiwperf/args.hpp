@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -22,9 +23,11 @@ enum class Op {
     cmp_swap = 5,
     masked_fetch_add = 6,
     masked_cmp_swap = 7,
+    write_imm = 8,
+    imm = 9,
 };
 
-/// "send", ..., "masked_cmp_swap" (as --op takes them).
+/// "send", ..., "masked_cmp_swap", "write_imm", "imm" (as --op takes them).
 std::string_view op_name(Op op);
 
 /// fetch_add, cmp_swap and their masked forms: one 64-bit word.
@@ -42,6 +45,18 @@ constexpr bool is_masked(Op op)
 constexpr bool is_cmp_swap(Op op)
 {
     return op == Op::cmp_swap || op == Op::masked_cmp_swap;
+}
+
+/// RDMA Write with Immediate and Send with Immediate (no payload).
+constexpr bool is_imm(Op op)
+{
+    return op == Op::write_imm || op == Op::imm;
+}
+
+/// Operations whose messages take a receive at the server (and credits).
+constexpr bool takes_receives(Op op)
+{
+    return op == Op::send || is_imm(op);
 }
 
 /// Bytes of an atomic operation: one 64-bit word.
@@ -109,6 +124,9 @@ struct Client {
     std::uint64_t swap = 0;                ///< --swap (cmp_swap, masked_cmp_swap)
     std::uint64_t mask = 0;                ///< --mask: add mask or swap mask (masked ops)
     std::uint64_t compare_mask = ~0ULL;    ///< --compare-mask (masked_cmp_swap)
+    /// --imm V (write_imm, imm): every operation's immediate value; unset:
+    /// each carries its sequence number on its connection.
+    std::optional<std::uint32_t> imm;
     bool check = false;
     bool json = false;
 };

@@ -96,7 +96,7 @@ Outcome Device::run(const Client& args)
                 (args.solicit ? XIWPERF_F_SOLICIT : 0) |
                 (args.mr == Mr::frwr ? XIWPERF_F_FRWR : 0) |
                 (args.remote_mr == Mr::frwr ? XIWPERF_F_REMOTE_FRWR : 0) |
-                (args.srq ? XIWPERF_F_SRQ : 0);
+                (args.srq ? XIWPERF_F_SRQ : 0) | (args.imm ? XIWPERF_F_IMM : 0);
     run.addr = abi_address(args.addr, args.port);
     run.op = static_cast<__u32>(args.op);
     run.qps = args.qps;
@@ -112,6 +112,7 @@ Outcome Device::run(const Client& args)
     run.swap = a.swap;
     run.compare_add_mask = a.compare_add_mask;
     run.swap_mask = a.swap_mask;
+    run.imm = args.imm.value_or(0);
 
     Outcome out;
     if (::ioctl(fd_.get(), XIWPERF_IOC_RUN, &run) < 0) {

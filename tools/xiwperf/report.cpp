@@ -69,7 +69,10 @@ std::string unsupported_text(const Client& args, const Outcome& out)
             return device_or(r, "the device") + " does not support " + sges +
                    " per RDMA Read: its max_sge_rd is " + std::to_string(r.limit);
         return device_or(r, "the device") + " does not support " + sges + " per " +
-               (args.op == Op::send ? "Send" : "RDMA Write") + ": its max_send_sge is " +
+               (args.op == Op::send        ? "Send"
+                : args.op == Op::write_imm ? "RDMA Write with Immediate"
+                                           : "RDMA Write") +
+               ": its max_send_sge is " +
                std::to_string(r.limit);
     case XIWPERF_UNSUPPORTED_RECV_SGE:
         return "the server at " + endpoint(args) + " rejected the connection: its device " +
@@ -251,6 +254,13 @@ std::string error_message(const Client& args, const Outcome& out)
                    " bytes, write --check needs one per outstanding operation (qps * depth = " +
                    std::to_string(std::uint64_t{args.qps} * args.depth) +
                    "): start the server with a larger --size";
+        if (args.op == Op::write_imm && args.check && r.regions)
+            return "the server's buffer (" + std::to_string(r.remote_size) + " bytes) holds " +
+                   std::to_string(r.regions) + " regions of " + std::to_string(args.size) +
+                   " bytes, write_imm --check needs one per receive the server posts for each "
+                   "connection (qps * 2 * depth, normally = " +
+                   std::to_string(2 * std::uint64_t{args.qps} * args.depth) +
+                   "): start the server with a larger --size";
         return "the server's buffer (" + std::to_string(r.remote_size) +
                " bytes) is smaller than --size";
     case XIWPERF_REASON_INTERRUPTED:
@@ -261,6 +271,10 @@ std::string error_message(const Client& args, const Outcome& out)
     case XIWPERF_REASON_PROTOCOL:
         return "the peer at " + endpoint(args) + " is not a compatible xiwperf server";
     case XIWPERF_REASON_POST:
+        if (is_imm(args.op))
+            return "posting a work request failed: " + errno_text(out.error) +
+                   " (there is no capability bit for Immediate Data: an iWARP device that "
+                   "does not implement RFC 7306, siw for one, refuses it)";
         return "posting a work request failed: " + errno_text(out.error);
     case XIWPERF_REASON_UNSUPPORTED:
         return unsupported_text(args, out);
@@ -291,6 +305,20 @@ std::string mismatch_message(const Client& args, const xiwperf_result& r)
         return atomic_mismatch_message(args, r);
     if (!r.mismatches)
         return {};
+    if (is_imm(args.op)) {
+        std::string first = "connection " + std::to_string(r.first_bad_qp) + ", operation " +
+                            std::to_string(r.first_bad_seq);
+        if (r.first_bad_offset == XIWPERF_BAD_COMPLETION)
+            first += ": its receive completion was wrong (opcode, IB_WC_WITH_IMM, length, or "
+                     "an immediate value other than " +
+                     (args.imm ? hex(*args.imm) : std::string("its sequence number")) + ")";
+        else
+            first += ": byte " + std::to_string(r.first_bad_offset) +
+                     " of its region was not written when its completion came";
+        return "immediate data mismatch: " + std::to_string(r.mismatches) + " of " +
+               std::to_string(r.completed) + " messages failed the server's check; first: " +
+               first;
+    }
     std::string msg = "data mismatch: " + std::to_string(r.mismatches) + " of " +
                       std::to_string(r.completed) +
                       " operations had wrong data; first: connection " +
@@ -358,6 +386,12 @@ nlohmann::json to_json(const Client& args, const Outcome& out)
         j["notifications"] = r.notifications;
         j["first_batch"] = r.first_batch;
     }
+    // The immediate value: null for each operation's sequence number.
+    if (is_imm(args.op)) {
+        j["imm"] = nullptr;
+        if (args.imm)
+            j["imm"] = *args.imm;
+    }
     if (is_atomic(args.op)) {
         for (const Operand& o : operands(args))
             j[o.key] = o.value;
@@ -401,6 +435,8 @@ std::string to_text(const Client& args, const Outcome& out)
         how += ", srq";
     for (const Operand& o : operands(args))
         how += ", " + std::string(o.text) + " " + hex(o.value);
+    if (is_imm(args.op))
+        how += ", imm " + (args.imm ? hex(*args.imm) : std::string("seq"));
     if (args.inject != Inject::none)
         how += ", inject " + std::string(inject_name(args.inject));
     std::string text =

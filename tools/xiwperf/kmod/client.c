@@ -333,14 +333,13 @@ static int xp_cconn_qp(struct xp_cconn *c)
 	struct xp_client *cl = c->cl;
 	struct ib_device *dev = c->id->device;
 	bool inl = cl->flags & XIWPERF_F_INLINE;
-	bool ctrl = cl->op == XIWPERF_OP_SEND ||
-		    (cl->flags & XIWPERF_F_REMOTE_FRWR);
+	bool ctrl = xp_op_recv(cl->op) || (cl->flags & XIWPERF_F_REMOTE_FRWR);
 	struct xp_qp_opts opts = {};
 	struct ib_qp_cap cap = {
 		/* an injection's Send with Invalidate and probe on top */
 		.max_send_wr = cl->depth * cl->wrs + (cl->inject ? 2 : 0),
 		.max_recv_wr = ctrl ? XP_CTRL_RX : 0,
-		.max_send_sge = cl->nsge,
+		.max_send_sge = max(cl->nsge, 1U),
 		.max_recv_sge = 1,
 		.max_inline_data = inl ? cl->size : 0,
 	};
@@ -419,6 +418,10 @@ static int xp_cconn_connect(struct xp_cconn *c)
 		hello.flags |= XP_HELLO_SRQ;
 	if (cl->flags & XIWPERF_F_REMOTE_FRWR)
 		hello.flags |= XP_HELLO_REMOTE_FRWR;
+	if (cl->imm_fixed) {
+		hello.flags |= XP_HELLO_IMM;
+		hello.imm = cpu_to_be32(cl->imm);
+	}
 	if (cl->inject == XIWPERF_INJECT_INVALIDATED ||
 	    cl->inject == XIWPERF_INJECT_DMA_INVALIDATE)
 		hello.flags |= XP_HELLO_INV_RECV;
@@ -534,19 +537,32 @@ static int xp_client_go(struct xp_client *cl, u64 *t_start)
 	u32 i;
 
 	res->remote_size = c0->rsize;
+	/* write_imm: as many regions per connection as it has receives */
+	cl->window = max(c0->credits, 1U);
 	for (i = 1; i < cl->qps; i++)
 		if (cl->conns[i]->rsize != c0->rsize ||
-		    cl->conns[i]->rchunk != c0->rchunk)
+		    cl->conns[i]->rchunk != c0->rchunk ||
+		    (cl->op == XIWPERF_OP_WRITE_IMM &&
+		     !(cl->flags & XIWPERF_F_SRQ) &&
+		     cl->conns[i]->credits != c0->credits))
 			return xp_fail(cl, -EPROTO, XIWPERF_REASON_PROTOCOL);
-	/* Regions of @size never straddle two chunks. */
-	cl->per_chunk = div64_u64(c0->rchunk, cl->size);
-	cl->nslot = (c0->nchunks - 1) * cl->per_chunk +
-		    div64_u64(c0->rsize - (u64)(c0->nchunks - 1) * c0->rchunk,
-			      cl->size);
-	res->regions = min_t(u64, cl->nslot, U32_MAX);
-	if (!cl->nslot ||
-	    (cl->op == XIWPERF_OP_WRITE && (cl->flags & XIWPERF_F_CHECK) &&
-	     cl->nslot < (u64)cl->qps * cl->depth))
+	/* Regions of @size never straddle two chunks; imm has no data. */
+	if (cl->size) {
+		cl->per_chunk = div64_u64(c0->rchunk, cl->size);
+		cl->nslot = (c0->nchunks - 1) * cl->per_chunk +
+			    div64_u64(c0->rsize -
+				      (u64)(c0->nchunks - 1) * c0->rchunk,
+				      cl->size);
+		res->regions = min_t(u64, cl->nslot, U32_MAX);
+		if (!cl->nslot)
+			return xp_fail(cl, -EMSGSIZE,
+				       XIWPERF_REASON_REMOTE_TOO_SMALL);
+	}
+	if ((cl->flags & XIWPERF_F_CHECK) &&
+	    ((cl->op == XIWPERF_OP_WRITE &&
+	      cl->nslot < (u64)cl->qps * cl->depth) ||
+	     (cl->op == XIWPERF_OP_WRITE_IMM &&
+	      cl->nslot < (u64)cl->qps * cl->window)))
 		return xp_fail(cl, -EMSGSIZE, XIWPERF_REASON_REMOTE_TOO_SMALL);
 
 	if (cl->ack) {
@@ -637,24 +653,45 @@ static void xp_client_results(struct xp_client *cl, struct xiwperf_run *run,
 	res->status = ret;
 }
 
+/*
+ * The Immediate Data operations: XIWPERF_F_IMM and run->imm with them
+ * only; XIWPERF_OP_IMM has no payload, so neither a buffer to register,
+ * inline data nor SGEs; no injected faults.
+ */
+static bool xp_imm_valid(const struct xiwperf_run *run)
+{
+	if (!xp_op_imm(run->op))
+		return !(run->flags & XIWPERF_F_IMM) && !run->imm;
+	if ((!(run->flags & XIWPERF_F_IMM) && run->imm) || run->inject)
+		return false;
+	if (run->op == XIWPERF_OP_WRITE_IMM)
+		/* SRQ credits do not wait for a connection's own checks */
+		return !(run->flags & XIWPERF_F_SRQ &&
+			 run->flags & XIWPERF_F_CHECK);
+	return !run->size && run->sge <= 1 &&
+	       !(run->flags & (XIWPERF_F_INLINE | XIWPERF_F_FRWR |
+			       XIWPERF_F_REMOTE_FRWR));
+}
+
 static int xp_run_valid(const struct xiwperf_run *run)
 {
 	bool solicit = run->flags & XIWPERF_F_SOLICIT;
 	bool send = run->op == XIWPERF_OP_SEND;
+	bool recv = xp_op_recv(run->op);
 
-	if (run->op < XIWPERF_OP_SEND ||
-	    run->op > XIWPERF_OP_MASKED_CMP_SWAP ||
+	if (run->op < XIWPERF_OP_SEND || run->op > XIWPERF_OP_IMM ||
 	    (run->flags & XIWPERF_F_INLINE && !send &&
-	     run->op != XIWPERF_OP_WRITE) ||
+	     run->op != XIWPERF_OP_WRITE && run->op != XIWPERF_OP_WRITE_IMM) ||
 	    (run->flags & XIWPERF_F_INLINE && run->flags & XIWPERF_F_FRWR) ||
 	    (run->flags & XIWPERF_F_REMOTE_FRWR && send) ||
-	    (run->flags & XIWPERF_F_SRQ && (!send || solicit)) ||
+	    (run->flags & XIWPERF_F_SRQ && (!recv || solicit)) ||
 	    !xp_inject_valid(run) || !xp_atomic_valid(run) ||
-	    run->sge > XIWPERF_MAX_SGE ||
-	    (solicit && !send) || solicit != !!run->solicit ||
+	    !xp_imm_valid(run) || run->sge > XIWPERF_MAX_SGE ||
+	    (solicit && !recv) || solicit != !!run->solicit ||
 	    !run->qps || run->qps > XIWPERF_MAX_QPS ||
 	    !run->depth || run->depth > XIWPERF_MAX_DEPTH ||
-	    !run->size || run->size > XIWPERF_MAX_SIZE ||
+	    (!run->size && run->op != XIWPERF_OP_IMM) ||
+	    run->size > XIWPERF_MAX_SIZE ||
 	    run->size * run->depth * run->qps > XIWPERF_MAX_MEMORY ||
 	    run->count < run->qps)
 		return -EINVAL;
@@ -713,6 +750,8 @@ int xp_client_run(struct xiwperf_run *run)
 	cl->inject = run->inject;
 	cl->wrs = xp_wrs_per_op(run);
 	cl->atomic = xp_op_atomic(run->op);
+	cl->imm_fixed = run->flags & XIWPERF_F_IMM;
+	cl->imm = run->imm;
 	if (cl->atomic)
 		xp_amo_init(&cl->amo, run);
 	cl->run_id = get_random_u64();

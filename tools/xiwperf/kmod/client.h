@@ -200,6 +200,8 @@ struct xp_client {
 	u32 inject;			/* enum xiwperf_inject */
 	u32 wrs;			/* work requests per operation */
 	bool atomic;			/* an atomic operation */
+	bool imm_fixed;			/* --imm: every operation carries @imm */
+	u32 imm;
 	struct xp_amo amo;		/* which, with its operands */
 	struct xp_acheck *ack;		/* and its --check */
 	u64 run_id;
@@ -210,6 +212,7 @@ struct xp_client {
 	struct sockaddr_storage dst;
 	u64 nslot;			/* operation-sized regions at the server */
 	u64 per_chunk;			/* of them in each chunk */
+	u32 window;			/* write_imm: regions per connection */
 	struct xp_cconn **conns;
 	wait_queue_head_t waitq;
 	atomic_t running;		/* connections not finished */

@@ -480,7 +480,8 @@ u32 xp_sge_split(struct ib_sge *sge, u32 n, u64 addr, u32 len, u32 lkey)
  * @addr: device address of the buffer.
  * @len: its length.
  * @nsge: SGEs to describe it with (see xp_sge_split()), 1 to
- *	XIWPERF_MAX_SGE.
+ *	XIWPERF_MAX_SGE; 0 for a receive without buffer (@addr and @len
+ *	unused), which takes only an Immediate Data message.
  *
  * Return: 0 or the error of ib_post_recv().
  */
@@ -493,8 +494,10 @@ int xp_post_recv(struct xp_qp *q, struct ib_cqe *cqe, u64 addr, u32 len,
 		.sg_list = sge,
 	};
 
-	if (!nsge || nsge > XIWPERF_MAX_SGE)
+	if (nsge > XIWPERF_MAX_SGE)
 		return -EINVAL;
-	wr.num_sge = xp_sge_split(sge, nsge, addr, len, q->pd->local_dma_lkey);
+	if (nsge)
+		wr.num_sge = xp_sge_split(sge, nsge, addr, len,
+					  q->pd->local_dma_lkey);
 	return ib_post_recv(q->qp, &wr, NULL);
 }

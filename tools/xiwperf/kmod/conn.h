@@ -26,6 +26,18 @@ static inline bool xp_op_masked(u32 op)
 	       op == XIWPERF_OP_MASKED_CMP_SWAP;
 }
 
+/* Whether it is one of the Immediate Data operations. */
+static inline bool xp_op_imm(u32 op)
+{
+	return op == XIWPERF_OP_WRITE_IMM || op == XIWPERF_OP_IMM;
+}
+
+/* Whether its messages take receives the server posted (and credits). */
+static inline bool xp_op_recv(u32 op)
+{
+	return op == XIWPERF_OP_SEND || xp_op_imm(op);
+}
+
 bool xp_atomic_supported(const struct ib_device *dev, u32 op);
 
 /**

@@ -9,7 +9,9 @@
  * latency, verify data and start the lane's next operation.
  *
  * Send tests are flow controlled by the server's credits: a Send is posted
- * only while the server has a receive posted for it. With --solicit the
+ * only while the server has a receive posted for it. So are the Immediate
+ * Data operations (RDMA Write with Immediate, Send with Immediate), whose
+ * messages take a receive each too. With --solicit the
  * server processes receives only when a solicited Send wakes it, so the
  * last Send and any Send that takes the last credit are solicited too:
  * the client never waits for something the server has not been woken for.
@@ -58,7 +60,7 @@ static void xp_cconn_finish(struct xp_cconn *c)
 static bool xp_cconn_done(struct xp_cconn *c)
 {
 	if (c->finished || c->retired < c->total ||
-	    (c->cl->op == XIWPERF_OP_SEND && !c->verdict))
+	    (xp_op_recv(c->cl->op) && !c->verdict))
 		return false;
 	c->finished = true;
 	return true;
@@ -159,14 +161,21 @@ static void xp_lane_region(struct xp_lane *lane)
 	struct xp_cconn *c = lane->c;
 	struct xp_client *cl = c->cl;
 	u64 slot, chunk;
+	u32 rem;
 
-	if (cl->atomic) {
+	if (cl->atomic || !cl->size) {	/* not used by a Send with Imm */
 		lane->raddr = c->chunks[0];
 		lane->rpos = 0;
 		lane->rkey = c->rkeys[0];
 		return;
 	}
-	slot = ((u64)c->index * cl->depth + lane->idx) % cl->nslot;
+	if (cl->op == XIWPERF_OP_WRITE_IMM) {
+		/* by sequence number: the server checks it (see uapi) */
+		div_u64_rem(lane->seq, cl->window, &rem);
+		slot = ((u64)c->index * cl->window + rem) % cl->nslot;
+	} else {
+		slot = ((u64)c->index * cl->depth + lane->idx) % cl->nslot;
+	}
 	chunk = div64_u64(slot, cl->per_chunk);
 	slot -= chunk * cl->per_chunk;
 	lane->raddr = c->chunks[chunk] + slot * cl->size;
@@ -174,7 +183,10 @@ static void xp_lane_region(struct xp_lane *lane)
 	lane->rkey = c->rkeys[chunk];
 }
 
-/* The opcode of a Send, Write or Read of @lane, and its --check pattern. */
+/*
+ * The opcode of a Send, Write or Read of @lane (or one with Immediate),
+ * its immediate value, its --check pattern.
+ */
 static void xp_lane_rdma_wr(struct xp_lane *lane, struct ib_rdma_wr *wr,
 			    bool *solicited)
 {
@@ -182,19 +194,29 @@ static void xp_lane_rdma_wr(struct xp_lane *lane, struct ib_rdma_wr *wr,
 	struct xp_client *cl = c->cl;
 	bool check = cl->flags & XIWPERF_F_CHECK;
 
-	switch (cl->op) {
-	case XIWPERF_OP_SEND:
-		wr->wr.opcode = IB_WR_SEND;
+	if (xp_op_recv(cl->op)) {
 		*solicited = xp_solicit(c, lane->seq);
 		if (*solicited)
 			wr->wr.send_flags |= IB_SEND_SOLICITED;
+	}
+	if (xp_op_imm(cl->op))
+		wr->wr.ex.imm_data = cpu_to_be32(cl->imm_fixed ? cl->imm :
+						 lower_32_bits(lane->seq));
+	switch (cl->op) {
+	case XIWPERF_OP_SEND:
+		wr->wr.opcode = IB_WR_SEND;
 		if (check)
 			xp_pattern_fill(lane->buf, cl->size,
 					xp_pattern_seed(cl->op, c->index,
 							lane->seq), 0, false);
 		break;
+	case XIWPERF_OP_IMM:
+		wr->wr.opcode = IB_WR_SEND_WITH_IMM;	/* no payload */
+		break;
 	case XIWPERF_OP_WRITE:
-		wr->wr.opcode = IB_WR_RDMA_WRITE;
+	case XIWPERF_OP_WRITE_IMM:
+		wr->wr.opcode = cl->op == XIWPERF_OP_WRITE ?
+				IB_WR_RDMA_WRITE : IB_WR_RDMA_WRITE_WITH_IMM;
 		if (check)
 			xp_pattern_fill(lane->buf, cl->size,
 					xp_pattern_seed(cl->op, c->index,
@@ -246,7 +268,10 @@ static int xp_lane_post(struct xp_lane *lane)
 	op.wr.wr_cqe = &lane->cqe[XP_WR_OP];
 	op.wr.sg_list = sge;
 	op.wr.send_flags = IB_SEND_SIGNALED;
-	op.wr.num_sge = xp_sge_split(sge, cl->nsge, addr, cl->size, lkey);
+	/* A Send with Immediate has no payload: no SGE. */
+	if (cl->size)
+		op.wr.num_sge = xp_sge_split(sge, cl->nsge, addr, cl->size,
+					     lkey);
 	if (inl)
 		op.wr.send_flags |= IB_SEND_INLINE;
 
@@ -260,7 +285,7 @@ static int xp_lane_post(struct xp_lane *lane)
 		op.rkey = &op.rdma.rkey;
 		xp_lane_rdma_wr(lane, &op.rdma, &solicited);
 	}
-	if (check)
+	if (check && cl->size)
 		xp_sync_for_device(&lane->map, 0, cl->size);
 	*op.raddr = lane->raddr;
 	*op.rkey = lane->rkey;
@@ -292,7 +317,7 @@ void xp_lanes_fill(struct xp_cconn *c)
 	while (c->nfree && c->posted < c->total && !READ_ONCE(cl->stop)) {
 		struct xp_lane *lane;
 
-		if (cl->op == XIWPERF_OP_SEND && c->posted >= c->credit_limit)
+		if (xp_op_recv(cl->op) && c->posted >= c->credit_limit)
 			break;
 		lane = &c->lanes[c->free[--c->nfree]];
 		lane->seq = c->posted;
@@ -585,6 +610,8 @@ int xp_cconn_buffers(struct xp_cconn *c)
 		lane->c = c;
 		lane->idx = i;
 		c->free[i] = cl->depth - 1 - i;
+		if (!cl->size)
+			continue;	/* Send with Immediate: no buffer */
 		lane->buf = xp_buf_alloc(cl->size);
 		if (!lane->buf)
 			return -ENOMEM;
@@ -607,7 +634,7 @@ int xp_cconn_buffers(struct xp_cconn *c)
 			return ret;
 	}
 	c->nfree = cl->depth;
-	if (cl->op != XIWPERF_OP_SEND && !(cl->flags & XIWPERF_F_REMOTE_FRWR))
+	if (!xp_op_recv(cl->op) && !(cl->flags & XIWPERF_F_REMOTE_FRWR))
 		return 0;
 
 	/* Control messages: credits and verdict, or the registrations' end. */

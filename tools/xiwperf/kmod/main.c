@@ -138,10 +138,12 @@ static long xp_ioctl_run(void __user *uarg)
 	ret = xp_check_header(run->version, run->flags,
 			      XIWPERF_F_CHECK | XIWPERF_F_INLINE |
 			      XIWPERF_F_SOLICIT | XIWPERF_F_FRWR |
-			      XIWPERF_F_REMOTE_FRWR | XIWPERF_F_SRQ,
+			      XIWPERF_F_REMOTE_FRWR | XIWPERF_F_SRQ |
+			      XIWPERF_F_IMM,
 			      run->reserved, sizeof(run->reserved));
-	if (!ret && memchr_inv(run->result.reserved, 0,
-			       sizeof(run->result.reserved)))
+	if (!ret && (run->reserved_imm ||
+		     memchr_inv(run->result.reserved, 0,
+				sizeof(run->result.reserved))))
 		ret = -EINVAL;
 	if (ret)
 		goto out;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * xiwperf wire protocol: the rdma_cm private data of connection setup and
- * the small control messages the server sends during a Send test. All
- * fields big-endian.
+ * the small control messages the server sends during a Send (or Immediate
+ * Data) test. All fields big-endian.
  */
 #ifndef XIWPERF_PROTO_H
 #define XIWPERF_PROTO_H
@@ -37,16 +37,21 @@
  * with Invalidate of an injected fault.
  */
 #define XP_HELLO_INV_RECV	0x10
+/*
+ * Hello flag (Immediate Data operations only): every message carries
+ * @imm as its immediate value, not its sequence number.
+ */
+#define XP_HELLO_IMM		0x08
 
 /**
  * struct xp_hello - connect request private data, client to server.
  * @magic: XP_MAGIC.
  * @version: XP_VERSION.
- * @op: enum xiwperf_op of the run (a server that predates the atomic
- *	operations rejects them as XIWPERF_REJECT_PROTOCOL).
+ * @op: enum xiwperf_op of the run (a server that predates the atomic or
+ *	Immediate Data operations rejects them as XIWPERF_REJECT_PROTOCOL).
  * @flags: XIWPERF_F_CHECK if the run has it (inline data concerns the
  *	client alone), and XP_HELLO_* flags.
- * @size: bytes per operation.
+ * @size: bytes per operation (0 for XIWPERF_OP_IMM only).
  * @depth: outstanding operations on this connection.
  * @count: operations this connection will run.
  * @qp_index: index of this connection in the run.
@@ -56,7 +61,8 @@
  * @run_id: identifies the client run (random); with XP_HELLO_SRQ the
  *	connections with the same @run_id share one SRQ.
  * @qps: connections in the run (XP_HELLO_SRQ: how many will share it).
- * @reserved: zero.
+ * @imm: with XP_HELLO_IMM: the immediate value of every message; else
+ *	zero (and in a request from a client that predates it).
  *
  * 48 bytes: fits the 56 bytes an IB connect request leaves for rdma_cm
  * users as well as an MPA request. A server takes a request of at least
@@ -75,7 +81,7 @@ struct xp_hello {
 	__be32 sge;
 	__be64 run_id;
 	__be32 qps;
-	__be32 reserved;
+	__be32 imm;
 };
 
 #define XP_HELLO_MIN_LEN	offsetof(struct xp_hello, run_id)
@@ -92,8 +98,9 @@ struct xp_hello {
  * @chunk: length of each chunk but the last (which may be shorter).
  * @rkey: remote key of the table, and of the buffer unless the chunk table
  *	has rkeys: the device's global rkey (its DMA MR).
- * @credits: receives the server posted for Send messages (with
- *	XP_HELLO_SRQ: this connection's share of the SRQ's receives); the
+ * @credits: receives the server posted for Send (and Immediate Data)
+ *	messages (with XP_HELLO_SRQ: this connection's share of the SRQ's
+ *	receives); the
  *	client never has more Sends outstanding than credits granted (iWARP
  *	has no receiver-not-ready retry: a Send without a receive kills the
  *	QP).

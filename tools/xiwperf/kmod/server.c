@@ -6,7 +6,9 @@
  * series of physically contiguous chunks; each connection gets a table of
  * their addresses, which its client reads first. For Send tests a
  * connection also posts receives, checks each message, returns credits as
- * it reposts them and finally sends its verdict. A client running with
+ * it reposts them and finally sends its verdict; so it does for the
+ * Immediate Data operations, whose receives have no buffer and whose
+ * every completion is checked (xp_imm_check()). A client running with
  * --solicit gets its receives taken from a solicited-only CQ (see
  * xp_qp_create()), whose notifications the verdict reports.
  *
@@ -30,6 +32,7 @@
 #include <linux/bitops.h>
 #include <linux/in.h>
 #include <linux/in6.h>
+#include <linux/math64.h>
 #include <linux/mutex.h>
 #include <linux/nsproxy.h>
 #include <linux/sched.h>
@@ -46,7 +49,7 @@
 #define XP_SRV_BACKLOG		64
 /* Hello flags this server knows. */
 #define XP_HELLO_FLAGS	(XIWPERF_F_CHECK | XP_HELLO_SOLICITED | XP_HELLO_SRQ | \
-			 XP_HELLO_REMOTE_FRWR | XP_HELLO_INV_RECV)
+			 XP_HELLO_REMOTE_FRWR | XP_HELLO_INV_RECV | XP_HELLO_IMM)
 
 /**
  * xp_sconn_error() - a work request of a connection failed: count it,
@@ -87,7 +90,7 @@ static u32 xp_sconn_ctrl_due(const struct xp_sconn *c)
 		return XP_MSG_READY;
 	if (c->verdict_due && !c->verdict_sent)
 		return XP_MSG_VERDICT;
-	if (c->op == XIWPERF_OP_SEND && !c->verdict_due &&
+	if (xp_op_recv(c->op) && !c->verdict_due &&
 	    c->reposted - c->credited >= c->batch)
 		return XP_MSG_CREDIT;
 	return 0;
@@ -188,16 +191,19 @@ static void xp_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	mutex_unlock(&c->lock);
 }
 
-/**
- * xp_recv_check() - check a received Send message against the pattern.
- * @c: the connection that received it (c->lock held).
- * @rs: the receive buffer.
- * @len: bytes received.
- * @seq: the message's sequence number on @c.
- *
- * A mismatch is counted; the first one's place is kept for the verdict.
- */
-void xp_recv_check(struct xp_sconn *c, struct xp_rslot *rs, u32 len, u64 seq)
+/* Count a wrong message; keep the first one's place for the verdict. */
+static void xp_recv_mismatch(struct xp_sconn *c, u64 seq, u64 off)
+{
+	if (!c->mismatches++) {
+		c->first_bad_seq = seq;
+		c->first_bad_offset = off;
+	}
+	atomic64_inc(&c->srv->mismatches);
+}
+
+/* Check a received Send message against the pattern (--check). */
+static void xp_recv_check(struct xp_sconn *c, struct xp_rslot *rs, u32 len,
+			  u64 seq)
 {
 	size_t bad = len;
 
@@ -206,13 +212,88 @@ void xp_recv_check(struct xp_sconn *c, struct xp_rslot *rs, u32 len, u64 seq)
 		bad = xp_pattern_check(rs->buf, c->size,
 				       xp_pattern_seed(XIWPERF_OP_SEND,
 						       c->qp_index, seq), 0);
-	if (bad == XP_PATTERN_OK)
-		return;
-	if (!c->mismatches++) {
-		c->first_bad_seq = seq;
-		c->first_bad_offset = bad;
+	if (bad != XP_PATTERN_OK)
+		xp_recv_mismatch(c, seq, bad);
+}
+
+/*
+ * XIWPERF_OP_WRITE_IMM --check: whether the region of message @seq holds
+ * its pattern; the offset of the first wrong byte in @bad if not. The
+ * client writes operation k into region (q * r + k % r) % nslot, r being
+ * the receives it was granted (@nrecv), so operation k + r, which may
+ * overwrite it, is posted only once this message was checked and its
+ * receive reposted (a credit).
+ */
+static bool xp_imm_region_ok(struct xp_sconn *c, u64 seq, u64 *bad)
+{
+	struct xp_server *srv = c->srv;
+	u64 slot, chunk, off;
+	size_t b;
+
+	if (!c->nslot || !c->per_chunk || !c->nrecv)
+		return true;	/* the client does not run then */
+	div64_u64_rem(seq, c->nrecv, &slot);
+	div64_u64_rem((u64)c->qp_index * c->nrecv + slot, c->nslot, &slot);
+	chunk = div64_u64(slot, c->per_chunk);
+	off = (slot - chunk * c->per_chunk) * c->size;
+	xp_sync_for_cpu(&c->chunk_maps[chunk], off, c->size);
+	b = xp_pattern_check(srv->chunks[chunk] + off, c->size,
+			     xp_pattern_seed(XIWPERF_OP_WRITE_IMM, c->qp_index,
+					     seq), 0);
+	*bad = b;
+	return b == XP_PATTERN_OK;
+}
+
+/*
+ * An Immediate Data message's receive completion (successful): the
+ * opcode, IB_WC_WITH_IMM, no payload, the immediate value (the message's
+ * sequence number modulo 2^32, or the fixed value), and with --check the
+ * RDMA Write's data, which RFC 7306 places before the message completes.
+ * False, with the offset to report in @bad, if any of it is wrong.
+ */
+static bool xp_imm_check(struct xp_sconn *c, const struct ib_wc *wc,
+			 u64 seq, u64 *bad)
+{
+	bool write = c->op == XIWPERF_OP_WRITE_IMM;
+	u32 want = c->imm_fixed ? c->imm : lower_32_bits(seq);
+
+	*bad = XIWPERF_BAD_COMPLETION;
+	if (wc->opcode != (write ? IB_WC_RECV_RDMA_WITH_IMM : IB_WC_RECV) ||
+	    !(wc->wc_flags & IB_WC_WITH_IMM) || wc->byte_len ||
+	    be32_to_cpu(wc->ex.imm_data) != want) {
+		pr_debug("connection %u: message %llu: opcode %d, flags %#x, %u bytes, immediate %#x (expected %#x)\n",
+			 c->qp_index, seq, wc->opcode, wc->wc_flags,
+			 wc->byte_len, be32_to_cpu(wc->ex.imm_data), want);
+		return false;
 	}
-	atomic64_inc(&c->srv->mismatches);
+	if (!write || !(c->flags & XIWPERF_F_CHECK))
+		return true;
+	return xp_imm_region_ok(c, seq, bad);
+}
+
+/**
+ * xp_recv_verify() - check a message a receive took (successfully).
+ * @c: the connection that received it (c->lock held).
+ * @rs: the receive.
+ * @wc: its completion.
+ * @seq: the message's sequence number on @c.
+ *
+ * A Send's payload with --check; every Immediate Data message (see
+ * xp_imm_check()). A mismatch is counted; the first one's place is kept
+ * for the verdict.
+ */
+void xp_recv_verify(struct xp_sconn *c, struct xp_rslot *rs,
+		    const struct ib_wc *wc, u64 seq)
+{
+	u64 bad;
+
+	if (xp_op_imm(c->op)) {
+		if (!xp_imm_check(c, wc, seq, &bad))
+			xp_recv_mismatch(c, seq, bad);
+		return;
+	}
+	if (c->flags & XIWPERF_F_CHECK)
+		xp_recv_check(c, rs, wc->byte_len, seq);
 }
 
 static void xp_recv_one(struct xp_sconn *c, struct xp_rslot *rs,
@@ -226,10 +307,9 @@ static void xp_recv_one(struct xp_sconn *c, struct xp_rslot *rs,
 	}
 	seq = c->received++;
 	atomic64_inc(&c->srv->received);
-	if (c->flags & XIWPERF_F_CHECK)
-		xp_recv_check(c, rs, wc->byte_len, seq);
+	xp_recv_verify(c, rs, wc, seq);
 
-	if (xp_post_recv(&c->q, &rs->cqe, rs->map.dma, c->size, c->nsge)) {
+	if (xp_post_recv(&c->q, &rs->cqe, rs->map.dma, c->rlen, c->nsge)) {
 		xp_sconn_break(c);
 		return;
 	}
@@ -271,7 +351,10 @@ static int xp_sconn_setup_ctrl(struct xp_sconn *c)
 		      XP_CTRL_TX * sizeof(*c->tx));
 }
 
-/* Receive buffers of a Send test, on the connection's own queue. */
+/*
+ * Receive buffers of a Send test, on the connection's own queue; an
+ * Immediate Data test's receives have none.
+ */
 static int xp_sconn_setup_recv(struct xp_sconn *c)
 {
 	struct ib_device *dev = c->q.id->device;
@@ -287,13 +370,15 @@ static int xp_sconn_setup_recv(struct xp_sconn *c)
 		rs->cqe.done = xp_recv_done;
 		rs->conn = c;
 		rs->idx = i;
-		rs->buf = xp_buf_alloc(c->size);
-		if (!rs->buf)
-			return -ENOMEM;
-		ret = xp_map(&rs->map, dev, rs->buf, c->size);
-		if (ret)
-			return ret;
-		ret = xp_post_recv(&c->q, &rs->cqe, rs->map.dma, c->size,
+		if (c->rlen) {
+			rs->buf = xp_buf_alloc(c->rlen);
+			if (!rs->buf)
+				return -ENOMEM;
+			ret = xp_map(&rs->map, dev, rs->buf, c->rlen);
+			if (ret)
+				return ret;
+		}
+		ret = xp_post_recv(&c->q, &rs->cqe, rs->map.dma, c->rlen,
 				   c->nsge);
 		if (ret)
 			return ret;
@@ -403,22 +488,32 @@ static bool xp_hello_parse(struct xp_sconn *c, const struct rdma_cm_event *ev)
 	c->count = be64_to_cpu(h.count);
 	c->qp_index = be32_to_cpu(h.qp_index);
 	sge = be32_to_cpu(h.sge) ?: 1;
-	c->nsge = min(sge, c->size);
+	/* Immediate Data receives take no payload: no buffer, no SGE. */
+	c->rlen = c->op == XIWPERF_OP_SEND ? c->size : 0;
+	c->nsge = min(sge, c->rlen);
 	c->run_id = be64_to_cpu(h.run_id);
 	c->qps = be32_to_cpu(h.qps);
 	c->solicited = c->flags & XP_HELLO_SOLICITED;
 	c->use_srq = c->flags & XP_HELLO_SRQ;
 	c->frwr = c->flags & XP_HELLO_REMOTE_FRWR;
 	c->inv_recv = c->flags & XP_HELLO_INV_RECV;
-	return c->op >= XIWPERF_OP_SEND &&
-	       c->op <= XIWPERF_OP_MASKED_CMP_SWAP &&
+	c->imm_fixed = c->flags & XP_HELLO_IMM;
+	c->imm = be32_to_cpu(h.imm);
+	return c->op >= XIWPERF_OP_SEND && c->op <= XIWPERF_OP_IMM &&
 	       !(c->flags & ~XP_HELLO_FLAGS) &&
-	       (!c->solicited || c->op == XIWPERF_OP_SEND) &&
-	       (!c->use_srq || (c->op == XIWPERF_OP_SEND && !c->solicited &&
+	       (!c->solicited || xp_op_recv(c->op)) &&
+	       (!c->use_srq || (xp_op_recv(c->op) && !c->solicited &&
 				c->qps && c->qps <= XIWPERF_MAX_QPS &&
 				c->qp_index < c->qps)) &&
-	       (!(c->frwr || c->inv_recv) || c->op != XIWPERF_OP_SEND) &&
-	       c->size && c->size <= XIWPERF_MAX_SIZE && c->depth &&
+	       /* SRQ credits do not wait for a connection's own checks */
+	       !(c->use_srq && c->op == XIWPERF_OP_WRITE_IMM &&
+		 (c->flags & XIWPERF_F_CHECK)) &&
+	       (!c->frwr || (c->op != XIWPERF_OP_SEND &&
+			     c->op != XIWPERF_OP_IMM)) &&
+	       (!c->inv_recv || !xp_op_recv(c->op)) &&
+	       (xp_op_imm(c->op) || (!c->imm_fixed && !c->imm)) &&
+	       (c->op == XIWPERF_OP_IMM ? !c->size : c->size) &&
+	       c->size <= XIWPERF_MAX_SIZE && c->depth &&
 	       c->depth <= XIWPERF_MAX_DEPTH && c->count &&
 	       sge <= XIWPERF_MAX_SGE;
 }
@@ -495,15 +590,27 @@ static int xp_sconn_setup(struct xp_sconn *c, struct rdma_cm_id *id,
 	};
 	int why;
 
-	if (c->op == XIWPERF_OP_SEND) {
+	/*
+	 * No check of the server's atomic_cap: a device without atomics
+	 * refuses them on the wire, which is worth seeing.
+	 */
+	if (c->frwr) {
+		if (!xp_frwr_supported(c->srv, dev, limit)) {
+			*what = XIWPERF_UNSUPPORTED_REMOTE_FRWR;
+			return XIWPERF_REJECT_UNSUPPORTED;
+		}
+		/* the registrations, then the message saying so */
+		cap.max_send_wr = c->srv->nchunks + 1 + XP_CTRL_TX;
+	}
+	if (xp_op_recv(c->op)) {
 		/* Receives take the SGEs of the client's Sends, never fewer. */
 		if (c->nsge > dev->attrs.max_recv_sge) {
 			*what = XIWPERF_UNSUPPORTED_RECV_SGE;
 			*limit = dev->attrs.max_recv_sge;
 			return XIWPERF_REJECT_UNSUPPORTED;
 		}
-		cap.max_send_wr = XP_CTRL_TX;
-		cap.max_recv_sge = c->nsge;
+		cap.max_send_wr = max(cap.max_send_wr, XP_CTRL_TX);
+		cap.max_recv_sge = max(c->nsge, 1U);
 		if (c->use_srq) {
 			why = xp_group_get(c, dev, limit, what);
 			if (why)
@@ -515,34 +622,31 @@ static int xp_sconn_setup(struct xp_sconn *c, struct rdma_cm_id *id,
 			c->batch = 1;
 		} else {
 			c->nrecv = min3(2 * c->depth,
-					max(1U, XP_SRV_RECV_BYTES / c->size),
+					c->rlen ? max(1U, XP_SRV_RECV_BYTES /
+							  c->rlen) : U32_MAX,
 					(u32)max(dev->attrs.max_qp_wr - 1, 1));
 			c->batch = DIV_ROUND_UP(c->nrecv, 2);
 			cap.max_recv_wr = c->nrecv;
 		}
-	} else {
-		/*
-		 * No check of the server's atomic_cap: a device without
-		 * atomics refuses them on the wire, which is worth seeing.
-		 */
-		if (c->frwr) {
-			if (!xp_frwr_supported(c->srv, dev, limit)) {
-				*what = XIWPERF_UNSUPPORTED_REMOTE_FRWR;
-				return XIWPERF_REJECT_UNSUPPORTED;
-			}
-			/* the registrations, then the message saying so */
-			cap.max_send_wr = c->srv->nchunks + 1 + XP_CTRL_TX;
-		}
-		if (c->inv_recv)
-			cap.max_recv_wr = 1;
+	} else if (c->inv_recv) {
+		cap.max_recv_wr = 1;
+	}
+	if (c->op == XIWPERF_OP_WRITE_IMM) {
+		struct xp_server *srv = c->srv;
+		size_t last = xp_server_chunk_len(srv, srv->nchunks - 1);
+
+		/* The client's regions of @size, as it counts them. */
+		c->per_chunk = srv->chunk / c->size;
+		c->nslot = (u64)(srv->nchunks - 1) * c->per_chunk +
+			   last / c->size;
 	}
 	if (xp_qp_create(&c->q, id, &opts, &cap))
 		return XIWPERF_REJECT_RESOURCES;
 	if (xp_sconn_map_chunks(c))
 		return XIWPERF_REJECT_RESOURCES;
-	if ((c->op == XIWPERF_OP_SEND || c->frwr) && xp_sconn_setup_ctrl(c))
+	if ((xp_op_recv(c->op) || c->frwr) && xp_sconn_setup_ctrl(c))
 		return XIWPERF_REJECT_RESOURCES;
-	if (c->op == XIWPERF_OP_SEND && !c->use_srq && xp_sconn_setup_recv(c))
+	if (xp_op_recv(c->op) && !c->use_srq && xp_sconn_setup_recv(c))
 		return XIWPERF_REJECT_RESOURCES;
 	if (c->inv_recv && xp_sconn_setup_inv(c))
 		return XIWPERF_REJECT_RESOURCES;

@@ -71,8 +71,8 @@ struct xp_rslot {
  * @srv: the server.
  * @run_id: the client run (struct xp_hello.run_id).
  * @qps: connections the run has.
- * @size: bytes per message.
- * @nsge: SGEs per receive.
+ * @size: bytes per receive (0: Immediate Data only, no buffers).
+ * @nsge: SGEs per receive (0 with @size).
  * @dev: the device; every connection of the run must be on it.
  * @pd: PD of the SRQ and of every QP on it (with the global rkey).
  * @srq: the SRQ.
@@ -174,6 +174,12 @@ struct xp_sconn {
 	u64 count;
 	u64 run_id;
 	u32 qps;
+	u32 rlen;	/* bytes per receive (0: Immediate Data only) */
+	bool imm_fixed;	/* XP_HELLO_IMM: every message carries @imm */
+	u32 imm;
+	/* XIWPERF_OP_WRITE_IMM --check: the client's regions (see uapi) */
+	u64 per_chunk;
+	u64 nslot;
 	/* XP_HELLO_REMOTE_FRWR: chunk MRs, then chunk 0's read-only one */
 	struct xp_frmr *frmr;
 	struct ib_reg_wr *reg_wr;
@@ -188,7 +194,7 @@ struct xp_sconn {
 	u32 share;	/* credits granted in the accept */
 	u32 grant;	/* granted, not yet added to @reposted */
 	bool live;	/* accepted: may be sent credits */
-	/* Send test: receives */
+	/* Send and Immediate Data tests: receives */
 	struct xp_rslot *rslots;
 	u32 nrecv;
 	u32 batch;
@@ -207,7 +213,7 @@ struct xp_sconn {
 	bool verdict_due;
 	bool verdict_sent;
 	bool broken;
-	/* Send test: control messages to the client */
+	/* Send and Immediate Data tests: control messages to the client */
 	struct xp_msg *tx;
 	struct xp_map tx_map;
 	struct xp_tslot tslots[XP_CTRL_TX];
@@ -219,8 +225,8 @@ size_t xp_server_chunk_len(const struct xp_server *srv, u32 i);
 void xp_sconn_error(struct xp_sconn *c, const struct ib_wc *wc);
 void xp_sconn_break(struct xp_sconn *c);
 void xp_sconn_send_ctrl(struct xp_sconn *c);
-void xp_recv_check(struct xp_sconn *c, struct xp_rslot *rs, u32 len,
-		   u64 seq);
+void xp_recv_verify(struct xp_sconn *c, struct xp_rslot *rs,
+		    const struct ib_wc *wc, u64 seq);
 
 /* srq.c */
 int xp_group_get(struct xp_sconn *c, struct ib_device *dev, u32 *limit,

@@ -62,8 +62,9 @@ static int xp_group_post(struct xp_srq_group *g, struct xp_rslot *rs)
 	};
 	int ret;
 
-	wr.num_sge = xp_sge_split(sge, g->nsge, rs->map.dma, g->size,
-				  g->pd->local_dma_lkey);
+	if (g->nsge)	/* else an Immediate Data receive, no buffer */
+		wr.num_sge = xp_sge_split(sge, g->nsge, rs->map.dma, g->size,
+					  g->pd->local_dma_lkey);
 	ret = ib_post_srq_recv(g->srq, &wr, NULL);
 	if (!ret)
 		g->posted++;
@@ -178,8 +179,7 @@ static void xp_srq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	mutex_lock(&c->lock);
 	seq = c->received++;
 	atomic64_inc(&c->srv->received);
-	if (c->flags & XIWPERF_F_CHECK)
-		xp_recv_check(c, rs, wc->byte_len, seq);
+	xp_recv_verify(c, rs, wc, seq);
 	mutex_unlock(&c->lock);
 	g->received++;
 	last = g->joined == g->qps && g->received == g->total;
@@ -271,14 +271,15 @@ static int xp_group_create(struct xp_sconn *c, struct ib_device *dev,
 	g->srv = c->srv;
 	g->run_id = c->run_id;
 	g->qps = c->qps;
-	g->size = c->size;
+	g->size = c->rlen;
 	g->nsge = c->nsge;
 	g->dev = dev;
 	mutex_init(&g->lock);
 	spin_lock_init(&g->ev_lock);
 	INIT_LIST_HEAD(&g->members);
 	n = min3(2ULL * c->depth * c->qps,
-		 max(1ULL, (u64)XP_SRV_RECV_BYTES * c->qps / c->size),
+		 c->rlen ? max(1ULL, (u64)XP_SRV_RECV_BYTES * c->qps / c->rlen) :
+			   U64_MAX,
 		 (u64)dev->attrs.max_srq_wr);
 	g->nrecv = n;
 	g->limit = max(1U, g->nrecv / 4);
@@ -294,7 +295,7 @@ static int xp_group_create(struct xp_sconn *c, struct ib_device *dev,
 	}
 	sattr.srq_context = g;
 	sattr.attr.max_wr = g->nrecv;
-	sattr.attr.max_sge = g->nsge;
+	sattr.attr.max_sge = max(g->nsge, 1U);
 	g->srq = ib_create_srq(g->pd, &sattr);
 	if (IS_ERR(g->srq)) {
 		ret = PTR_ERR(g->srq);
@@ -307,13 +308,15 @@ static int xp_group_create(struct xp_sconn *c, struct ib_device *dev,
 		rs->cqe.done = xp_srq_recv_done;
 		rs->group = g;
 		rs->idx = i;
-		rs->buf = xp_buf_alloc(g->size);
-		ret = -ENOMEM;
-		if (!rs->buf)
-			goto err;
-		ret = xp_map(&rs->map, dev, rs->buf, g->size);
-		if (ret)
-			goto err;
+		if (g->size) {
+			rs->buf = xp_buf_alloc(g->size);
+			ret = -ENOMEM;
+			if (!rs->buf)
+				goto err;
+			ret = xp_map(&rs->map, dev, rs->buf, g->size);
+			if (ret)
+				goto err;
+		}
 		ret = xp_group_post(g, rs);
 		if (ret)
 			goto err;
@@ -362,7 +365,7 @@ int xp_group_get(struct xp_sconn *c, struct ib_device *dev, u32 *limit,
 	list_for_each_entry(g, &srv->groups, node) {
 		if (g->run_id != c->run_id)
 			continue;
-		if (g->dev != dev || g->qps != c->qps || g->size != c->size ||
+		if (g->dev != dev || g->qps != c->qps || g->size != c->rlen ||
 		    g->nsge != c->nsge || g->joined == g->qps)
 			why = XIWPERF_REJECT_PROTOCOL;
 		mutex_lock(&g->lock);
