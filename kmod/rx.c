@@ -242,42 +242,37 @@ static int xiw_rx_send(struct xiw_qp *qp, u32 len)
 }
 
 /*
+ * A message that is always one whole segment on queue @qn, next in its MSN
+ * order: Read and Atomic Requests, Atomic Responses, Immediate Data.
+ */
+static int xiw_rx_check_whole(struct xiw_qp *qp, u8 qn)
+{
+	struct xiw_untagged_hdr *h = xiw_rx_untagged(&qp->rx);
+	int bad = xiw_rx_check_untagged(qp, qn);
+
+	if (bad)
+		return bad;
+	if (be32_to_cpu(h->mo) != 0)
+		return TERM_DDP_U(XIW_DDP_U_INV_MO);
+	if (!xiw_rx_last(&qp->rx))
+		return TERM_RDMAP_OP(XIW_RDMAP_UNEXP_OPCODE);
+	return 0;
+}
+
+/*
  * Immediate Data (RFC 7306 section 6): one whole segment on queue 0, in
  * MSN order with Sends, taking a receive of its own. Its 8 octets are not
  * placed in the receive's buffers: the completion reports them.
  */
 static int xiw_rx_imm(struct xiw_qp *qp)
 {
-	struct xiw_untagged_hdr *h = xiw_rx_untagged(&qp->rx);
-	int bad = xiw_rx_check_untagged(qp, XIW_QN_SEND);
+	int bad = xiw_rx_check_whole(qp, XIW_QN_SEND);
 
 	if (bad)
 		return bad;
-	if (be32_to_cpu(h->mo) != 0)
-		return TERM_DDP_U(XIW_DDP_U_INV_MO);
-	if (!xiw_rx_last(&qp->rx))
-		return TERM_RDMAP_OP(XIW_RDMAP_UNEXP_OPCODE);
 	if (xiw_qp_take_recv(qp))
 		return TERM_DDP_U(XIW_DDP_U_NO_BUFFER);
 	qp->rx.send_len = 0;
-	return 0;
-}
-
-/*
- * Queue 1 carries Read and Atomic Requests: each one whole segment, next
- * in MSN order.
- */
-static int xiw_rx_check_request(struct xiw_qp *qp)
-{
-	struct xiw_untagged_hdr *h = xiw_rx_untagged(&qp->rx);
-	int bad = xiw_rx_check_untagged(qp, XIW_QN_READ_REQ);
-
-	if (bad)
-		return bad;
-	if (be32_to_cpu(h->mo) != 0)
-		return TERM_DDP_U(XIW_DDP_U_INV_MO);
-	if (!xiw_rx_last(&qp->rx))
-		return TERM_RDMAP_OP(XIW_RDMAP_UNEXP_OPCODE);
 	return 0;
 }
 
@@ -334,7 +329,7 @@ static int xiw_rx_read_req(struct xiw_qp *qp)
 	struct xiw_mr *mr = NULL;
 	int bad;
 
-	bad = xiw_rx_check_request(qp);
+	bad = xiw_rx_check_whole(qp, XIW_QN_READ_REQ);
 	if (bad)
 		return bad;
 	if (size) {
@@ -368,7 +363,7 @@ static int xiw_rx_atomic_req(struct xiw_qp *qp)
 	struct xiw_mr *mr;
 	int bad, err;
 
-	bad = xiw_rx_check_request(qp);
+	bad = xiw_rx_check_whole(qp, XIW_QN_READ_REQ);
 	if (bad)
 		return bad;
 	err = xiw_atomic_req_parse((struct xiw_atomic_req *)(h + 1), &op);
@@ -404,13 +399,9 @@ static int xiw_rx_atomic_resp(struct xiw_qp *qp)
 	u64 orig;
 	int bad;
 
-	bad = xiw_rx_check_untagged(qp, XIW_QN_ATOMIC_RESP);
+	bad = xiw_rx_check_whole(qp, XIW_QN_ATOMIC_RESP);
 	if (bad)
 		return bad;
-	if (be32_to_cpu(h->mo) != 0)
-		return TERM_DDP_U(XIW_DDP_U_INV_MO);
-	if (!xiw_rx_last(&qp->rx))
-		return TERM_RDMAP_OP(XIW_RDMAP_UNEXP_OPCODE);
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	wqe = xiw_qp_orq_oldest(qp);
 	if (!wqe || !xiw_wqe_is_atomic(wqe->opcode))
