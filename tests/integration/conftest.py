@@ -143,3 +143,22 @@ def pair(hosts):
     yield vm
     stop_server(vm, log)
     vm.run("rmmod xiwperf", check=False)
+
+
+@pytest.fixture
+def siw_server(hosts):
+    """xiw0 on v0 in a, stock siw0 on v1 in b with an xiwperf server on
+    it (192.0.2.2)."""
+    from xiwperf_run import (load_xiwperf, start_server, static_neighbours,
+                             stop_server)
+    vm = hosts
+    load_xiwperf(vm)
+    vm.run("modprobe siw && modprobe xiw")
+    static_neighbours(vm)
+    vm.ns("a", "rdma link add xiw0 type xiw netdev v0")
+    vm.ns("b", "rdma link add siw0 type siw netdev v1")
+    log = start_server(vm, "b", "192.0.2.2", "siw")
+    yield vm
+    stop_server(vm, log)
+    vm.run("rmmod xiwperf", check=False)
+    vm.ns("b", "rdma link delete siw0", check=False)

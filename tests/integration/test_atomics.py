@@ -10,8 +10,7 @@ and field by field, independently of xiw's and xiwperf's formulas."""
 import pytest
 
 from capture import capture, tshark
-from xiwperf_run import (client, load_xiwperf, start_server,
-                         static_neighbours, stop_server,
+from xiwperf_run import (client, load_xiwperf, start_server, stop_server,
                          wait_resources_released)
 
 SERVER = "192.0.2.2"
@@ -203,21 +202,6 @@ def test_faulty_atomic_gets_its_terminate_and_changes_nothing(pair, kind):
     rc, after = atomic(pair, "fetch_add", 1, "--add", 0)
     assert after["atomic_init"] == (before["atomic_final"] +
                                     r["completed"]) & MASK64, (before, after)
-
-
-@pytest.fixture
-def siw_server(hosts):
-    vm = hosts
-    load_xiwperf(vm)
-    vm.run("modprobe siw && modprobe xiw")
-    static_neighbours(vm)
-    vm.ns("a", "rdma link add xiw0 type xiw netdev v0")
-    vm.ns("b", "rdma link add siw0 type siw netdev v1")
-    log = start_server(vm, "b", SERVER, "siw-atomic")
-    yield vm
-    stop_server(vm, log)
-    vm.run("rmmod xiwperf", check=False)
-    vm.ns("b", "rdma link delete siw0", check=False)
 
 
 def test_atomic_to_siw_fails_cleanly(siw_server):

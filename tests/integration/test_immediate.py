@@ -10,7 +10,6 @@ import pytest
 
 from capture import capture, tshark
 from xiwperf_run import client, load_xiwperf, start_server, stop_server
-from xiwperf_run import static_neighbours
 
 SERVER = "192.0.2.2"
 CLIENT = "192.0.2.1"
@@ -80,21 +79,6 @@ def test_wire_has_write_then_immediate_data_on_queue_0(pair):
     payload = "".join(values("tcp.payload")).replace(":", "")
     assert payload.count("000000001234abcd") == 5
     assert tshark(pair, pcap, "-Y", "_ws.malformed").strip() == ""
-
-
-@pytest.fixture
-def siw_server(hosts):
-    vm = hosts
-    load_xiwperf(vm)
-    vm.run("modprobe siw && modprobe xiw")
-    static_neighbours(vm)
-    vm.ns("a", "rdma link add xiw0 type xiw netdev v0")
-    vm.ns("b", "rdma link add siw0 type siw netdev v1")
-    log = start_server(vm, "b", SERVER, "siw-imm")
-    yield vm
-    stop_server(vm, log)
-    vm.run("rmmod xiwperf", check=False)
-    vm.ns("b", "rdma link delete siw0", check=False)
 
 
 @pytest.mark.parametrize("op", ["write_imm", "imm"])

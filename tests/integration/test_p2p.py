@@ -13,8 +13,7 @@ import pytest
 
 from capture import capture, tshark
 from conftest import TOP, wait_until
-from xiwperf_run import (PORT, client, load_xiwperf, set_params,
-                         start_server, static_neighbours, stop_server)
+from xiwperf_run import PORT, client, set_params
 
 SERVER = "192.0.2.2"
 FAKE_PORT = 18601
@@ -107,20 +106,10 @@ def test_no_common_rtr_kind_terminates_and_fails_the_connect(p2p):
 
 
 @pytest.fixture
-def xiw_and_siw(hosts):
+def xiw_and_siw(siw_server):
     """xiw0 in a, siw0 in b with an xiwperf server on it."""
-    vm = hosts
-    load_xiwperf(vm)
-    vm.run("modprobe siw && modprobe xiw")
-    static_neighbours(vm)
-    vm.ns("a", "rdma link add xiw0 type xiw netdev v0")
-    vm.ns("b", "rdma link add siw0 type siw netdev v1")
-    log = start_server(vm, "b", SERVER, "siw")
-    yield vm
-    stop_server(vm, log)
-    set_params(vm, p2p="N", rtr="write,read,send")
-    vm.run("rmmod xiwperf", check=False)
-    vm.ns("b", "rdma link delete siw0", check=False)
+    yield siw_server
+    set_params(siw_server, p2p="N", rtr="write,read,send")
 
 
 @pytest.mark.parametrize("kind", ["write", "read"])

@@ -192,6 +192,20 @@ VALID_SEND = untagged(3, 0, 1, body=bytes(range(256)) * 2 + b"m" * 88)
 BAD_QN = untagged(3, 5, 1, body=b"hi")
 
 
+def assert_mpa_fault(peer, corrupt, code):
+    """The legitimate Send, then the bad-QN segment, framed by mpa_peer
+    with its CRC or marker `corrupt`ed (None: all correct)."""
+    ctrl, rest = the_terminate(exchange(peer, VALID_SEND, BAD_QN,
+                                        hello=send_hello(600),
+                                        corrupt=corrupt))
+    if corrupt:
+        # LLP, MPA (RFC 6581 section 8): control field only.
+        assert ctrl == term(2, 0, code), hex(ctrl)
+        assert rest == b"", rest.hex()
+    else:
+        assert ctrl == term(1, 2, 0x01) | M | D, hex(ctrl)
+
+
 @pytest.fixture
 def crc_peer(pair):
     set_params(pair, crc_policy="required")
@@ -204,15 +218,7 @@ def crc_peer(pair):
 def test_fpdu_with_bad_crc_terminates_with_mpa_crc_error(crc_peer, corrupt):
     """xiw requires CRC, so its Reply turns it on; the peer signs each
     FPDU (RFC 5044 CRC32c), wrongly for the first one when corrupt."""
-    ctrl, rest = the_terminate(exchange(crc_peer, VALID_SEND, BAD_QN,
-                                        hello=send_hello(600),
-                                        corrupt=corrupt))
-    if corrupt:
-        # LLP, MPA, CRC error (RFC 6581 section 8): control field only.
-        assert ctrl == term(2, 0, 0x02), hex(ctrl)
-        assert rest == b"", rest.hex()
-    else:
-        assert ctrl == term(1, 2, 0x01) | M | D, hex(ctrl)
+    assert_mpa_fault(crc_peer, corrupt, 0x02)      # CRC error
 
 
 @pytest.fixture
@@ -230,11 +236,4 @@ def test_marker_not_pointing_at_its_fpdu_terminates_with_mpa_marker_error(
     """xiw asks for markers (markers=Y), so the peer puts one every 512
     octets: marker 0 leads the Send's FPDU, marker 1 falls inside it.
     A wrong FPDUPTR in either is an MPA marker error."""
-    ctrl, rest = the_terminate(exchange(marker_peer, VALID_SEND, BAD_QN,
-                                        hello=send_hello(600),
-                                        corrupt=corrupt))
-    if corrupt:
-        assert ctrl == term(2, 0, 0x03), hex(ctrl)
-        assert rest == b"", rest.hex()
-    else:
-        assert ctrl == term(1, 2, 0x01) | M | D, hex(ctrl)
+    assert_mpa_fault(marker_peer, corrupt, 0x03)   # marker error
