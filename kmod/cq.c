@@ -54,19 +54,25 @@ int xiw_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
  * @wc: the completion
  * @solicited: the completion is for a solicited event
  *
- * Callable from any context. A full CQ loses the completion, marks the CQ
- * overflowed and raises IB_EVENT_CQ_ERR once.
+ * Callable from any context, but not under the QP's lock. A full CQ loses the
+ * completion, raises IB_EVENT_CQ_ERR (once per CQ) and ends the stream of
+ * the completion's QP: its consumer can no longer learn what became of its
+ * work requests (xiw_qp_fatal()). Only the QPs whose completions are lost
+ * are touched; streams that do not use this CQ never notice (RFC 5040
+ * section 8.1.1, item 10).
  */
 void xiw_cq_add(struct xiw_cq *cq, const struct ib_wc *wc, bool solicited)
 {
 	unsigned long flags;
 	bool notify = false;
 	bool overflow = false;
+	bool lost = false;
 
 	spin_lock_irqsave(&cq->lock, flags);
 	if (cq->head - cq->tail >= cq->size) {
 		overflow = !cq->overflowed;
 		cq->overflowed = true;
+		lost = true;
 	} else {
 		cq->ring[cq->head % cq->size] = *wc;
 		cq->head++;
@@ -88,6 +94,8 @@ void xiw_cq_add(struct xiw_cq *cq, const struct ib_wc *wc, bool solicited)
 
 		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
 	}
+	if (lost)
+		xiw_qp_fatal(to_xiw_qp(wc->qp));
 	if (notify && cq->ibcq.comp_handler)
 		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
 }

@@ -509,15 +509,8 @@ void xiw_qp_to_error(struct xiw_qp *qp)
 	}
 	xiw_qp_flush(qp);
 	/* No Send will take an SRQ entry for this QP any more. */
-	if (qp->srq && !xchg(&qp->srq_last_wqe, 1) && qp->ibqp.event_handler) {
-		struct ib_event ev = {
-			.device = qp->ibqp.device,
-			.element.qp = &qp->ibqp,
-			.event = IB_EVENT_QP_LAST_WQE_REACHED,
-		};
-
-		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
-	}
+	if (qp->srq && !xchg(&qp->srq_last_wqe, 1))
+		xiw_qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
 }
 
 static int xiw_copy_inline(struct xiw_wqe *wqe, const struct ib_send_wr *wr)
@@ -831,8 +824,11 @@ int xiw_qp_start(struct xiw_qp *qp, struct socket *sock,
  * @cause: XIW_TERM() value
  * @src: the received segment at fault (its headers go into the Terminate
  *	where RFC 5040 says so), or NULL
+ *
+ * Return: true if this call ended the stream, false if it was already
+ * ending (or not yet running) and nothing was done.
  */
-void xiw_qp_terminate(struct xiw_qp *qp, int cause,
+bool xiw_qp_terminate(struct xiw_qp *qp, int cause,
 		      const struct xiw_term_src *src)
 {
 	unsigned long flags;
@@ -853,6 +849,41 @@ void xiw_qp_terminate(struct xiw_qp *qp, int cause,
 	spin_unlock_irqrestore(&qp->lock, flags);
 	if (kick)
 		xiw_tx_kick(qp);
+	return kick;
+}
+
+/**
+ * xiw_qp_fatal() - the QP can no longer work: a local catastrophic error
+ * @qp: the QP
+ *
+ * Sends the Terminate of a local catastrophic error (RDMAP, RFC 5040
+ * section 7.2) and raises IB_EVENT_QP_FATAL, once: a QP already leaving
+ * RTS is left as it is. Callable from any context, but not under
+ * @qp->lock.
+ */
+void xiw_qp_fatal(struct xiw_qp *qp)
+{
+	if (xiw_qp_terminate(qp, XIW_TERM(XIW_TERM_LAYER_RDMAP,
+					  XIW_RDMAP_ETYPE_CATASTROPHIC, 0),
+			     NULL))
+		xiw_qp_event(qp, IB_EVENT_QP_FATAL);
+}
+
+/**
+ * xiw_qp_event() - raise an affiliated asynchronous event of a QP
+ * @qp: the QP
+ * @type: the event
+ */
+void xiw_qp_event(struct xiw_qp *qp, enum ib_event_type type)
+{
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = type,
+	};
+
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
 }
 
 /**

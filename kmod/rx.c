@@ -85,6 +85,39 @@ static void xiw_rx_term_src(struct xiw_rx *rx, struct xiw_term_src *src)
 				(rx->hdr + XIW_MPA_LEN_SIZE + ddp_len);
 }
 
+/*
+ * The affiliated asynchronous event a fault of the peer raises at the QP
+ * that detected it, by Terminate layer and error type: a tagged buffer or
+ * protection fault is an access error, a malformed or unexpected request
+ * an invalid request, anything else (catastrophic, MPA) fatal.
+ */
+static const u8 xiw_rx_fault_event[XIW_TERM_LAYER_LLP + 1][3] = {
+	[XIW_TERM_LAYER_RDMAP] = {
+		[XIW_RDMAP_ETYPE_CATASTROPHIC]	= IB_EVENT_QP_FATAL,
+		[XIW_RDMAP_ETYPE_PROT]		= IB_EVENT_QP_ACCESS_ERR,
+		[XIW_RDMAP_ETYPE_OP]		= IB_EVENT_QP_REQ_ERR,
+	},
+	[XIW_TERM_LAYER_DDP] = {
+		[XIW_DDP_ETYPE_CATASTROPHIC]	= IB_EVENT_QP_FATAL,
+		[XIW_DDP_ETYPE_TAGGED]		= IB_EVENT_QP_ACCESS_ERR,
+		[XIW_DDP_ETYPE_UNTAGGED]	= IB_EVENT_QP_REQ_ERR,
+	},
+	[XIW_TERM_LAYER_LLP] = {
+		[XIW_LLP_ETYPE_MPA]		= IB_EVENT_QP_FATAL,
+	},
+};
+
+static enum ib_event_type xiw_rx_fault_event_of(int cause)
+{
+	u32 layer = XIW_TERM_LAYER(cause), etype = XIW_TERM_ETYPE(cause);
+
+	if (layer >= ARRAY_SIZE(xiw_rx_fault_event) ||
+	    etype >= ARRAY_SIZE(xiw_rx_fault_event[0]))
+		return IB_EVENT_QP_FATAL;
+	/* IB_EVENT_QP_FATAL is not 0: an empty slot means fatal as well */
+	return xiw_rx_fault_event[layer][etype] ?: IB_EVENT_QP_FATAL;
+}
+
 static void xiw_rx_fail(struct xiw_qp *qp, int cause)
 {
 	struct xiw_rx *rx = &qp->rx;
@@ -96,7 +129,8 @@ static void xiw_rx_fail(struct xiw_qp *qp, int cause)
 			    XIW_TERM_CODE(cause),
 			    xiw_op_table[rx->op & XIW_RDMAP_OPCODE_MASK].name ?: "?");
 	xiw_rx_term_src(rx, &src);	/* before the reset: it reads rx */
-	xiw_qp_terminate(qp, cause, &src);
+	if (xiw_qp_terminate(qp, cause, &src))
+		xiw_qp_event(qp, xiw_rx_fault_event_of(cause));
 	xiw_rx_reset(qp);
 }
 
@@ -873,11 +907,6 @@ static void xiw_rx_got_terminate(struct xiw_qp *qp)
 	struct xiw_terminate_hdr *t = (struct xiw_terminate_hdr *)(h + 1);
 	struct xiw_term_src src;
 	int cause;
-	struct ib_event ev = {
-		.device = qp->ibqp.device,
-		.element.qp = &qp->ibqp,
-		.event = IB_EVENT_QP_FATAL,
-	};
 	struct xiw_cep *cep;
 	unsigned long flags;
 
@@ -893,8 +922,7 @@ static void xiw_rx_got_terminate(struct xiw_qp *qp)
 	spin_lock_irqsave(&qp->lock, flags);
 	qp->state = XIW_QPS_ERROR;
 	spin_unlock_irqrestore(&qp->lock, flags);
-	if (qp->ibqp.event_handler)
-		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+	xiw_qp_event(qp, IB_EVENT_QP_FATAL);
 	cep = xiw_qp_cep_get(qp);
 	if (cep) {
 		xiw_cep_abort(cep);
