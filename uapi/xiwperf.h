@@ -250,6 +250,16 @@ enum xiwperf_op {
  *	fails it with a local protection error and terminates the stream.
  * @XIWPERF_INJECT_UNALIGNED: atomic operations only: the target word's
  *	address plus 4, not 64-bit aligned.
+ * @XIWPERF_INJECT_CQ_OVERFLOW: not a rule the client breaks but a CQ
+ *	the server's device must let overflow harmlessly (RFC 5040 section
+ *	8.1.1, item 10): Send with XIWPERF_F_SOLICIT, @solicit at least 3,
+ *	@depth at least 2, @qps at least 2. The server gives connection 0 a
+ *	solicited-only receive CQ with room for one completion, so that the
+ *	second unsolicited Send overflows it. Connection 0 then ends alone
+ *	(result.conns_failed); every other connection must carry out all its
+ *	operations and deliver its verdict, or the run fails as usual. The
+ *	run reports the failure of connection 0 (XIWPERF_REASON_WC or
+ *	XIWPERF_REASON_DISCONNECTED) once all connections have ended.
  */
 enum xiwperf_inject {
 	XIWPERF_INJECT_NONE = 0,
@@ -262,6 +272,7 @@ enum xiwperf_inject {
 	XIWPERF_INJECT_FOREIGN = 7,
 	XIWPERF_INJECT_LKEY = 8,
 	XIWPERF_INJECT_UNALIGNED = 9,
+	XIWPERF_INJECT_CQ_OVERFLOW = 10,
 };
 
 /**
@@ -307,6 +318,10 @@ struct xiwperf_listen {
  * @received: Send (and Immediate Data) messages received.
  * @mismatches: of those, messages that failed the --check verification.
  * @errors: failed work completions (other than flushes at teardown).
+ * @qp_fatal_events: IB_EVENT_QP_FATAL events of the server's QPs.
+ * @qp_req_err_events: IB_EVENT_QP_REQ_ERR events of its QPs.
+ * @qp_access_err_events: IB_EVENT_QP_ACCESS_ERR events of its QPs.
+ * @cq_err_events: IB_EVENT_CQ_ERR events of its CQs.
  * @reserved: in: zero.
  */
 struct xiwperf_serve {
@@ -318,7 +333,11 @@ struct xiwperf_serve {
 	__u64 received;
 	__u64 mismatches;
 	__u64 errors;
-	__u64 reserved[4];
+	__u32 qp_fatal_events;
+	__u32 qp_req_err_events;
+	__u32 qp_access_err_events;
+	__u32 cq_err_events;
+	__u64 reserved[2];
 };
 
 /**
@@ -484,6 +503,13 @@ enum xiwperf_reject {
  *	@mismatches counts the operations whose original value is not one
  *	that some order of the operations gives (or whose completion had
  *	the wrong opcode); @data_ok also needs @atomic_final to be right.
+ * @qp_fatal_events: IB_EVENT_QP_FATAL events of the client's QPs.
+ * @qp_req_err_events: IB_EVENT_QP_REQ_ERR events of its QPs.
+ * @qp_access_err_events: IB_EVENT_QP_ACCESS_ERR events of its QPs.
+ * @cq_err_events: IB_EVENT_CQ_ERR events of its CQs.
+ * @conns_failed: with XIWPERF_INJECT_CQ_OVERFLOW: connections that ended
+ *	in failure while the others went on (0 or 1).
+ * @reserved_events: zero.
  * @reserved: zero (on input too), for later additions.
  */
 struct xiwperf_result {
@@ -522,7 +548,13 @@ struct xiwperf_result {
 	__u32 srq_stray_events;
 	__u64 atomic_init;
 	__u64 atomic_final;
-	__u64 reserved[8];
+	__u32 qp_fatal_events;
+	__u32 qp_req_err_events;
+	__u32 qp_access_err_events;
+	__u32 cq_err_events;
+	__u32 conns_failed;
+	__u32 reserved_events;
+	__u64 reserved[5];
 };
 
 /**

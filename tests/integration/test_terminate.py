@@ -11,7 +11,7 @@ import struct
 import pytest
 
 from conftest import TOP
-from xiwperf_run import set_params
+from xiwperf_run import set_params, start_server, stop_server
 
 PEER = os.path.join(TOP, "tests", "integration", "mpa_peer.py")
 SERVER = "192.0.2.2"
@@ -59,10 +59,10 @@ def peer(pair):
     set_params(pair, crc_policy="preferred")
 
 
-def exchange(vm, *ulpdus, hello=HELLO, corrupt=None):
+def exchange(vm, *ulpdus, hello=HELLO, corrupt=None, port=18515):
     frames = b"".join(fpdu(u) for u in ulpdus)
     extra = f" --corrupt {corrupt}" if corrupt else ""
-    res = vm.ns("a", f"/usr/bin/python3 {PEER} rdma {SERVER} 18515 "
+    res = vm.ns("a", f"/usr/bin/python3 {PEER} rdma {SERVER} {port} "
                      f"{hello.hex()} {frames.hex()} --wait 30{extra}",
                 check=False, timeout=60)
     assert res.rc == 0, res
@@ -168,6 +168,34 @@ def test_each_bad_segment_gets_its_terminate(peer, case):
         # Found in the control octets: no header is complete to include.
         assert ctrl == ctrl_want, hex(ctrl)
         assert rest == b"", rest.hex()
+
+
+# The event the QP that found the fault raises, by the fault's class: a
+# tagged buffer or protection fault is an access error, a malformed or
+# unexpected request an invalid request (see Documentation/conformance.md).
+EVENT_CASES = {"invalid_qn": "qp_req_err", "reserved_opcode": "qp_req_err",
+               "atomic_unaligned": "qp_req_err",
+               "atomic_unknown_stag": "qp_access_err"}
+
+
+def test_the_qp_that_finds_a_fault_raises_the_event_of_its_class(peer):
+    """Against a server of its own (port 18516), whose counters say which
+    asynchronous events its QPs raised: a Write to an unknown STag and
+    the cases of EVENT_CASES, one connection each."""
+    log = start_server(peer, "b", SERVER, "events", port=18516,
+                       json_out=True)
+    try:
+        ctrl, _ = the_terminate(exchange(
+            peer, tagged(0, 0xDEAD0100, 0, b"abcd"), port=18516))
+        assert ctrl >> 24 & 0xff == 0x11, hex(ctrl)     # DDP tagged
+        for case in EVENT_CASES:
+            the_terminate(exchange(peer, CASES[case][0], port=18516))
+    finally:
+        srv = stop_server(peer, log)
+    want = {"qp_fatal": 0, "qp_req_err": 0, "qp_access_err": 1, "cq_err": 0}
+    for event in EVENT_CASES.values():
+        want[event] += 1
+    assert srv and srv["async_events"] == want, srv
 
 
 def send_hello(size):

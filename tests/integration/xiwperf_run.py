@@ -22,9 +22,9 @@ def load_xiwperf(vm):
            f"{{ modprobe rdma_cm && insmod {XIWPERF_KO}; }}")
 
 
-def client(vm, ns, addr, *args, check=True, timeout=120):
+def client(vm, ns, addr, *args, check=True, timeout=120, port=PORT):
     """Run an xiwperf client; return (exit status, its JSON result)."""
-    cmd = (f"{XIWPERF} client --addr {addr} --port {PORT} --json "
+    cmd = (f"{XIWPERF} client --addr {addr} --port {port} --json "
            + " ".join(str(a) for a in args))
     res = vm.ns(ns, cmd, check=False, timeout=timeout) if ns else \
         vm.run(cmd, check=False, timeout=timeout)
@@ -37,12 +37,14 @@ def client(vm, ns, addr, *args, check=True, timeout=120):
     return res.rc, result
 
 
-def start_server(vm, ns, addr, tag):
-    """Start an xiwperf server in ns and wait until it listens."""
+def start_server(vm, ns, addr, tag, port=PORT, json_out=False):
+    """Start an xiwperf server in ns and wait until it listens; with
+    json_out, stop_server() returns its counters."""
     log = f"/tmp/xiwperf-server-{tag}.log"
     prefix = f"ip netns exec {ns} " if ns else ""
-    vm.run(f"{prefix}{XIWPERF} server --addr {addr} --port {PORT} "
-           f"--size {SERVER_BUF} > {log} 2>&1 & echo $! > {log}.pid")
+    vm.run(f"{prefix}{XIWPERF} server --addr {addr} --port {port} "
+           f"--size {SERVER_BUF} {'--json' if json_out else ''} "
+           f"> {log} 2>&1 & echo $! > {log}.pid")
     wait_until(vm, f"grep -q listening {log} || "
                f"{{ ! kill -0 $(cat {log}.pid) && cat {log} && false; }}",
                f"xiwperf server on {addr} listening", tries=600)
@@ -50,9 +52,16 @@ def start_server(vm, ns, addr, tag):
 
 
 def stop_server(vm, log):
+    """Stop a server; the last JSON line it printed (its counters, when
+    started with json_out), else None."""
     vm.run(f"kill $(cat {log}.pid) 2>/dev/null; "
            f"for i in $(seq 100); do kill -0 $(cat {log}.pid) 2>/dev/null "
            f"|| break; sleep 0.1; done", check=False)
+    lines = vm.run(f"cat {log}", check=False).out.strip().splitlines()
+    try:
+        return json.loads(lines[-1]) if lines else None
+    except ValueError:
+        return None
 
 
 def set_params(vm, **params):

@@ -226,7 +226,7 @@ TEST_F(XiwperfArgs, InjectRefusesWhatCannotShowTheFault)
 {
     EXPECT_EQ(usage_error(one_op("write", {"--inject", "wrong"})),
               "--inject: \"wrong\" is not one of stag, bounds, rights, invalidated, "
-              "dma-invalidate, wrap, foreign, lkey, unaligned");
+              "dma-invalidate, wrap, foreign, lkey, unaligned, cq-overflow");
     EXPECT_EQ(usage_error(one_op("write", {"--inject", "foreign"})),
               "client: --inject foreign needs --qps 2 or more (it uses connection 1's key on "
               "connection 0)");
@@ -492,6 +492,30 @@ TEST_F(XiwperfArgs, AtomicInjectedFaults)
             << op;
     EXPECT_EQ(usage_error(one_op("send", {"--inject", "dma-invalidate"})),
               "client: --inject dma-invalidate works with --op write and read only");
+}
+
+TEST_F(XiwperfArgs, CqOverflowNeedsTwoUnsolicitedSendsAndABystander)
+{
+    WordList ok = {"--solicit", "3", "--depth", "2", "--qps", "2", "--count", "8",
+                   "--inject", "cq-overflow"};
+    EXPECT_EQ(client(one_op("send", ok)).inject, Inject::cq_overflow);
+    const std::string why = "client: --inject cq-overflow needs --op send, --solicit 3 or more, "
+                            "--depth 2 or more and --qps 2 or more, without --srq";
+    EXPECT_EQ(usage_error(one_op("send", {"--solicit", "2", "--depth", "2", "--qps", "2",
+                                          "--count", "8", "--inject", "cq-overflow"})),
+              why);
+    EXPECT_EQ(usage_error(one_op("send", {"--solicit", "3", "--depth", "1", "--qps", "2",
+                                          "--count", "8", "--inject", "cq-overflow"})),
+              why);
+    EXPECT_EQ(usage_error(one_op("send", {"--solicit", "3", "--depth", "2", "--qps", "1",
+                                          "--count", "8", "--inject", "cq-overflow"})),
+              why);
+    EXPECT_EQ(usage_error(one_op("send", {"--depth", "2", "--qps", "2", "--inject",
+                                          "cq-overflow"})),
+              why);
+    EXPECT_EQ(usage_error(one_op("write", {"--depth", "2", "--qps", "2", "--inject",
+                                           "cq-overflow"})),
+              why);
 }
 
 TEST_F(XiwperfArgs, EqualsFormAndShortOptions)

@@ -105,7 +105,8 @@ xiw::Result<Mr> parse_mr(std::string_view opt, std::string_view text)
 
 constexpr Inject injects[] = {Inject::stag,        Inject::bounds,         Inject::rights,
                               Inject::invalidated, Inject::dma_invalidate, Inject::wrap,
-                              Inject::foreign,     Inject::lkey,           Inject::unaligned};
+                              Inject::foreign,     Inject::lkey,           Inject::unaligned,
+                              Inject::cq_overflow};
 
 xiw::Result<Inject> parse_inject(std::string_view text)
 {
@@ -114,7 +115,7 @@ xiw::Result<Inject> parse_inject(std::string_view text)
             return i;
     return usage_error("--inject: " + quoted(text) +
                        " is not one of stag, bounds, rights, invalidated, dma-invalidate, wrap, "
-                       "foreign, lkey, unaligned");
+                       "foreign, lkey, unaligned, cq-overflow");
 }
 
 // The subcommands an option applies to.
@@ -429,6 +430,13 @@ xiw::Status check_inject(const Client& c)
                                "data has no local key)");
         return xiw::Ok{};
     }
+    if (c.inject == Inject::cq_overflow) {
+        // Two unsolicited Sends in a row overflow the server's CQ of one.
+        if (c.op != Op::send || c.solicit < 3 || c.depth < 2 || c.qps < 2 || c.srq)
+            return usage_error("client: --inject cq-overflow needs --op send, --solicit 3 or "
+                               "more, --depth 2 or more and --qps 2 or more, without --srq");
+        return xiw::Ok{};
+    }
     if (c.inject == Inject::unaligned) {
         if (!is_atomic(c.op))
             return usage_error("client: --inject unaligned works with the atomic operations "
@@ -649,6 +657,8 @@ std::string_view inject_name(Inject inject)
         return "lkey";
     case Inject::unaligned:
         return "unaligned";
+    case Inject::cq_overflow:
+        return "cq-overflow";
     }
     return "?";
 }
@@ -788,7 +798,9 @@ std::string usage()
            "        server must enforce; the run is expected to fail. KIND: stag (wrong\n"
            "        key), bounds, rights (write through a read-only rkey), invalidated\n"
            "        (Send with Invalidate first), dma-invalidate (of the global rkey);\n"
-           "        bounds, rights and invalidated need --remote-mr frwr.\n"
+           "        bounds, rights and invalidated need --remote-mr frwr. cq-overflow\n"
+           "        (send --solicit 3+ --depth 2+ --qps 2+) gives connection 0 a receive CQ\n"
+           "        of one entry at the server: it must fail alone, the others complete.\n"
            "        --srq (send, write_imm, imm) has the server share one SRQ among the run's\n"
            "        connections and report its limit events.\n"
            "        ATOMIC is fetch_add, cmp_swap, masked_fetch_add or masked_cmp_swap: every\n"

@@ -80,6 +80,7 @@ enum class Inject {
     foreign = 7,
     lkey = 8,
     unaligned = 9,
+    cq_overflow = 10,
 };
 
 /// "stag", "dma-invalidate", ...; "" for none.

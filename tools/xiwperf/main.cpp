@@ -75,7 +75,12 @@ int run_server(const Server& args)
                                     {"rejected", s.rejected},
                                     {"received", s.received},
                                     {"mismatches", s.mismatches},
-                                    {"errors", s.errors}}
+                                    {"errors", s.errors},
+                                    {"async_events",
+                                     {{"qp_fatal", s.qp_fatal_events},
+                                      {"qp_req_err", s.qp_req_err_events},
+                                      {"qp_access_err", s.qp_access_err_events},
+                                      {"cq_err", s.cq_err_events}}}}
                          .dump()
                   << std::endl;
     } else {

@@ -369,6 +369,12 @@ nlohmann::json to_json(const Client& args, const Outcome& out)
     j["inject"] = nullptr;
     if (args.inject != Inject::none)
         j["inject"] = inject_name(args.inject);
+    if (args.inject == Inject::cq_overflow)
+        j["conns_failed"] = r.conns_failed;
+    j["async_events"] = {{"qp_fatal", r.qp_fatal_events},
+                         {"qp_req_err", r.qp_req_err_events},
+                         {"qp_access_err", r.qp_access_err_events},
+                         {"cq_err", r.cq_err_events}};
     // The first failed completion, whatever ended the run.
     j["wc_status"] = nullptr;
     if (r.wc_status)

@@ -97,7 +97,8 @@ void xp_fail_wc(struct xp_cconn *c, const struct ib_wc *wc)
 	if (cl->res->wc_status == IB_WC_SUCCESS)
 		cl->res->wc_status = wc->status;
 	spin_unlock_bh(&cl->lock);
-	xp_fail(cl, -EIO, XIWPERF_REASON_WC);
+	if (!xp_cconn_lose(c, XIWPERF_REASON_WC))
+		xp_fail(cl, -EIO, XIWPERF_REASON_WC);
 }
 
 static int xp_client_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
@@ -196,7 +197,8 @@ static int xp_client_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
 		/* Our own disconnect at teardown, or after a finished run. */
-		if (!READ_ONCE(cl->stop) && atomic_read(&cl->running))
+		if (!READ_ONCE(cl->stop) && atomic_read(&cl->running) &&
+		    !xp_cconn_lose(c, XIWPERF_REASON_DISCONNECTED))
 			xp_fail(cl, -ECONNRESET, XIWPERF_REASON_DISCONNECTED);
 		break;
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
@@ -334,7 +336,7 @@ static int xp_cconn_qp(struct xp_cconn *c)
 	struct ib_device *dev = c->id->device;
 	bool inl = cl->flags & XIWPERF_F_INLINE;
 	bool ctrl = xp_op_recv(cl->op) || (cl->flags & XIWPERF_F_REMOTE_FRWR);
-	struct xp_qp_opts opts = {};
+	struct xp_qp_opts opts = { .async = &cl->async };
 	struct ib_qp_cap cap = {
 		/* an injection's Send with Invalidate and probe on top */
 		.max_send_wr = cl->depth * cl->wrs + (cl->inject ? 2 : 0),
@@ -425,6 +427,8 @@ static int xp_cconn_connect(struct xp_cconn *c)
 	if (cl->inject == XIWPERF_INJECT_INVALIDATED ||
 	    cl->inject == XIWPERF_INJECT_DMA_INVALIDATE)
 		hello.flags |= XP_HELLO_INV_RECV;
+	if (c->isolated)
+		hello.flags |= XP_HELLO_TINY_RCQ;
 	hello.size = cpu_to_be32(cl->size);
 	hello.depth = cpu_to_be32(cl->depth);
 	hello.count = cpu_to_be64(c->total);
@@ -604,6 +608,7 @@ static void xp_client_results(struct xp_client *cl, struct xiwperf_run *run,
 		struct xp_cconn *c = cl->conns[i];
 
 		res->completed += c->completed;
+		res->conns_failed += c->lost;
 		run->registrations += c->registrations;
 		res->errors += c->errors;
 		res->flushed += c->flushed;
@@ -651,6 +656,24 @@ static void xp_client_results(struct xp_client *cl, struct xiwperf_run *run,
 		       (!cl->ack || cl->ack->final_ok);
 	res->depth = cl->depth;
 	res->status = ret;
+	res->qp_fatal_events = atomic_read(&cl->async.qp_fatal);
+	res->qp_req_err_events = atomic_read(&cl->async.qp_req_err);
+	res->qp_access_err_events = atomic_read(&cl->async.qp_access_err);
+	res->cq_err_events = atomic_read(&cl->async.cq_err);
+}
+
+/*
+ * Every connection ended: one that failed alone (struct xp_cconn.isolated)
+ * fails the run now.
+ */
+static int xp_client_lost(struct xp_client *cl)
+{
+	u32 i;
+
+	for (i = 0; i < cl->qps; i++)
+		if (cl->conns[i]->lost)
+			return xp_fail(cl, -EIO, cl->conns[i]->lost_reason);
+	return 0;
 }
 
 /*
@@ -788,6 +811,7 @@ int xp_client_run(struct xiwperf_run *run)
 		}
 		c->cl = cl;
 		c->index = i;
+		c->isolated = cl->inject == XIWPERF_INJECT_CQ_OVERFLOW && !i;
 		spin_lock_init(&c->lock);
 		c->total = div_u64_rem(cl->count, cl->qps, &rem) +
 			   (i < rem ? 1 : 0);
@@ -800,6 +824,8 @@ int xp_client_run(struct xiwperf_run *run)
 			goto out;
 	}
 	ret = xp_client_go(cl, &t_start);
+	if (!ret)
+		ret = xp_client_lost(cl);
 out:
 	spin_lock_bh(&cl->lock);
 	WRITE_ONCE(cl->stop, true);

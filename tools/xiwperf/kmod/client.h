@@ -169,6 +169,9 @@ struct xp_cconn {
 	u64 solicited;
 	bool verdict;
 	bool finished;
+	bool isolated;		/* CQ overflow: it may fail alone... */
+	bool lost;		/* ...and did: it posts nothing more */
+	u32 lost_reason;	/* enum xiwperf_reason of that */
 	/* results: CQ callbacks only, read after teardown */
 	u64 *orig;		/* atomic --check: its part of cl->ack->orig */
 	struct xp_hist *hist;
@@ -220,6 +223,7 @@ struct xp_client {
 	bool stop;
 	spinlock_t lock;		/* the first failure */
 	struct xiwperf_result *res;
+	struct xp_async async;		/* of every connection */
 };
 
 /*
@@ -254,6 +258,7 @@ bool xp_lane_completes(struct xp_lane *lane, u32 kind,
 		       const struct ib_wc *wc);
 void xp_lane_step(struct xp_lane *lane);
 int xp_cconn_buffers(struct xp_cconn *c);
+bool xp_cconn_lose(struct xp_cconn *c, u32 reason);
 
 /* frwr.c */
 int xp_lane_frmr(struct xp_lane *lane, u32 tag);

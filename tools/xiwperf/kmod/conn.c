@@ -177,14 +177,40 @@ int xp_frmr_prepare(struct xp_frmr *f, struct ib_reg_wr *wr,
 	return 0;
 }
 
+/* The QP's asynchronous events; ctx is its struct xp_qp. */
 static void xp_qp_event(struct ib_event *ev, void *ctx)
 {
+	struct xp_qp *q = ctx;
+
 	pr_debug("QP event %s\n", ib_event_msg(ev->event));
+	if (!q->async)
+		return;
+	switch (ev->event) {
+	case IB_EVENT_QP_FATAL:
+		atomic_inc(&q->async->qp_fatal);
+		break;
+	case IB_EVENT_QP_REQ_ERR:
+		atomic_inc(&q->async->qp_req_err);
+		break;
+	case IB_EVENT_QP_ACCESS_ERR:
+		atomic_inc(&q->async->qp_access_err);
+		break;
+	default:
+		break;
+	}
 }
 
+/* Both CQs of a connection; ctx is its struct xp_qp. */
 static void xp_cq_event(struct ib_event *ev, void *ctx)
 {
+	struct xp_qp *q = ctx;
+
 	pr_debug("CQ event %s\n", ib_event_msg(ev->event));
+	if (ev->event != IB_EVENT_CQ_ERR)
+		return;
+	WRITE_ONCE(q->cq_failed, true);
+	if (q->async)
+		atomic_inc(&q->async->cq_err);
 }
 
 /* A solicited receive CQ notified: count it, poll from process context. */
@@ -317,6 +343,7 @@ int xp_qp_create(struct xp_qp *q, struct rdma_cm_id *id,
 
 	q->id = id;
 	q->create_err = 0;
+	q->async = opts->async;
 	if (send_wr > dev->attrs.max_qp_wr ||
 	    (!opts->srq && recv_wr > dev->attrs.max_qp_wr) ||
 	    send_wr + recv_wr > dev->attrs.max_cqe)
@@ -342,7 +369,7 @@ int xp_qp_create(struct xp_qp *q, struct rdma_cm_id *id,
 		goto err_pd;
 	}
 	if (solicited) {
-		ret = xp_rcq_create(q, dev, recv_wr);
+		ret = xp_rcq_create(q, dev, opts->tiny_rcq ? 1 : recv_wr);
 		if (ret)
 			goto err_cq;
 	}
@@ -391,7 +418,10 @@ err_pd:
  * @connected: the connection was accepted or established: disconnect it
  *	and drain the QP, so that every posted work request has completed
  *	(flushed) before the QP goes away. A solicited receive CQ is armed
- *	for every completion first.
+ *	for every completion first. After a CQ overflowed, only the send
+ *	queue is drained: the receive queue's drain could complete into a
+ *	CQ still full, and be lost; destroying the QP ends its receives
+ *	as surely.
  *
  * Buffers the QP used may be unmapped and freed once this returns. The
  * rdma_cm id itself is left to the caller.
@@ -404,7 +434,10 @@ void xp_qp_destroy(struct xp_qp *q, bool connected)
 			rdma_disconnect(q->id);
 			if (q->rcq)
 				xp_rcq_drain_mode(q);
-			ib_drain_qp(q->qp);
+			if (READ_ONCE(q->cq_failed))
+				ib_drain_sq(q->qp);
+			else
+				ib_drain_qp(q->qp);
 		}
 		rdma_destroy_qp(q->id);
 		q->qp = NULL;

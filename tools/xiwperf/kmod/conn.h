@@ -83,6 +83,21 @@ void xp_frmr_free(struct xp_frmr *f);
 int xp_frmr_prepare(struct xp_frmr *f, struct ib_reg_wr *wr,
 		    struct ib_cqe *cqe, int access);
 
+/**
+ * struct xp_async - the asynchronous events of a client run's or a
+ *	server's QPs and CQs, by kind.
+ * @qp_fatal: IB_EVENT_QP_FATAL.
+ * @qp_req_err: IB_EVENT_QP_REQ_ERR.
+ * @qp_access_err: IB_EVENT_QP_ACCESS_ERR.
+ * @cq_err: IB_EVENT_CQ_ERR.
+ */
+struct xp_async {
+	atomic_t qp_fatal;
+	atomic_t qp_req_err;
+	atomic_t qp_access_err;
+	atomic_t cq_err;
+};
+
 /* Completions taken from a solicited receive CQ per ib_poll_cq() call. */
 #define XP_RCQ_BATCH	16
 
@@ -108,6 +123,8 @@ int xp_frmr_prepare(struct xp_frmr *f, struct ib_reg_wr *wr,
  *	see its flushes, and not every provider notifies a solicited-only
  *	CQ of them).
  * @wc: @rcq_work's completions, room for XP_RCQ_BATCH.
+ * @async: where its asynchronous events are counted, or NULL.
+ * @cq_failed: a CQ of the connection overflowed (IB_EVENT_CQ_ERR).
  */
 struct xp_qp {
 	struct rdma_cm_id *id;
@@ -125,6 +142,8 @@ struct xp_qp {
 	bool first_done;
 	bool draining;
 	struct ib_wc *wc;
+	struct xp_async *async;
+	bool cq_failed;
 };
 
 /**
@@ -135,12 +154,17 @@ struct xp_qp {
  *	xp_qp_destroy()), or NULL.
  * @srq: a shared receive queue of @pd to receive from, or NULL.
  * @solicited: receives complete on a CQ of their own (struct xp_qp.rcq).
+ * @tiny_rcq: with @solicited: that CQ has room for one completion only
+ *	(XIWPERF_INJECT_CQ_OVERFLOW).
+ * @async: where to count the asynchronous events, or NULL.
  */
 struct xp_qp_opts {
 	unsigned int pd_flags;
 	struct ib_pd *pd;
 	struct ib_srq *srq;
 	bool solicited;
+	bool tiny_rcq;
+	struct xp_async *async;
 };
 
 int xp_qp_create(struct xp_qp *q, struct rdma_cm_id *id,

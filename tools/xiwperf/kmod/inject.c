@@ -6,7 +6,10 @@
  * An atomic operation waits for its response as a Read does: no probe.
  * For the faults that first invalidate an STag with a
  * Send with Invalidate, the server posts one receive for it
- * (XP_HELLO_INV_RECV).
+ * (XP_HELLO_INV_RECV). For a CQ overflow nothing is wrong with the
+ * operations: the server gets a receive CQ too small for connection 0
+ * (XP_HELLO_TINY_RCQ), and that connection may fail alone
+ * (xp_cconn_lose()).
  */
 #include <linux/math64.h>
 #include <linux/minmax.h>
@@ -53,6 +56,12 @@ bool xp_inject_valid(const struct xiwperf_run *run)
 		return !(run->flags & XIWPERF_F_INLINE);
 	case XIWPERF_INJECT_UNALIGNED:
 		return atomic;
+	case XIWPERF_INJECT_CQ_OVERFLOW:
+		/* two unsolicited Sends in a row, at least two connections */
+		return run->op == XIWPERF_OP_SEND &&
+		       (run->flags & XIWPERF_F_SOLICIT) && run->solicit >= 3 &&
+		       run->depth >= 2 && run->qps >= 2 &&
+		       !(run->flags & XIWPERF_F_SRQ);
 	default:
 		return false;
 	}
@@ -91,6 +100,8 @@ void xp_lane_inject(struct xp_lane *lane, struct xp_chain *ch,
 	int i;
 
 	switch (cl->inject) {
+	case XIWPERF_INJECT_CQ_OVERFLOW:
+		return;		/* the server's CQ is the fault */
 	case XIWPERF_INJECT_STAG:
 		*op->rkey ^= 0xff;	/* the key byte of the STag */
 		break;

@@ -56,11 +56,17 @@ static void xp_cconn_finish(struct xp_cconn *c)
 		wake_up(&c->cl->waitq);
 }
 
-/* Under c->lock: true the first time everything of @c is done. */
+/*
+ * Under c->lock: true the first time everything of @c is done, or, once
+ * it is lost, every operation it had posted has returned.
+ */
 static bool xp_cconn_done(struct xp_cconn *c)
 {
-	if (c->finished || c->retired < c->total ||
-	    (xp_op_recv(c->cl->op) && !c->verdict))
+	if (c->finished)
+		return false;
+	if (c->lost ? c->retired < c->posted :
+		      c->retired < c->total ||
+		      (xp_op_recv(c->cl->op) && !c->verdict))
 		return false;
 	c->finished = true;
 	return true;
@@ -314,7 +320,8 @@ void xp_lanes_fill(struct xp_cconn *c)
 	struct xp_client *cl = c->cl;
 
 	lockdep_assert_held(&c->lock);
-	while (c->nfree && c->posted < c->total && !READ_ONCE(cl->stop)) {
+	while (c->nfree && c->posted < c->total && !c->lost &&
+	       !READ_ONCE(cl->stop)) {
 		struct xp_lane *lane;
 
 		if (xp_op_recv(cl->op) && c->posted >= c->credit_limit)
@@ -416,7 +423,39 @@ bool xp_lane_completes(struct xp_lane *lane, u32 kind, const struct ib_wc *wc)
 		c->flushed++;
 	atomic64_inc(&c->cl->progress);
 	xp_fail_wc(c, wc);
+	/* A connection that fails alone takes its lanes back as they end. */
+	if (c->isolated && !READ_ONCE(lane->pending))
+		xp_lane_retire(lane);
 	return false;
+}
+
+/**
+ * xp_cconn_lose() - a connection failed: if it may fail alone (struct
+ *	xp_cconn.isolated), it ends and the run goes on without it.
+ * @c: the connection.
+ * @reason: enum xiwperf_reason of the failure.
+ *
+ * Return: true if @c may fail alone (it posts nothing more and finishes
+ * once its outstanding operations have returned), false if the failure
+ * is the run's.
+ */
+bool xp_cconn_lose(struct xp_cconn *c, u32 reason)
+{
+	bool done;
+
+	if (!c->isolated)
+		return false;
+	spin_lock_bh(&c->lock);
+	if (!c->lost) {
+		c->lost = true;
+		c->lost_reason = reason;
+	}
+	done = xp_cconn_done(c);
+	spin_unlock_bh(&c->lock);
+	atomic64_inc(&c->cl->progress);
+	if (done)
+		xp_cconn_finish(c);
+	return true;
 }
 
 /**
@@ -433,6 +472,7 @@ void xp_lane_step(struct xp_lane *lane)
 	if (READ_ONCE(lane->pending))
 		return;
 	if (!lane->verifying && cl->op == XIWPERF_OP_WRITE &&
+	    !READ_ONCE(lane->c->lost) &&
 	    (cl->flags & XIWPERF_F_CHECK)) {
 		if (!READ_ONCE(cl->stop))
 			xp_verify_post(lane);

@@ -42,6 +42,12 @@
  * @imm as its immediate value, not its sequence number.
  */
 #define XP_HELLO_IMM		0x08
+/*
+ * Hello flag (with XP_HELLO_SOLICITED only): the connection's solicited
+ * receive CQ has room for one completion, so that it overflows
+ * (XIWPERF_INJECT_CQ_OVERFLOW).
+ */
+#define XP_HELLO_TINY_RCQ	0x04
 
 /**
  * struct xp_hello - connect request private data, client to server.

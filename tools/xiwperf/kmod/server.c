@@ -49,7 +49,8 @@
 #define XP_SRV_BACKLOG		64
 /* Hello flags this server knows. */
 #define XP_HELLO_FLAGS	(XIWPERF_F_CHECK | XP_HELLO_SOLICITED | XP_HELLO_SRQ | \
-			 XP_HELLO_REMOTE_FRWR | XP_HELLO_INV_RECV | XP_HELLO_IMM)
+			 XP_HELLO_REMOTE_FRWR | XP_HELLO_INV_RECV | XP_HELLO_IMM | \
+			 XP_HELLO_TINY_RCQ)
 
 /**
  * xp_sconn_error() - a work request of a connection failed: count it,
@@ -502,6 +503,7 @@ static bool xp_hello_parse(struct xp_sconn *c, const struct rdma_cm_event *ev)
 	return c->op >= XIWPERF_OP_SEND && c->op <= XIWPERF_OP_IMM &&
 	       !(c->flags & ~XP_HELLO_FLAGS) &&
 	       (!c->solicited || xp_op_recv(c->op)) &&
+	       (!(c->flags & XP_HELLO_TINY_RCQ) || c->solicited) &&
 	       (!c->use_srq || (xp_op_recv(c->op) && !c->solicited &&
 				c->qps && c->qps <= XIWPERF_MAX_QPS &&
 				c->qp_index < c->qps)) &&
@@ -587,6 +589,8 @@ static int xp_sconn_setup(struct xp_sconn *c, struct rdma_cm_id *id,
 	struct xp_qp_opts opts = {
 		.pd_flags = IB_PD_UNSAFE_GLOBAL_RKEY,
 		.solicited = c->solicited,
+		.tiny_rcq = c->flags & XP_HELLO_TINY_RCQ,
+		.async = &c->srv->async,
 	};
 	int why;
 
@@ -896,6 +900,10 @@ int xp_server_serve(struct xp_server *srv, struct xiwperf_serve *st)
 	st->received = atomic64_read(&srv->received);
 	st->mismatches = atomic64_read(&srv->mismatches);
 	st->errors = atomic64_read(&srv->errors);
+	st->qp_fatal_events = atomic_read(&srv->async.qp_fatal);
+	st->qp_req_err_events = atomic_read(&srv->async.qp_req_err);
+	st->qp_access_err_events = atomic_read(&srv->async.qp_access_err);
+	st->cq_err_events = atomic_read(&srv->async.cq_err);
 	return ret ? -EINTR : READ_ONCE(srv->failed);
 }
 

@@ -46,6 +46,7 @@ struct xp_server {
 	atomic64_t received;
 	atomic64_t mismatches;
 	atomic64_t errors;
+	struct xp_async async;
 	atomic_t active;
 	struct mutex group_lock;	/* groups, group->refs */
 	struct list_head groups;
