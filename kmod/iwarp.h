@@ -17,11 +17,18 @@
 #define XIW_DDP_VERSION_MASK	0x03
 #define XIW_DDP_VERSION		1
 
-/* RDMAP control octet: RV in the two high bits, opcode in the low four */
+/*
+ * RDMAP control octet: RV in the two high bits, then one reserved bit and
+ * a five-bit opcode. RFC 5040 has two reserved bits and four opcode bits;
+ * the commit draft's Atomic Write opcodes (0x10, 0x11) need a fifth, which
+ * xiw takes from the reserved bit next to the opcode, so that every
+ * RFC 5040 and RFC 7306 opcode keeps its encoding (see
+ * Documentation/commit-draft.md).
+ */
 #define XIW_RDMAP_VERSION_SHIFT	6
 #define XIW_RDMAP_VERSION	1
-#define XIW_RDMAP_RSVD		0x30
-#define XIW_RDMAP_OPCODE_MASK	0x0f
+#define XIW_RDMAP_RSVD		0x20
+#define XIW_RDMAP_OPCODE_MASK	0x1f
 
 /**
  * enum xiw_opcode - RDMAP opcodes
@@ -37,6 +44,12 @@
  * @XIW_OP_IMM_SE: Immediate Data with Solicited Event (RFC 7306)
  * @XIW_OP_ATOMIC_REQ: Atomic Request (RFC 7306)
  * @XIW_OP_ATOMIC_RESP: Atomic Response (RFC 7306)
+ * @XIW_OP_FLUSH_REQ: RDMA Flush Request (commit draft)
+ * @XIW_OP_FLUSH_RESP: RDMA Flush Response (commit draft)
+ * @XIW_OP_VERIFY_REQ: RDMA Verify Request (commit draft)
+ * @XIW_OP_VERIFY_RESP: RDMA Verify Response (commit draft)
+ * @XIW_OP_ATOMIC_WRITE_REQ: Atomic Write Request (commit draft)
+ * @XIW_OP_ATOMIC_WRITE_RESP: Atomic Write Response (commit draft)
  * @XIW_OP_COUNT: number of opcode values
  */
 enum xiw_opcode {
@@ -52,7 +65,13 @@ enum xiw_opcode {
 	XIW_OP_IMM_SE = 0x9,
 	XIW_OP_ATOMIC_REQ = 0xa,
 	XIW_OP_ATOMIC_RESP = 0xb,
-	XIW_OP_COUNT = 0x10,
+	XIW_OP_FLUSH_REQ = 0xc,
+	XIW_OP_FLUSH_RESP = 0xd,
+	XIW_OP_VERIFY_REQ = 0xe,
+	XIW_OP_VERIFY_RESP = 0xf,
+	XIW_OP_ATOMIC_WRITE_REQ = 0x10,
+	XIW_OP_ATOMIC_WRITE_RESP = 0x11,
+	XIW_OP_COUNT = 0x20,
 };
 
 /* Immediate Data and Immediate Data with SE carry exactly this payload. */

@@ -9,6 +9,7 @@
 #include <linux/unaligned.h>
 
 #include "atomic.h"
+#include "commit.h"
 #include "rdmap.h"
 
 #define TAGGED_LEN	sizeof(struct xiw_tagged_hdr)
@@ -67,6 +68,38 @@ const struct xiw_op_info xiw_op_table[XIW_OP_COUNT] = {
 		.name = "atomic_resp",
 		.hdr_len = UNTAGGED_LEN + sizeof(struct xiw_atomic_resp),
 		.qn = XIW_QN_ATOMIC_RESP, .fixed_payload = 0, .supported = true,
+	},
+	/*
+	 * The commit draft's operations: known, so that their headers are
+	 * sized, but not served yet ("unexpected opcode", as the draft
+	 * expects of a peer without them).
+	 */
+	[XIW_OP_FLUSH_REQ] = {
+		.name = "flush_req",
+		.hdr_len = UNTAGGED_LEN + sizeof(struct xiw_flush_req),
+		.qn = XIW_QN_READ_REQ, .fixed_payload = 0,
+	},
+	[XIW_OP_FLUSH_RESP] = {
+		.name = "flush_resp", .hdr_len = UNTAGGED_LEN,
+		.qn = XIW_QN_ATOMIC_RESP, .fixed_payload = 0,
+	},
+	[XIW_OP_VERIFY_REQ] = {
+		.name = "verify_req",
+		.hdr_len = UNTAGGED_LEN + sizeof(struct xiw_verify_req),
+		.qn = XIW_QN_READ_REQ, .fixed_payload = -1,
+	},
+	[XIW_OP_VERIFY_RESP] = {
+		.name = "verify_resp", .hdr_len = UNTAGGED_LEN,
+		.qn = XIW_QN_ATOMIC_RESP, .fixed_payload = -1,
+	},
+	[XIW_OP_ATOMIC_WRITE_REQ] = {
+		.name = "atomic_write_req",
+		.hdr_len = UNTAGGED_LEN + sizeof(struct xiw_atomic_write_req),
+		.qn = XIW_QN_READ_REQ, .fixed_payload = 0,
+	},
+	[XIW_OP_ATOMIC_WRITE_RESP] = {
+		.name = "atomic_write_resp", .hdr_len = UNTAGGED_LEN,
+		.qn = XIW_QN_ATOMIC_RESP, .fixed_payload = 0,
 	},
 };
 

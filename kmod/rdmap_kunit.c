@@ -23,6 +23,17 @@ static void rdmap_header_layouts(struct kunit *test)
 	/* RFC 7306 figures 4 and 6 after the 18-octet untagged header. */
 	KUNIT_EXPECT_EQ(test, xiw_op_table[XIW_OP_ATOMIC_REQ].hdr_len, 70);
 	KUNIT_EXPECT_EQ(test, xiw_op_table[XIW_OP_ATOMIC_RESP].hdr_len, 30);
+	/* The commit draft's requests; its responses carry no header. */
+	KUNIT_EXPECT_EQ(test, xiw_op_table[XIW_OP_FLUSH_REQ].hdr_len, 38);
+	KUNIT_EXPECT_EQ(test, xiw_op_table[XIW_OP_VERIFY_REQ].hdr_len, 34);
+	KUNIT_EXPECT_EQ(test, xiw_op_table[XIW_OP_ATOMIC_WRITE_REQ].hdr_len, 42);
+	KUNIT_EXPECT_EQ(test, xiw_op_table[XIW_OP_FLUSH_RESP].hdr_len, 18);
+	KUNIT_EXPECT_EQ(test, xiw_op_table[XIW_OP_ATOMIC_WRITE_RESP].qn, 3);
+	KUNIT_EXPECT_EQ(test, xiw_op_table[XIW_OP_VERIFY_REQ].qn, 1);
+	/* Every RFC 5040 and RFC 7306 opcode keeps its four-bit value. */
+	KUNIT_EXPECT_EQ(test, XIW_OP_ATOMIC_RESP & ~0x0f, 0);
+	KUNIT_EXPECT_EQ(test, XIW_OP_ATOMIC_WRITE_RESP, 0x11);
+	KUNIT_EXPECT_EQ(test, XIW_RDMAP_OPCODE_MASK & XIW_RDMAP_RSVD, 0);
 }
 
 static struct xiw_ddp_ctrl ctrl(bool tagged, bool last, u8 dv, u8 rv, u8 op)
@@ -85,8 +96,11 @@ static void rdmap_rejects_bad_control(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, xiw_check_ctrl(&c),
 			XIW_TERM(XIW_TERM_LAYER_RDMAP, XIW_RDMAP_ETYPE_OP,
 				 XIW_RDMAP_UNEXP_OPCODE));
-	/* Reserved opcodes, either model. */
-	for (op = 0xc; op <= 0xf; op++) {
+	/*
+	 * Opcodes xiw does not serve, either model: the commit draft's (not
+	 * yet) and the unassigned values of the five-bit field.
+	 */
+	for (op = XIW_OP_FLUSH_REQ; op <= XIW_RDMAP_OPCODE_MASK; op++) {
 		c = ctrl(false, true, 1, 1, op);
 		KUNIT_EXPECT_EQ(test, xiw_check_ctrl(&c),
 				XIW_TERM(XIW_TERM_LAYER_RDMAP,

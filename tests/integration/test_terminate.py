@@ -126,7 +126,16 @@ CASES = {
                                        term(1, 2, 0x04), True),
     "read_response_without_read": (tagged(2, 0x1234, 0, b"abcd"),
                                    term(0, 2, 0x06), True),
-    "reserved_opcode": (untagged(0xC, 0, 1), term(0, 2, 0x06), False),
+    "reserved_opcode": (untagged(0x12, 0, 1), term(0, 2, 0x06), False),
+    "last_five_bit_opcode": (untagged(0x1F, 1, 1), term(0, 2, 0x06), False),
+    # The commit draft's requests, in the five-bit opcode encoding of
+    # Documentation/commit-draft.md: well formed, but not served yet.
+    "flush_request_not_served": (untagged(0xC, 1, 1, body=struct.pack(
+        ">IIQI", 0xDEAD0100, 8, 0, 1)), term(0, 2, 0x06), False),
+    "verify_request_not_served": (untagged(0xE, 1, 1, body=struct.pack(
+        ">IIQ", 0xDEAD0100, 8, 0)), term(0, 2, 0x06), False),
+    "atomic_write_request_not_served": (untagged(0x10, 1, 1, body=struct.pack(
+        ">IIQQ", 0xDEAD0100, 8, 0, 42)), term(0, 2, 0x06), False),
     "rdmap_version_2": (_rv2(untagged(3, 0, 1, body=b"hi")),
                         term(0, 2, 0x05), False),
     # RFC 7306: the draft's Swap (1) is no AOpCode of the RFC's; a target
