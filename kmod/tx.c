@@ -561,25 +561,21 @@ static int xiw_tx_read_resp(struct xiw_qp *qp, struct xiw_irq_entry *e,
 	return xiw_tx_seal(qp, hdr_len + len, crc);
 }
 
+/*
+ * The Terminate: its control field and included headers, built by
+ * xiw_qp_terminate(), are its RDMAP header.
+ */
 static int xiw_tx_terminate(struct xiw_qp *qp)
 {
 	u32 hdr_len = sizeof(struct xiw_untagged_hdr);
-	u8 *p = xiw_tx_begin(qp, hdr_len + qp->term_info_len);
-	struct xiw_untagged_hdr *h;
-	u32 crc;
 
-	h = (struct xiw_untagged_hdr *)(p + XIW_MPA_LEN_SIZE);
-	xiw_tx_ctrl(&h->ctrl, false, true, XIW_OP_TERMINATE);
-	h->inval_stag = 0;
-	h->qn = cpu_to_be32(XIW_QN_TERMINATE);
-	h->msn = cpu_to_be32(qp->msn[XIW_QN_TERMINATE]++);
-	h->mo = 0;
-	if (xiw_tx_hdr(qp, hdr_len, &crc))
-		return -ENOMEM;
-	/* Control field and included headers, built by xiw_qp_terminate(). */
-	if (xiw_tx_put(qp, qp->term_info, qp->term_info_len, false, &crc))
-		return -ENOMEM;
-	return xiw_tx_seal(qp, hdr_len + qp->term_info_len, crc);
+	BUILD_BUG_ON(XIW_MPA_LEN_SIZE + sizeof(struct xiw_untagged_hdr) +
+		     XIW_TERM_INFO_MAX > XIW_TX_HDR_MAX);
+	memcpy(qp->tx_hdr + XIW_MPA_LEN_SIZE + hdr_len, qp->term_info,
+	       qp->term_info_len);
+	return xiw_tx_untagged_only(qp, XIW_OP_TERMINATE, XIW_QN_TERMINATE,
+				    qp->msn[XIW_QN_TERMINATE]++,
+				    hdr_len + qp->term_info_len);
 }
 
 /* Complete the WQE at sq_tx with a local error; caller holds sq_lock. */
@@ -598,41 +594,36 @@ static int xiw_tx_fail_wqe(struct xiw_qp *qp, struct xiw_wqe *wqe, u8 status)
  */
 static int xiw_tx_rtr(struct xiw_qp *qp)
 {
+	u32 hdr_len = sizeof(struct xiw_untagged_hdr);
 	u8 kind = qp->rtr_send;
-	u32 hdr_len, crc;
-	u8 *p;
+	int err;
 
 	if (!xiw_tx_room(qp, 0, 0))
 		return XIW_TX_FULL;
 	if (kind == XIW_RTR_WRITE) {
-		struct xiw_tagged_hdr *t;
+		struct xiw_tagged_hdr *t = (struct xiw_tagged_hdr *)
+			(xiw_tx_begin(qp, sizeof(*t)) + XIW_MPA_LEN_SIZE);
+		u32 crc;
 
-		hdr_len = sizeof(*t);
-		p = xiw_tx_begin(qp, hdr_len);
-		t = (struct xiw_tagged_hdr *)(p + XIW_MPA_LEN_SIZE);
 		xiw_tx_ctrl(&t->ctrl, true, true, XIW_OP_WRITE);
 		t->stag = 0;
 		t->to = 0;
+		err = xiw_tx_hdr(qp, sizeof(*t), &crc) ?:
+		      xiw_tx_seal(qp, sizeof(*t), crc);
+	} else if (kind == XIW_RTR_READ) {
+		memset(qp->tx_hdr + XIW_MPA_LEN_SIZE + hdr_len, 0,
+		       sizeof(struct xiw_read_req));
+		WRITE_ONCE(qp->rtr_read_pending, true);
+		err = xiw_tx_untagged_only(qp, XIW_OP_READ_REQ,
+					   XIW_QN_READ_REQ,
+					   qp->msn[XIW_QN_READ_REQ]++,
+					   hdr_len +
+					   sizeof(struct xiw_read_req));
 	} else {
-		struct xiw_untagged_hdr *h;
-		bool read = kind == XIW_RTR_READ;
-		u8 qn = read ? XIW_QN_READ_REQ : XIW_QN_SEND;
-
-		hdr_len = sizeof(*h) + (read ? sizeof(struct xiw_read_req) : 0);
-		p = xiw_tx_begin(qp, hdr_len);
-		h = (struct xiw_untagged_hdr *)(p + XIW_MPA_LEN_SIZE);
-		xiw_tx_ctrl(&h->ctrl, false, true,
-			    read ? XIW_OP_READ_REQ : XIW_OP_SEND);
-		h->inval_stag = 0;
-		h->qn = cpu_to_be32(qn);
-		h->msn = cpu_to_be32(qp->msn[qn]++);
-		h->mo = 0;
-		if (read) {
-			memset(h + 1, 0, sizeof(struct xiw_read_req));
-			WRITE_ONCE(qp->rtr_read_pending, true);
-		}
+		err = xiw_tx_untagged_only(qp, XIW_OP_SEND, XIW_QN_SEND,
+					   qp->msn[XIW_QN_SEND]++, hdr_len);
 	}
-	if (xiw_tx_hdr(qp, hdr_len, &crc) || xiw_tx_seal(qp, hdr_len, crc))
+	if (err)
 		return XIW_TX_NOMEM;
 	qp->rtr_send = 0;
 	return XIW_TX_FRAMED;
