@@ -99,9 +99,18 @@ struct xp_rslot {
  * @crossed: arms during which @posted - @completed fell below @limit.
  * @ev_lock: protects the event counts (the event handler may run in any
  *	context).
- * @ev_armed: the device is armed and has not reported the arm yet.
+ * @ev_pending: arms the device has not reported yet. More than one when
+ *	the group saw an arm crossed, and armed again, before the device's
+ *	event for it arrived: a device raises the event when it takes the
+ *	receive, but may deliver it after another connection's later
+ *	receive has completed.
+ * @ev_crossed: @crossed, for the event handler.
  * @events: IB_EVENT_SRQ_LIMIT_REACHED events.
- * @stray: of those, events while !@ev_armed.
+ * @stray: of those, events while no arm was pending.
+ * @finish_owed: every message arrived, but not yet the event of every
+ *	crossed arm: the event that completes them finishes the run
+ *	(@finish_work).
+ * @finish_work: xp_group_finish() for the event handler.
  */
 struct xp_srq_group {
 	struct list_head node;
@@ -131,10 +140,13 @@ struct xp_srq_group {
 	bool done;
 	u32 arms;
 	u32 crossed;
-	spinlock_t ev_lock;		/* ev_armed, events, stray */
-	bool ev_armed;
+	spinlock_t ev_lock;		/* the fields below */
+	u32 ev_pending;
+	u32 ev_crossed;
 	u32 events;
 	u32 stray;
+	bool finish_owed;
+	struct work_struct finish_work;
 };
 
 struct xp_tslot {

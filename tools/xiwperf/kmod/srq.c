@@ -25,6 +25,13 @@
  * to the end of the run is not crossed: its count, exact then, stayed at
  * L or more. So the crossed arms are exactly those the device must
  * report: events == crossed, and no event outside an arm (stray).
+ *
+ * The device raises an arm's event when it takes the receive that crosses
+ * it, but the event may be delivered after a later receive of another
+ * connection completed: the group may have seen the arm crossed and armed
+ * again by then. So an event is stray only when more events came than
+ * arms were made, and the verdicts wait for the events of every crossed
+ * arm (a device that never raises one fails the run by its timeout).
  */
 #include <linux/list.h>
 #include <linux/lockdep.h>
@@ -46,10 +53,14 @@ static void xp_srq_event(struct ib_event *ev, void *ctx)
 	}
 	spin_lock_irqsave(&g->ev_lock, flags);
 	g->events++;
-	if (g->ev_armed)
-		g->ev_armed = false;
+	if (g->ev_pending)
+		g->ev_pending--;
 	else
 		g->stray++;
+	if (g->finish_owed && g->events >= g->ev_crossed) {
+		g->finish_owed = false;
+		queue_work(system_unbound_wq, &g->finish_work);
+	}
 	spin_unlock_irqrestore(&g->ev_lock, flags);
 }
 
@@ -79,13 +90,13 @@ static void xp_group_arm(struct xp_srq_group *g)
 
 	lockdep_assert_held(&g->lock);
 	spin_lock_irq(&g->ev_lock);
-	g->ev_armed = true;
+	g->ev_pending++;
 	spin_unlock_irq(&g->ev_lock);
 	ret = ib_modify_srq(g->srq, &attr, IB_SRQ_LIMIT);
 	if (ret) {
 		pr_debug("arming the SRQ limit failed: %d\n", ret);
 		spin_lock_irq(&g->ev_lock);
-		g->ev_armed = false;
+		g->ev_pending--;
 		spin_unlock_irq(&g->ev_lock);
 		g->limit = 0;	/* no more arms */
 		return;
@@ -135,7 +146,10 @@ static void xp_group_grant(struct xp_srq_group *g)
 	}
 }
 
-/* Every message of the run arrived: the verdicts (lock held). */
+/*
+ * Every message of the run arrived, and the event of every crossed arm:
+ * the verdicts (lock held).
+ */
 static void xp_group_finish(struct xp_srq_group *g)
 {
 	struct xp_sconn *d;
@@ -157,6 +171,36 @@ static void xp_group_finish(struct xp_srq_group *g)
 		xp_sconn_send_ctrl(d);
 		mutex_unlock(&d->lock);
 	}
+}
+
+/* The event that completed the crossed arms' came after the last message. */
+static void xp_group_finish_work(struct work_struct *work)
+{
+	struct xp_srq_group *g = container_of(work, struct xp_srq_group,
+					      finish_work);
+
+	mutex_lock(&g->lock);
+	xp_group_finish(g);
+	mutex_unlock(&g->lock);
+}
+
+/*
+ * Every message arrived: finish now if the device has reported every arm
+ * the group saw crossed, else when its last such event arrives (lock
+ * held). The device raised those events before the receives completed;
+ * only their delivery may still be under way.
+ */
+static void xp_group_last(struct xp_srq_group *g)
+{
+	bool now;
+
+	lockdep_assert_held(&g->lock);
+	spin_lock_irq(&g->ev_lock);
+	now = g->events >= g->ev_crossed;
+	g->finish_owed = !now;
+	spin_unlock_irq(&g->ev_lock);
+	if (now)
+		xp_group_finish(g);
 }
 
 static void xp_srq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -189,6 +233,9 @@ static void xp_srq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		if (g->posted - g->completed < g->limit) {
 			g->crossed++;
 			g->armed = false;
+			spin_lock_irq(&g->ev_lock);
+			g->ev_crossed = g->crossed;
+			spin_unlock_irq(&g->ev_lock);
 		}
 	} else if (xp_group_post(g, rs)) {
 		goto broken;
@@ -202,7 +249,7 @@ static void xp_srq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 			xp_group_arm(g);
 	}
 	if (last)
-		xp_group_finish(g);
+		xp_group_last(g);
 	else
 		xp_group_grant(g);
 out:
@@ -221,6 +268,8 @@ static void xp_group_free(struct xp_srq_group *g)
 
 	if (g->srq)
 		ib_destroy_srq(g->srq);
+	/* No event can queue it any more. */
+	cancel_work_sync(&g->finish_work);
 	for (i = 0; g->rslots && i < g->nrecv; i++) {
 		xp_unmap(&g->rslots[i].map);
 		xp_buf_free(g->rslots[i].buf);
@@ -276,6 +325,7 @@ static int xp_group_create(struct xp_sconn *c, struct ib_device *dev,
 	g->dev = dev;
 	mutex_init(&g->lock);
 	spin_lock_init(&g->ev_lock);
+	INIT_WORK(&g->finish_work, xp_group_finish_work);
 	INIT_LIST_HEAD(&g->members);
 	n = min3(2ULL * c->depth * c->qps,
 		 c->rlen ? max(1ULL, (u64)XP_SRV_RECV_BYTES * c->qps / c->rlen) :
