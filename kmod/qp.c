@@ -863,9 +863,7 @@ bool xiw_qp_terminate(struct xiw_qp *qp, int cause,
  */
 void xiw_qp_fatal(struct xiw_qp *qp)
 {
-	if (xiw_qp_terminate(qp, XIW_TERM(XIW_TERM_LAYER_RDMAP,
-					  XIW_RDMAP_ETYPE_CATASTROPHIC, 0),
-			     NULL))
+	if (xiw_qp_terminate(qp, XIW_TERM_LOCAL_CATASTROPHIC, NULL))
 		xiw_qp_event(qp, IB_EVENT_QP_FATAL);
 }
 

@@ -40,6 +40,10 @@ extern const struct xiw_op_info xiw_op_table[XIW_OP_COUNT];
 #define XIW_TERM_ETYPE(cause)	(((cause) >> 8) & 0xf)
 #define XIW_TERM_CODE(cause)	((cause) & 0xff)
 
+/* A local catastrophic error (RFC 5040 section 7.2): no code, no headers. */
+#define XIW_TERM_LOCAL_CATASTROPHIC \
+	XIW_TERM(XIW_TERM_LAYER_RDMAP, XIW_RDMAP_ETYPE_CATASTROPHIC, 0)
+
 int xiw_check_ctrl(const struct xiw_ddp_ctrl *ctrl);
 u32 xiw_term_ctrl(int cause, u32 flags);
 int xiw_term_cause(u32 ctrl);

@@ -114,7 +114,7 @@ static enum ib_event_type xiw_rx_fault_event_of(int cause)
 	if (layer >= ARRAY_SIZE(xiw_rx_fault_event) ||
 	    etype >= ARRAY_SIZE(xiw_rx_fault_event[0]))
 		return IB_EVENT_QP_FATAL;
-	/* IB_EVENT_QP_FATAL is not 0: an empty slot means fatal as well */
+	/* an empty slot (0, which is IB_EVENT_CQ_ERR) means fatal as well */
 	return xiw_rx_fault_event[layer][etype] ?: IB_EVENT_QP_FATAL;
 }
 

@@ -1041,10 +1041,6 @@ static int xiw_tx_push(struct xiw_qp *qp, struct socket *sock)
  * a FIN after a Terminate (an RST could make the peer drop the Terminate
  * unread).
  */
-/* What a local error in a request or a response tells the peer. */
-#define XIW_TX_TERM_LOCAL \
-	XIW_TERM(XIW_TERM_LAYER_RDMAP, XIW_RDMAP_ETYPE_CATASTROPHIC, 0)
-
 static void xiw_tx_fail(struct xiw_qp *qp, bool graceful)
 {
 	struct xiw_cep *cep;
@@ -1143,7 +1139,7 @@ void xiw_tx_work(struct work_struct *work)
 			 * 5040 section 7.1, rule 1): control field only.
 			 */
 			xiw_qp_sq_complete(qp);
-			xiw_qp_terminate(qp, XIW_TX_TERM_LOCAL, NULL);
+			xiw_qp_terminate(qp, XIW_TERM_LOCAL_CATASTROPHIC, NULL);
 			continue;
 		}
 		if (err == XIW_TX_NOMEM) {
