@@ -265,12 +265,9 @@ int xp_atomic_read_word(struct xp_client *cl, u64 *value)
 	t = wait_event_interruptible_timeout(cl->waitq,
 					     xp_atomic_word_read(ack) ||
 					     READ_ONCE(cl->stop), cl->timeout);
-	if (READ_ONCE(cl->stop))
-		return -EIO;	/* the failure is recorded */
-	if (t < 0)
-		return xp_fail(cl, -EINTR, XIWPERF_REASON_INTERRUPTED);
-	if (!t)
-		return xp_fail(cl, -ETIMEDOUT, XIWPERF_REASON_TIMEOUT);
+	ret = xp_waited(cl, t);
+	if (ret)
+		return ret;
 	memcpy(value, ack->word, sizeof(*value));
 	return 0;
 }

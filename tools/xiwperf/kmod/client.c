@@ -222,6 +222,27 @@ static bool xp_step_reached(struct xp_cconn *c, int step)
 	return smp_load_acquire(&c->step) >= step;
 }
 
+/**
+ * xp_waited() - what a wait on cl->waitq for one step of the run came to.
+ * @cl: the run.
+ * @t: what wait_event_interruptible_timeout() returned; its condition
+ *	included READ_ONCE(cl->stop).
+ *
+ * Return: 0 if the step was reached; -EIO if the run failed meanwhile
+ * (the failure is recorded); else the run fails now, interrupted or timed
+ * out, and that error.
+ */
+int xp_waited(struct xp_client *cl, long t)
+{
+	if (READ_ONCE(cl->stop))
+		return -EIO;
+	if (t < 0)
+		return xp_fail(cl, -EINTR, XIWPERF_REASON_INTERRUPTED);
+	if (!t)
+		return xp_fail(cl, -ETIMEDOUT, XIWPERF_REASON_TIMEOUT);
+	return 0;
+}
+
 /* Wait for connection setup to reach @step. */
 static int xp_wait_step(struct xp_cconn *c, int step)
 {
@@ -232,13 +253,7 @@ static int xp_wait_step(struct xp_cconn *c, int step)
 					     xp_step_reached(c, step) ||
 					     READ_ONCE(c->addr_timeout) ||
 					     READ_ONCE(cl->stop), cl->timeout);
-	if (READ_ONCE(cl->stop))
-		return -EIO;	/* the failure is recorded */
-	if (t < 0)
-		return xp_fail(cl, -EINTR, XIWPERF_REASON_INTERRUPTED);
-	if (!t)
-		return xp_fail(cl, -ETIMEDOUT, XIWPERF_REASON_TIMEOUT);
-	return 0;
+	return xp_waited(cl, t);
 }
 
 /*

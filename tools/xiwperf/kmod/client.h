@@ -244,6 +244,7 @@ int xp_fail(struct xp_client *cl, int status, u32 reason);
 int xp_fail_unsupported(struct xp_client *cl, int status, u32 what,
 			u32 limit);
 void xp_fail_wc(struct xp_cconn *c, const struct ib_wc *wc);
+int xp_waited(struct xp_client *cl, long t);
 
 /* lane.c */
 void xp_mismatch(struct xp_cconn *c, u64 seq, u64 off);
