@@ -146,19 +146,25 @@ def pair(hosts):
 
 
 @pytest.fixture
-def siw_server(hosts):
-    """xiw0 on v0 in a, stock siw0 on v1 in b with an xiwperf server on
-    it (192.0.2.2)."""
-    from xiwperf_run import (load_xiwperf, start_server, static_neighbours,
-                             stop_server)
+def xiw_and_siw(hosts):
+    """xiw0 on v0 in a, stock siw0 on v1 in b, xiwperf loaded."""
+    from xiwperf_run import load_xiwperf, static_neighbours
     vm = hosts
     load_xiwperf(vm)
     vm.run("modprobe siw && modprobe xiw")
     static_neighbours(vm)
     vm.ns("a", "rdma link add xiw0 type xiw netdev v0")
     vm.ns("b", "rdma link add siw0 type siw netdev v1")
+    yield vm
+    vm.run("rmmod xiwperf", check=False)
+    vm.ns("b", "rdma link delete siw0", check=False)
+
+
+@pytest.fixture
+def siw_server(xiw_and_siw):
+    """xiw_and_siw with an xiwperf server on siw0 (192.0.2.2)."""
+    from xiwperf_run import start_server, stop_server
+    vm = xiw_and_siw
     log = start_server(vm, "b", "192.0.2.2", "siw")
     yield vm
     stop_server(vm, log)
-    vm.run("rmmod xiwperf", check=False)
-    vm.ns("b", "rdma link delete siw0", check=False)

@@ -9,8 +9,7 @@ CRCs are good."""
 import pytest
 
 from capture import assert_crcs, capture, tshark
-from xiwperf_run import (client, load_xiwperf, set_params, start_server,
-                         static_neighbours, stop_server)
+from xiwperf_run import client, set_params, start_server, stop_server
 
 XIW_ADDR = "192.0.2.1"
 SIW_ADDR = "192.0.2.2"
@@ -21,17 +20,9 @@ CASES = [(1, 50, 1), (4096, 200, 16), (100000, 20, 1), (1 << 20, 8, 4)]
 
 
 @pytest.fixture
-def mixed(hosts):
-    vm = hosts
-    load_xiwperf(vm)
-    vm.run("modprobe siw && modprobe xiw")
-    static_neighbours(vm)
-    vm.ns("a", "rdma link add xiw0 type xiw netdev v0")
-    vm.ns("b", "rdma link add siw0 type siw netdev v1")
-    yield vm
-    set_params(vm, crc_policy="preferred", mpa_rev=2)
-    vm.run("rmmod xiwperf", check=False)
-    vm.ns("b", "rdma link delete siw0", check=False)
+def mixed(xiw_and_siw):
+    yield xiw_and_siw
+    set_params(xiw_and_siw, crc_policy="preferred", mpa_rev=2)
 
 
 def run_all_ops(vm, client_ns, server_addr, client_dev):
