@@ -240,6 +240,8 @@ static void xp_rcq_work(struct work_struct *work)
 				struct ib_wc *wc = &q->wc[i];
 
 				q->polled++;
+				if (READ_ONCE(q->rcq_discard))
+					continue;
 				if (wc->wr_cqe)
 					wc->wr_cqe->done(q->rcq, wc);
 				else
@@ -421,7 +423,10 @@ err_pd:
  *	for every completion first. After a CQ overflowed, only the send
  *	queue is drained: the receive queue's drain could complete into a
  *	CQ still full, and be lost; destroying the QP ends its receives
- *	as surely.
+ *	as surely. Without that drain nothing orders the receive
+ *	completions still in the CQ before the QP's end, so they are
+ *	discarded from then on: a handler must not repost to a QP being
+ *	destroyed.
  *
  * Buffers the QP used may be unmapped and freed once this returns. The
  * rdma_cm id itself is left to the caller.
@@ -434,10 +439,14 @@ void xp_qp_destroy(struct xp_qp *q, bool connected)
 			rdma_disconnect(q->id);
 			if (q->rcq)
 				xp_rcq_drain_mode(q);
-			if (READ_ONCE(q->cq_failed))
+			if (READ_ONCE(q->cq_failed)) {
 				ib_drain_sq(q->qp);
-			else
+				WRITE_ONCE(q->rcq_discard, true);
+				/* a run under way ends; later ones discard */
+				cancel_work_sync(&q->rcq_work);
+			} else {
 				ib_drain_qp(q->qp);
+			}
 		}
 		rdma_destroy_qp(q->id);
 		q->qp = NULL;

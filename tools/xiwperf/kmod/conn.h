@@ -124,7 +124,9 @@ struct xp_async {
  *	CQ of them).
  * @wc: @rcq_work's completions, room for XP_RCQ_BATCH.
  * @async: where its asynchronous events are counted, or NULL.
- * @cq_failed: a CQ of the connection overflowed (IB_EVENT_CQ_ERR).
+ * @cq_failed: @rcq overflowed (IB_EVENT_CQ_ERR; only @rcq has an event
+ *	handler).
+ * @rcq_discard: teardown after that: @rcq_work drops what it polls.
  */
 struct xp_qp {
 	struct rdma_cm_id *id;
@@ -144,6 +146,7 @@ struct xp_qp {
 	struct ib_wc *wc;
 	struct xp_async *async;
 	bool cq_failed;
+	bool rcq_discard;
 };
 
 /**
