@@ -57,7 +57,7 @@ checkpatch:
 	@src=$$(scripts/linux-src.sh) && \
 		$$src/scripts/checkpatch.pl --strict --no-tree --quiet --show-types \
 		-f $$(ls kmod/*.[ch] | grep -v '\.mod\.c$$') \
-		$$(ls tools/xiwperf/kmod/*.[ch] | grep -v '\.mod\.c$$') uapi/xiwperf.h && \
+		$$(ls tools/xiwperf/kmod/*.[ch] | grep -v '\.mod\.c$$') uapi/xiwperf.h include/xiw/*.h && \
 		echo "checkpatch --strict: clean"
 
 sparse:

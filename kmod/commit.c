@@ -4,6 +4,7 @@
  */
 #include <linux/errno.h>
 #include <linux/kernel.h>
+#include <linux/string.h>
 
 #include "commit.h"
 
@@ -134,4 +135,28 @@ int xiw_atomic_write_req_parse(const struct xiw_atomic_write_req *h,
 	req->data = be64_to_cpu(h->data);
 	req->hash_len = 0;
 	return 0;
+}
+
+/**
+ * xiw_atomic_write_op() - an Atomic Write as an operation on its word
+ * @op: filled in
+ * @stag: Data Sink STag
+ * @to: Data Sink Tagged Offset
+ * @value: the value to place
+ *
+ * Placing 8 octets at once is an unconditional swap: a Compare and Swap
+ * whose compare mask is empty and whose swap mask is full. The word is
+ * then updated by the compare-and-exchange that serves the RFC 7306
+ * atomics, so an Atomic Write is atomic against them too.
+ */
+void xiw_atomic_write_op(struct xiw_atomic_op *op, u32 stag, u64 to,
+			 u64 value)
+{
+	memset(op, 0, sizeof(*op));
+	op->aop = XIW_AOP_CMP_SWAP;
+	op->stag = stag;
+	op->to = to;
+	op->data = value;
+	op->mask = U64_MAX;
+	op->cmp_mask = 0;
 }

@@ -11,6 +11,8 @@
 
 #include <linux/types.h>
 
+#include "atomic.h"
+
 /* Flush Request flags: the disposition asked for (draft section 3.1.1.1) */
 #define XIW_FLUSH_PERSISTENT	0x01
 #define XIW_FLUSH_GLOBAL	0x02
@@ -99,5 +101,7 @@ void xiw_atomic_write_req_build(struct xiw_atomic_write_req *h, u32 stag,
 				u64 to, u64 data);
 int xiw_atomic_write_req_parse(const struct xiw_atomic_write_req *h,
 			       struct xiw_commit_req *req);
+void xiw_atomic_write_op(struct xiw_atomic_op *op, u32 stag, u64 to,
+			 u64 value);
 
 #endif /* XIW_COMMIT_H */

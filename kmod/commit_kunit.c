@@ -116,12 +116,38 @@ static void commit_atomic_write_round_trip_and_checks(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, xiw_atomic_write_req_parse(&h, &req), -EINVAL);
 }
 
+/*
+ * An Atomic Write is an unconditional swap: whatever the word held, it
+ * ends as the value, every bit of it, and the operation names its target.
+ */
+static void commit_atomic_write_replaces_the_whole_word(struct kunit *test)
+{
+	static const u64 words[] = {
+		0, U64_MAX, 0x0123456789abcdefULL, 0x8000000000000001ULL,
+	};
+	static const u64 values[] = {
+		0, U64_MAX, 0xfedcba9876543210ULL, 1,
+	};
+	struct xiw_atomic_op op;
+	int i, j;
+
+	for (i = 0; i < ARRAY_SIZE(values); i++) {
+		xiw_atomic_write_op(&op, 0x102, 0x4008, values[i]);
+		KUNIT_EXPECT_EQ(test, op.stag, 0x102);
+		KUNIT_EXPECT_EQ(test, op.to, 0x4008);
+		for (j = 0; j < ARRAY_SIZE(words); j++)
+			KUNIT_EXPECT_EQ(test, xiw_atomic_apply(&op, words[j]),
+					values[i]);
+	}
+}
+
 static struct kunit_case xiw_commit_cases[] = {
 	KUNIT_CASE(commit_header_layouts),
 	KUNIT_CASE(commit_flush_request_round_trip_and_wire),
 	KUNIT_CASE(commit_flush_request_needs_a_known_disposition),
 	KUNIT_CASE(commit_verify_request_round_trip),
 	KUNIT_CASE(commit_atomic_write_round_trip_and_checks),
+	KUNIT_CASE(commit_atomic_write_replaces_the_whole_word),
 	{}
 };
 

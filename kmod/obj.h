@@ -15,6 +15,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "atomic.h"
+#include "commit.h"
 #include "device.h"
 #include "iwarp.h"
 #include "mpa.h"
@@ -154,7 +155,7 @@ enum xiw_qp_state {
  *	range it gets (ibmr's iova, length and page size at posting)
  * @atomic: the atomic verbs: the Atomic Request's operation (its target
  *	STag and offset are @rkey and @remote_addr; the original value lands
- *	in @sge[0])
+ *	in @sge[0]); Atomic Write: @atomic.data is the value
  * @msn: Read and Atomic Requests: the MSN they were sent with on queue 1,
  *	which names them in a Terminate
  * @imm: RDMA Write or Send with Immediate: the verbs' 32-bit immediate
@@ -242,11 +243,13 @@ struct xiw_srq {
 };
 
 /**
- * struct xiw_irq_entry - an inbound RDMA Read Request or Atomic Request
- *	being answered, in the order they arrived
- * @atomic: an Atomic Request: @op is carried out when its turn comes and
- *	answered by an Atomic Response; else a Read Request
- * @op: the Atomic Request (its STag is @src_stag, its offset @src_to)
+ * struct xiw_irq_entry - an inbound request of queue 1 (RDMA Read, Atomic,
+ *	Atomic Write) being answered, in the order they arrived
+ * @resp_op: the response it gets (XIW_OP_*): XIW_OP_READ_RESP for a Read;
+ *	for the others @op is carried out when its turn comes, and answered
+ *	by an Atomic Response or an Atomic Write Response
+ * @op: the operation on the target word (its STag is @src_stag, its
+ *	offset @src_to); an Atomic Write is an unconditional swap
  * @mr: source or target MR, referenced while the request is answered
  * @src_stag: the source STag it was found by
  * @src_to: next source octet
@@ -255,7 +258,7 @@ struct xiw_srq {
  * @left: octets still to send
  */
 struct xiw_irq_entry {
-	bool atomic;
+	u8 resp_op;
 	struct xiw_atomic_op op;
 	struct xiw_mr *mr;
 	u32 src_stag;
@@ -301,7 +304,7 @@ struct xiw_irq_entry {
  * @term: a received Terminate's header: its control field, then as much
  *	of the terminated segment's headers as fit (see xiw_term_info_parse())
  * @term_len: octets of @term after the control field collected so far
- * @irq_pending: a Read or Atomic Request being received holds the IRQ
+ * @irq_pending: a request of queue 1 being received holds the IRQ
  *	slot at irq_head (and its MR reference) until it is delivered
  * @imm: the payload of the Immediate Data message being received
  * @after_write: the last message delivered was an RDMA Write (an Immediate
@@ -533,17 +536,18 @@ static inline bool xiw_wqe_has_imm(u8 opcode)
 }
 
 /**
- * xiw_wqe_uses_orq() - is a send WQE answered by the peer (a Read or an
- *	atomic), so that it counts against ORD?
+ * xiw_wqe_uses_orq() - is a send WQE answered by the peer (a Read, an
+ *	atomic or an Atomic Write), so that it counts against ORD?
  * @opcode: IB_WR_* as stored in the WQE
  */
 static inline bool xiw_wqe_uses_orq(u8 opcode)
 {
-	return opcode == IB_WR_RDMA_READ || xiw_wqe_is_atomic(opcode);
+	return opcode == IB_WR_RDMA_READ || xiw_wqe_is_atomic(opcode) ||
+	       opcode == IB_WR_ATOMIC_WRITE;
 }
 
 /**
- * xiw_qp_orq_wqe() - the send WQE of an outbound Read or Atomic Request
+ * xiw_qp_orq_wqe() - the send WQE of an outbound request of queue 1
  * @qp: the QP; the caller holds its sq_lock
  * @i: ORQ position, from orq_tail (the oldest) to orq_head
  */
@@ -554,10 +558,10 @@ static inline struct xiw_wqe *xiw_qp_orq_wqe(struct xiw_qp *qp, u32 i)
 }
 
 /**
- * xiw_qp_orq_oldest() - the oldest Read or Atomic Request not yet answered
+ * xiw_qp_orq_oldest() - the oldest request of queue 1 not yet answered
  * @qp: the QP; the caller holds its sq_lock
  *
- * Return: its send WQE, or NULL if no Read is outstanding.
+ * Return: its send WQE, or NULL if none is outstanding.
  */
 static inline struct xiw_wqe *xiw_qp_orq_oldest(struct xiw_qp *qp)
 {
@@ -568,7 +572,7 @@ static inline struct xiw_wqe *xiw_qp_orq_oldest(struct xiw_qp *qp)
 }
 
 /**
- * xiw_qp_irq_oldest() - the oldest inbound Read or Atomic Request not yet
+ * xiw_qp_irq_oldest() - the oldest inbound request of queue 1 not yet
  *	answered
  * @qp: the QP; the caller holds its sq_lock
  *

@@ -6,6 +6,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <rdma/ib_verbs.h>
+#include <xiw/verbs.h>
 
 #include <linux/tcp.h>
 
@@ -336,6 +337,8 @@ static enum ib_wc_opcode xiw_wc_opcode(u8 wr_opcode)
 		return IB_WC_MASKED_FETCH_ADD;
 	case IB_WR_MASKED_ATOMIC_CMP_AND_SWP:
 		return IB_WC_MASKED_COMP_SWAP;
+	case IB_WR_ATOMIC_WRITE:
+		return IB_WC_ATOMIC_WRITE;
 	default:
 		return IB_WC_SEND;
 	}
@@ -595,6 +598,25 @@ static int xiw_fill_atomic(struct xiw_wqe *wqe, const struct ib_send_wr *wr)
 	return 0;
 }
 
+/*
+ * An Atomic Write (include/xiw/verbs.h): the value travels in the request;
+ * nothing local is read or written.
+ */
+static int xiw_fill_atomic_write(struct xiw_wqe *wqe,
+				 const struct ib_send_wr *wr)
+{
+	const struct xiw_atomic_write_wr *aw = xiw_atomic_write_wr(wr);
+
+	if (wr->num_sge || (wr->send_flags & IB_SEND_INLINE))
+		return -EINVAL;
+	xiw_atomic_write_op(&wqe->atomic, aw->rkey, aw->remote_addr,
+			    aw->value);
+	wqe->rkey = aw->rkey;
+	wqe->remote_addr = aw->remote_addr;
+	wqe->bytes = XIW_ATOMIC_WRITE_LEN;
+	return 0;
+}
+
 static int xiw_fill_wqe(struct xiw_qp *qp, struct xiw_wqe *wqe,
 			const struct ib_send_wr *wr)
 {
@@ -633,6 +655,7 @@ static int xiw_fill_wqe(struct xiw_qp *qp, struct xiw_wqe *wqe,
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_MASKED_ATOMIC_FETCH_AND_ADD:
 	case IB_WR_MASKED_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_WRITE:
 		break;
 	default:
 		return -EOPNOTSUPP;
@@ -674,6 +697,8 @@ static int xiw_fill_wqe(struct xiw_qp *qp, struct xiw_wqe *wqe,
 	case IB_WR_MASKED_ATOMIC_FETCH_AND_ADD:
 	case IB_WR_MASKED_ATOMIC_CMP_AND_SWP:
 		return xiw_fill_atomic(wqe, wr);
+	case IB_WR_ATOMIC_WRITE:
+		return xiw_fill_atomic_write(wqe, wr);
 	default:
 		break;
 	}

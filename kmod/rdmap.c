@@ -70,9 +70,9 @@ const struct xiw_op_info xiw_op_table[XIW_OP_COUNT] = {
 		.qn = XIW_QN_ATOMIC_RESP, .fixed_payload = 0, .supported = true,
 	},
 	/*
-	 * The commit draft's operations: known, so that their headers are
-	 * sized, but not served yet ("unexpected opcode", as the draft
-	 * expects of a peer without them).
+	 * The commit draft's operations. Those not served yet are known, so
+	 * that their headers are sized, and answered with "unexpected
+	 * opcode", as the draft expects of a peer without them.
 	 */
 	[XIW_OP_FLUSH_REQ] = {
 		.name = "flush_req",
@@ -96,10 +96,12 @@ const struct xiw_op_info xiw_op_table[XIW_OP_COUNT] = {
 		.name = "atomic_write_req",
 		.hdr_len = UNTAGGED_LEN + sizeof(struct xiw_atomic_write_req),
 		.qn = XIW_QN_READ_REQ, .fixed_payload = 0,
+		.supported = true,
 	},
 	[XIW_OP_ATOMIC_WRITE_RESP] = {
 		.name = "atomic_write_resp", .hdr_len = UNTAGGED_LEN,
 		.qn = XIW_QN_ATOMIC_RESP, .fixed_payload = 0,
+		.supported = true,
 	},
 };
 

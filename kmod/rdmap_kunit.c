@@ -67,7 +67,11 @@ static void rdmap_accepts_each_supported_opcode(struct kunit *test)
 
 static void rdmap_rejects_bad_control(struct kunit *test)
 {
+	static const u8 served[] = {
+		XIW_OP_ATOMIC_WRITE_REQ, XIW_OP_ATOMIC_WRITE_RESP,
+	};
 	struct xiw_ddp_ctrl c;
+	size_t i;
 	int op;
 
 	c = ctrl(true, true, 2, 1, XIW_OP_WRITE);
@@ -96,11 +100,24 @@ static void rdmap_rejects_bad_control(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, xiw_check_ctrl(&c),
 			XIW_TERM(XIW_TERM_LAYER_RDMAP, XIW_RDMAP_ETYPE_OP,
 				 XIW_RDMAP_UNEXP_OPCODE));
+	/* The commit draft's messages xiw serves are untagged too. */
+	for (i = 0; i < ARRAY_SIZE(served); i++) {
+		c = ctrl(false, true, 1, 1, served[i]);
+		KUNIT_EXPECT_EQ(test, xiw_check_ctrl(&c), 0);
+		c = ctrl(true, true, 1, 1, served[i]);
+		KUNIT_EXPECT_EQ(test, xiw_check_ctrl(&c),
+				XIW_TERM(XIW_TERM_LAYER_RDMAP,
+					 XIW_RDMAP_ETYPE_OP,
+					 XIW_RDMAP_UNEXP_OPCODE));
+	}
 	/*
-	 * Opcodes xiw does not serve, either model: the commit draft's (not
-	 * yet) and the unassigned values of the five-bit field.
+	 * Opcodes xiw does not serve, either model: the commit draft's Flush
+	 * and Verify (not yet) and the unassigned values of the five-bit
+	 * field.
 	 */
 	for (op = XIW_OP_FLUSH_REQ; op <= XIW_RDMAP_OPCODE_MASK; op++) {
+		if (op == XIW_OP_ATOMIC_WRITE_REQ)
+			op = XIW_OP_ATOMIC_WRITE_RESP + 1;
 		c = ctrl(false, true, 1, 1, op);
 		KUNIT_EXPECT_EQ(test, xiw_check_ctrl(&c),
 				XIW_TERM(XIW_TERM_LAYER_RDMAP,

@@ -34,6 +34,29 @@ enum xiw_rx_state {
 	XIW_TERM(XIW_TERM_LAYER_LLP, XIW_LLP_ETYPE_MPA, code)
 
 /**
+ * struct xiw_rx_handler - what the receive engine does with a message of
+ *	one opcode
+ * @header: its segment's header is in: check it and find where its
+ *	payload goes (@len octets in this segment). Return: 0 or the cause
+ *	of the Terminate.
+ * @done: its last segment passed every check, CRC included: deliver it
+ *	(complete, answer, act on it). Return: 0 or a Terminate cause.
+ * @interleaves: a response or a Terminate: it does not end a sequence of
+ *	the peer's own messages (an RDMA Write and the Immediate Data after
+ *	it stay a pair across it)
+ * @answers: a response that carries no identifier: the IB_WR_* of the
+ *	request it must answer
+ */
+struct xiw_rx_handler {
+	int (*header)(struct xiw_qp *qp, u32 len);
+	int (*done)(struct xiw_qp *qp);
+	bool interleaves;
+	u8 answers;
+};
+
+static const struct xiw_rx_handler xiw_rx_handlers[XIW_OP_COUNT];
+
+/**
  * xiw_rx_reset() - forget a partly received FPDU (the stream is over)
  * @qp: the QP
  */
@@ -298,7 +321,7 @@ static int xiw_rx_check_whole(struct xiw_qp *qp, u8 qn)
  * MSN order with Sends, taking a receive of its own. Its 8 octets are not
  * placed in the receive's buffers: the completion reports them.
  */
-static int xiw_rx_imm(struct xiw_qp *qp)
+static int xiw_rx_imm(struct xiw_qp *qp, u32 len)
 {
 	int bad = xiw_rx_check_whole(qp, XIW_QN_SEND);
 
@@ -340,7 +363,7 @@ static int xiw_rx_irq_take(struct xiw_qp *qp, struct xiw_mr *mr,
 }
 
 /* A request was delivered: the transmit engine may answer it. */
-static void xiw_rx_request_done(struct xiw_qp *qp)
+static int xiw_rx_request_done(struct xiw_qp *qp)
 {
 	unsigned long flags;
 
@@ -350,10 +373,11 @@ static void xiw_rx_request_done(struct xiw_qp *qp)
 	qp->rx.irq_pending = false;
 	qp->rx.msn[XIW_QN_READ_REQ]++;
 	xiw_tx_kick(qp);
+	return 0;
 }
 
 /* An RDMA Read Request: check it against IRD and the source STag. */
-static int xiw_rx_read_req(struct xiw_qp *qp)
+static int xiw_rx_read_req(struct xiw_qp *qp, u32 len)
 {
 	struct xiw_untagged_hdr *h = xiw_rx_untagged(&qp->rx);
 	struct xiw_read_req *rr = (struct xiw_read_req *)(h + 1);
@@ -376,6 +400,7 @@ static int xiw_rx_read_req(struct xiw_qp *qp)
 	bad = xiw_rx_irq_take(qp, mr, &e);
 	if (bad)
 		return bad;
+	e->resp_op = XIW_OP_READ_RESP;
 	e->src_stag = be32_to_cpu(rr->src_stag);
 	e->src_to = src_to;
 	e->sink_stag = be32_to_cpu(rr->sink_stag);
@@ -389,7 +414,7 @@ static int xiw_rx_read_req(struct xiw_qp *qp)
  * the stream may update atomically. It is carried out in its turn among
  * the requests of queue 1, by the transmit engine.
  */
-static int xiw_rx_atomic_req(struct xiw_qp *qp)
+static int xiw_rx_atomic_req(struct xiw_qp *qp, u32 len)
 {
 	struct xiw_untagged_hdr *h = xiw_rx_untagged(&qp->rx);
 	struct xiw_irq_entry *e;
@@ -412,7 +437,7 @@ static int xiw_rx_atomic_req(struct xiw_qp *qp)
 	bad = xiw_rx_irq_take(qp, mr, &e);
 	if (bad)
 		return bad;
-	e->atomic = true;
+	e->resp_op = XIW_OP_ATOMIC_RESP;
 	e->op = op;
 	e->src_stag = op.stag;
 	e->src_to = op.to;
@@ -424,7 +449,7 @@ static int xiw_rx_atomic_req(struct xiw_qp *qp)
  * outstanding, which must be the Atomic Request it names. It is acted on
  * once delivered (xiw_rx_atomic_resp_done()).
  */
-static int xiw_rx_atomic_resp(struct xiw_qp *qp)
+static int xiw_rx_atomic_resp(struct xiw_qp *qp, u32 len)
 {
 	struct xiw_untagged_hdr *h = xiw_rx_untagged(&qp->rx);
 	struct xiw_atomic_resp *r = (struct xiw_atomic_resp *)(h + 1);
@@ -506,6 +531,83 @@ static int xiw_rx_atomic_resp_done(struct xiw_qp *qp)
 }
 
 /*
+ * An Atomic Write Request (commit draft section 3.1.3): eight octets for
+ * an aligned word of a region the peer may write; anything else is
+ * refused before memory is touched. The word is written in its turn among
+ * the requests of queue 1, by the transmit engine: after every Flush and
+ * Verify that came before it (section 4).
+ */
+static int xiw_rx_atomic_write_req(struct xiw_qp *qp, u32 len)
+{
+	struct xiw_untagged_hdr *h = xiw_rx_untagged(&qp->rx);
+	struct xiw_commit_req req;
+	struct xiw_irq_entry *e;
+	struct xiw_mr *mr;
+	int bad;
+
+	bad = xiw_rx_check_whole(qp, XIW_QN_READ_REQ);
+	if (bad)
+		return bad;
+	if (xiw_atomic_write_req_parse((struct xiw_atomic_write_req *)(h + 1),
+				       &req))
+		return TERM_RDMAP_OP(XIW_RDMAP_CATASTROPHIC_STREAM);
+	mr = xiw_mr_lookup(qp->xdev, req.stag, to_xiw_pd(qp->ibqp.pd),
+			   IB_ACCESS_REMOTE_WRITE, req.to, req.len, &bad);
+	if (!mr)
+		return bad;
+	bad = xiw_rx_irq_take(qp, mr, &e);
+	if (bad)
+		return bad;
+	e->resp_op = XIW_OP_ATOMIC_WRITE_RESP;
+	xiw_atomic_write_op(&e->op, req.stag, req.to, req.data);
+	e->src_stag = req.stag;
+	e->src_to = req.to;
+	return 0;
+}
+
+/*
+ * A response without payload on queue 3 (Atomic Write): it answers the
+ * oldest request outstanding, which must be of its kind (responses come
+ * in request order; they carry no identifier).
+ */
+static int xiw_rx_bare_resp(struct xiw_qp *qp, u32 len)
+{
+	u8 answers = xiw_rx_handlers[qp->rx.op].answers;
+	struct xiw_wqe *wqe;
+	unsigned long flags;
+	int bad;
+
+	bad = xiw_rx_check_whole(qp, XIW_QN_ATOMIC_RESP);
+	if (bad)
+		return bad;
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	wqe = xiw_qp_orq_oldest(qp);
+	if (!wqe || wqe->opcode != answers)
+		bad = TERM_RDMAP_OP(XIW_RDMAP_UNEXP_OPCODE);
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	return bad;
+}
+
+/* ...delivered: its request completes. */
+static int xiw_rx_bare_resp_done(struct xiw_qp *qp)
+{
+	struct xiw_wqe *wqe;
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	wqe = xiw_qp_orq_oldest(qp);
+	if (wqe) {	/* else flushed since its header was checked */
+		wqe->done = true;
+		qp->orq_tail++;
+	}
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	qp->rx.msn[XIW_QN_ATOMIC_RESP]++;
+	xiw_qp_sq_complete(qp);
+	xiw_tx_kick(qp);	/* an ORD slot is free */
+	return 0;
+}
+
+/*
  * Peer-to-peer model, responder: the stream's first message must be an
  * RTR of a kind the Reply offered — a zero-length Send, RDMA Write or RDMA
  * Read — or the negotiation failed (RFC 6581 section 8, "no matching RTR
@@ -537,7 +639,7 @@ static int xiw_rx_rtr(struct xiw_qp *qp, u32 len)
 		if (!(kinds & XIW_RTR_READ) ||
 		    ((struct xiw_read_req *)(h + 1))->size)
 			return bad;
-		bad = xiw_rx_read_req(qp);
+		bad = xiw_rx_read_req(qp, 0);
 		break;
 	default:
 		return bad;
@@ -583,30 +685,9 @@ static int xiw_rx_header(struct xiw_qp *qp)
 		return TERM_DDP_U(XIW_DDP_U_TOO_LONG);
 	if (info->fixed_payload >= 0 && len < info->fixed_payload)
 		return TERM_RDMAP_OP(XIW_RDMAP_CATASTROPHIC_STREAM);
-	switch (rx->op) {
-	case XIW_OP_WRITE:
-		return xiw_rx_write(qp, len);
-	case XIW_OP_READ_RESP:
-		return xiw_rx_read_resp(qp, len);
-	case XIW_OP_SEND:
-	case XIW_OP_SEND_SE:
-	case XIW_OP_SEND_INV:
-	case XIW_OP_SEND_SE_INV:
-		return xiw_rx_send(qp, len);
-	case XIW_OP_READ_REQ:
-		return xiw_rx_read_req(qp);
-	case XIW_OP_ATOMIC_REQ:
-		return xiw_rx_atomic_req(qp);
-	case XIW_OP_ATOMIC_RESP:
-		return xiw_rx_atomic_resp(qp);
-	case XIW_OP_IMM:
-	case XIW_OP_IMM_SE:
-		return xiw_rx_imm(qp);
-	case XIW_OP_TERMINATE:
-		return xiw_rx_check_untagged(qp, XIW_QN_TERMINATE);
-	default:
+	if (!xiw_rx_handlers[rx->op].header)
 		return TERM_RDMAP_OP(XIW_RDMAP_UNEXP_OPCODE);
-	}
+	return xiw_rx_handlers[rx->op].header(qp, len);
 }
 
 /* Where payload is copied from: the skb, and the CRC it feeds. */
@@ -760,9 +841,10 @@ static bool xiw_rx_op_invalidates(u8 op)
  * a receive with an immediate value and no data. Either way the verbs'
  * 32-bit value is the low half of the 64-bit Immediate Data.
  */
-static int xiw_rx_recv_done(struct xiw_qp *qp, bool after_write)
+static int xiw_rx_recv_done(struct xiw_qp *qp)
 {
 	struct xiw_rx *rx = &qp->rx;
+	bool after_write = rx->after_write;
 	u8 op = rx->op;
 	bool imm = op == XIW_OP_IMM || op == XIW_OP_IMM_SE;
 	struct ib_wc wc = {
@@ -848,8 +930,8 @@ static enum ib_wc_status xiw_rx_refused_status(int cause)
 }
 
 /*
- * A Terminate whose included headers are one of our Read or Atomic
- * Requests: that request completes with the error the peer gave rather
+ * A Terminate whose included headers are one of our requests of queue 1
+ * (Read, Atomic, Atomic Write): that request completes with the error the peer gave rather
  * than being flushed. The Read Request header, when included, picks the
  * Read among those outstanding (stock siw's MSN there is not one); else
  * the DDP header's MSN on queue 1 does. Any other Terminate names no work
@@ -882,7 +964,7 @@ static void xiw_rx_fail_refused_request(struct xiw_qp *qp, int cause,
 	    be32_to_cpu(u->qn) != XIW_QN_READ_REQ)
 		return;
 	op = u->ctrl.rdmap & XIW_RDMAP_OPCODE_MASK;
-	if (op != XIW_OP_READ_REQ && op != XIW_OP_ATOMIC_REQ)
+	if (xiw_op_table[op].qn != XIW_QN_READ_REQ || xiw_op_table[op].tagged)
 		return;
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	for (i = qp->orq_tail; i != qp->orq_head; i++) {
@@ -900,7 +982,7 @@ static void xiw_rx_fail_refused_request(struct xiw_qp *qp, int cause,
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 }
 
-static void xiw_rx_got_terminate(struct xiw_qp *qp)
+static int xiw_rx_got_terminate(struct xiw_qp *qp)
 {
 	struct xiw_rx *rx = &qp->rx;
 	struct xiw_untagged_hdr *h = xiw_rx_untagged(rx);
@@ -928,15 +1010,67 @@ static void xiw_rx_got_terminate(struct xiw_qp *qp)
 		xiw_cep_abort(cep);
 		xiw_cep_put(cep);
 	}
+	return 0;
 }
+
+/* A Terminate's header: its own queue, in order. */
+static int xiw_rx_terminate(struct xiw_qp *qp, u32 len)
+{
+	return xiw_rx_check_untagged(qp, XIW_QN_TERMINATE);
+}
+
+/*
+ * What the receive engine does with each opcode it serves; an opcode
+ * without @header is answered with "unexpected opcode".
+ */
+static const struct xiw_rx_handler xiw_rx_handlers[XIW_OP_COUNT] = {
+	[XIW_OP_WRITE] = { .header = xiw_rx_write },
+	[XIW_OP_READ_REQ] = {
+		.header = xiw_rx_read_req, .done = xiw_rx_request_done,
+	},
+	[XIW_OP_READ_RESP] = {
+		.header = xiw_rx_read_resp, .done = xiw_rx_read_done,
+		.interleaves = true,
+	},
+	[XIW_OP_SEND] = { .header = xiw_rx_send, .done = xiw_rx_recv_done },
+	[XIW_OP_SEND_INV] = {
+		.header = xiw_rx_send, .done = xiw_rx_recv_done,
+	},
+	[XIW_OP_SEND_SE] = { .header = xiw_rx_send, .done = xiw_rx_recv_done },
+	[XIW_OP_SEND_SE_INV] = {
+		.header = xiw_rx_send, .done = xiw_rx_recv_done,
+	},
+	[XIW_OP_TERMINATE] = {
+		.header = xiw_rx_terminate, .done = xiw_rx_got_terminate,
+		.interleaves = true,
+	},
+	[XIW_OP_IMM] = { .header = xiw_rx_imm, .done = xiw_rx_recv_done },
+	[XIW_OP_IMM_SE] = { .header = xiw_rx_imm, .done = xiw_rx_recv_done },
+	[XIW_OP_ATOMIC_REQ] = {
+		.header = xiw_rx_atomic_req, .done = xiw_rx_request_done,
+	},
+	[XIW_OP_ATOMIC_RESP] = {
+		.header = xiw_rx_atomic_resp, .done = xiw_rx_atomic_resp_done,
+		.interleaves = true,
+	},
+	[XIW_OP_ATOMIC_WRITE_REQ] = {
+		.header = xiw_rx_atomic_write_req,
+		.done = xiw_rx_request_done,
+	},
+	[XIW_OP_ATOMIC_WRITE_RESP] = {
+		.header = xiw_rx_bare_resp, .done = xiw_rx_bare_resp_done,
+		.interleaves = true, .answers = IB_WR_ATOMIC_WRITE,
+	},
+};
 
 /* Pad and CRC are in: check the CRC and finish the segment. */
 static int xiw_rx_fpdu_done(struct xiw_qp *qp)
 {
 	struct xiw_rx *rx = &qp->rx;
+	const struct xiw_rx_handler *h = &xiw_rx_handlers[rx->op];
 	u32 pad = xiw_mpa_pad(rx->ulpdu_len);
-	bool after_write;
 	__le32 got;
+	int bad;
 
 	if (qp->crc) {
 		memcpy(&got, rx->trailer + pad, sizeof(got));
@@ -956,32 +1090,11 @@ static int xiw_rx_fpdu_done(struct xiw_qp *qp)
 	/* Their senders may wait for the acknowledgment (see below). */
 	if (rx->op != XIW_OP_READ_RESP && rx->op != XIW_OP_TERMINATE)
 		rx->msg_end = true;
+	bad = h->done ? h->done(qp) : 0;
 	/* Responses interleave with the peer's own messages. */
-	after_write = rx->after_write;
-	if (rx->op != XIW_OP_READ_RESP && rx->op != XIW_OP_ATOMIC_RESP &&
-	    rx->op != XIW_OP_TERMINATE)
+	if (!h->interleaves)
 		rx->after_write = rx->op == XIW_OP_WRITE;
-	switch (rx->op) {
-	case XIW_OP_SEND:
-	case XIW_OP_SEND_SE:
-	case XIW_OP_SEND_INV:
-	case XIW_OP_SEND_SE_INV:
-	case XIW_OP_IMM:
-	case XIW_OP_IMM_SE:
-		return xiw_rx_recv_done(qp, after_write);
-	case XIW_OP_READ_RESP:
-		return xiw_rx_read_done(qp);
-	case XIW_OP_READ_REQ:
-	case XIW_OP_ATOMIC_REQ:
-		xiw_rx_request_done(qp);
-		break;
-	case XIW_OP_ATOMIC_RESP:
-		return xiw_rx_atomic_resp_done(qp);
-	case XIW_OP_TERMINATE:
-		xiw_rx_got_terminate(qp);
-		break;
-	}
-	return 0;
+	return bad;
 }
 
 static void xiw_rx_next_fpdu(struct xiw_rx *rx)

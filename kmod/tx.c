@@ -452,8 +452,8 @@ static int xiw_tx_imm(struct xiw_qp *qp, struct xiw_wqe *wqe)
 }
 
 /*
- * A Read Request or Atomic Request on queue 1, which share its MSNs (the
- * WQE keeps its own: a Terminate names it by it) and the ORD.
+ * A request on queue 1 (RDMA Read, Atomic, Atomic Write): they share its
+ * MSNs (the WQE keeps its own: a Terminate names it by it) and the ORD.
  */
 static int xiw_tx_request(struct xiw_qp *qp, struct xiw_wqe *wqe)
 {
@@ -468,6 +468,11 @@ static int xiw_tx_request(struct xiw_qp *qp, struct xiw_wqe *wqe)
 		xiw_atomic_req_build(&wqe->atomic, body);
 		len += sizeof(struct xiw_atomic_req);
 		op = XIW_OP_ATOMIC_REQ;
+	} else if (wqe->opcode == IB_WR_ATOMIC_WRITE) {
+		xiw_atomic_write_req_build(body, wqe->rkey, wqe->remote_addr,
+					   wqe->atomic.data);
+		len += sizeof(struct xiw_atomic_write_req);
+		op = XIW_OP_ATOMIC_WRITE_REQ;
 	} else {
 		struct xiw_read_req *rr = body;
 
@@ -667,15 +672,18 @@ static int xiw_tx_local_op(struct xiw_qp *qp, struct xiw_wqe *wqe)
 }
 
 /*
- * An Atomic Request's turn: every Read Response and Atomic Response before
- * it is framed (RFC 7306 section 7), so carry it out now and frame its
- * Atomic Response on queue 3. Return: 0 or an XIW_TX_* failure.
+ * An Atomic Request's or Atomic Write Request's turn: every response
+ * before it is framed (RFC 7306 section 7; the commit draft's section 4),
+ * so carry it out now and frame its response on queue 3: the original
+ * value for an Atomic Request, nothing for an Atomic Write. Return: 0 or
+ * an XIW_TX_* failure.
  */
 static int xiw_tx_atomic_resp(struct xiw_qp *qp, struct xiw_irq_entry *e)
 {
 	struct xiw_atomic_resp *r = (struct xiw_atomic_resp *)
 		(qp->tx_hdr + XIW_MPA_LEN_SIZE +
 		 sizeof(struct xiw_untagged_hdr));
+	u32 len = sizeof(struct xiw_untagged_hdr);
 	u64 orig;
 
 	if (!xiw_tx_room(qp, 0, 0))
@@ -683,10 +691,12 @@ static int xiw_tx_atomic_resp(struct xiw_qp *qp, struct xiw_irq_entry *e)
 	/* The consumer invalidated the target since it was checked. */
 	if (xiw_mr_atomic(e->mr, &e->op, &orig))
 		return XIW_TX_LOCAL_ERR;
-	xiw_atomic_resp_build(e->op.req_id, orig, r);
-	if (xiw_tx_untagged_only(qp, XIW_OP_ATOMIC_RESP, XIW_QN_ATOMIC_RESP,
-				 qp->msn[XIW_QN_ATOMIC_RESP]++,
-				 sizeof(struct xiw_untagged_hdr) + sizeof(*r)))
+	if (e->resp_op == XIW_OP_ATOMIC_RESP) {
+		xiw_atomic_resp_build(e->op.req_id, orig, r);
+		len += sizeof(*r);
+	}
+	if (xiw_tx_untagged_only(qp, e->resp_op, XIW_QN_ATOMIC_RESP,
+				 qp->msn[XIW_QN_ATOMIC_RESP]++, len))
 		return XIW_TX_NOMEM;
 	return 0;
 }
@@ -710,7 +720,7 @@ static int xiw_tx_next_resp(struct xiw_qp *qp)
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	if (!e)
 		return XIW_TX_IDLE;
-	if (e->atomic) {
+	if (e->resp_op != XIW_OP_READ_RESP) {
 		err = xiw_tx_atomic_resp(qp, e);
 		if (err)
 			return err;

@@ -100,6 +100,15 @@
  * @XIWPERF_OP_IMM: IB_WR_SEND_WITH_IMM without payload (size 0): only the
  *	immediate value, completing at the server as IB_WC_RECV with
  *	IB_WC_WITH_IMM and byte_len 0.
+ * @XIWPERF_OP_ATOMIC_WRITE: IB_WR_ATOMIC_WRITE (draft-talpey-rdma-commit,
+ *	include/xiw/verbs.h): operation k of connection q places
+ *	xiwperf_aw_value(k * qps + q) in the word, at once. It targets the
+ *	word the atomic operations do, has no operand and no local buffer
+ *	(size 8 is the word's), and needs IB_ACCESS_REMOTE_WRITE there:
+ *	XIWPERF_F_REMOTE_FRWR, as the atomics. With XIWPERF_F_CHECK the word
+ *	must end as the value of some connection's last operation (each
+ *	connection's operations are placed in order; a value torn from two
+ *	of them is none), and every completion must be IB_WC_ATOMIC_WRITE.
  *
  * The atomic operations (4 to 7) all target one 64-bit word, at
  * offset 0 of the server's buffer, from every connection and lane: the
@@ -132,7 +141,18 @@ enum xiwperf_op {
 	XIWPERF_OP_MASKED_CMP_SWAP = 7,
 	XIWPERF_OP_WRITE_IMM = 8,
 	XIWPERF_OP_IMM = 9,
+	XIWPERF_OP_ATOMIC_WRITE = 10,
 };
+
+/*
+ * The value an Atomic Write places for @tag (XIWPERF_OP_ATOMIC_WRITE): the
+ * tag in the upper half and its complement in the lower one, so that no
+ * mix of two values is a value.
+ */
+static inline __u64 xiwperf_aw_value(__u32 tag)
+{
+	return (__u64)tag << 32 | (__u32)~tag;
+}
 
 /*
  * Client flag: verify every byte. The pattern depends on the operation, its
@@ -412,7 +432,8 @@ enum xiwperf_reason {
  *	(the server rejected the connection).
  * @XIWPERF_UNSUPPORTED_ATOMIC: a device has no atomic operations: its
  *	atomic_cap (for the masked ones its masked_atomic_cap) is
- *	IB_ATOMIC_NONE; result.limit is 0. Only the local device is checked:
+ *	IB_ATOMIC_NONE, or, for XIWPERF_OP_ATOMIC_WRITE, its device_cap_flags
+ *	lack IB_DEVICE_ATOMIC_WRITE; result.limit is 0. Only the local device is checked:
  *	a server's device without atomics refuses them on the wire (a
  *	Terminate), which a run should be able to show.
  */
@@ -503,6 +524,8 @@ enum xiwperf_reject {
  *	@mismatches counts the operations whose original value is not one
  *	that some order of the operations gives (or whose completion had
  *	the wrong opcode); @data_ok also needs @atomic_final to be right.
+ *	XIWPERF_OP_ATOMIC_WRITE likewise (the word, the completions'
+ *	opcodes).
  * @qp_fatal_events: IB_EVENT_QP_FATAL events of the client's QPs.
  * @qp_req_err_events: IB_EVENT_QP_REQ_ERR events of its QPs.
  * @qp_access_err_events: IB_EVENT_QP_ACCESS_ERR events of its QPs.

@@ -48,6 +48,12 @@ def atomic_request(aop, stag, to, req_id=7):
                        (1 << 64) - 1)
 
 
+def atomic_write(stag, to, length=8, value=42):
+    """Documentation/commit-draft.md: Data Sink STag, Length, Tagged
+    Offset, Data."""
+    return struct.pack(">IIQQ", stag, length, to, value)
+
+
 def term(ctrl_layer, etype, code):
     return ctrl_layer << 28 | etype << 24 | code << 16
 
@@ -134,8 +140,6 @@ CASES = {
         ">IIQI", 0xDEAD0100, 8, 0, 1)), term(0, 2, 0x06), False),
     "verify_request_not_served": (untagged(0xE, 1, 1, body=struct.pack(
         ">IIQ", 0xDEAD0100, 8, 0)), term(0, 2, 0x06), False),
-    "atomic_write_request_not_served": (untagged(0x10, 1, 1, body=struct.pack(
-        ">IIQQ", 0xDEAD0100, 8, 0, 42)), term(0, 2, 0x06), False),
     "rdmap_version_2": (_rv2(untagged(3, 0, 1, body=b"hi")),
                         term(0, 2, 0x05), False),
     # RFC 7306: the draft's Swap (1) is no AOpCode of the RFC's; a target
@@ -154,6 +158,20 @@ CASES = {
         term(0, 2, 0x06), True),
     "atomic_request_with_payload": (untagged(0xA, 1, 1, body=atomic_request(
         0, 0xDEAD0100, 0) + b"more"), term(1, 2, 0x05), True),
+    # Atomic Write (commit draft section 3.1.3): 8 octets at an aligned
+    # offset, or section 8.2 of RFC 7306's catastrophic error before any
+    # lookup; a bad STag is a remote protection error; its response has
+    # no identifier and must answer an outstanding Atomic Write.
+    "atomic_write_unaligned": (untagged(0x10, 1, 1, body=atomic_write(
+        0xDEAD0100, 4)), term(0, 2, 0x07), True),
+    "atomic_write_length_not_8": (untagged(0x10, 1, 1, body=atomic_write(
+        0xDEAD0100, 0, length=4)), term(0, 2, 0x07), True),
+    "atomic_write_unknown_stag": (untagged(0x10, 1, 1, body=atomic_write(
+        0xDEAD0100, 0)), term(0, 1, 0x00), True),
+    "atomic_write_with_payload": (untagged(0x10, 1, 1, body=atomic_write(
+        0xDEAD0100, 0) + b"more"), term(1, 2, 0x05), True),
+    "atomic_write_response_without_request": (untagged(0x11, 3, 1),
+                                              term(0, 2, 0x06), True),
     # Immediate Data carries exactly 8 octets (RFC 7306 section 6.3) and
     # takes a receive like a Send (the server here posted none).
     "immediate_data_short": (untagged(8, 0, 1, body=b"1234"),
@@ -184,7 +202,8 @@ def test_each_bad_segment_gets_its_terminate(peer, case):
 # unexpected request an invalid request (see Documentation/conformance.md).
 EVENT_CASES = {"invalid_qn": "qp_req_err", "reserved_opcode": "qp_req_err",
                "atomic_unaligned": "qp_req_err",
-               "atomic_unknown_stag": "qp_access_err"}
+               "atomic_unknown_stag": "qp_access_err",
+               "atomic_write_length_not_8": "qp_req_err"}
 
 
 def test_the_qp_that_finds_a_fault_raises_the_event_of_its_class(peer):

@@ -183,8 +183,8 @@ TEST_F(XiwperfArgs, MrAndRemoteMrTakeDmaOrFrwr)
               "--remote-mr: \"FRWR\" is not one of dma, frwr");
     EXPECT_EQ(usage_error(one_op("write", {"--mr"})), "--mr needs a value");
     EXPECT_EQ(usage_error(one_op("send", {"--remote-mr", "frwr"})),
-              "client: --remote-mr works with --op write, write_imm, read and the atomic "
-              "operations only");
+              "client: --remote-mr works with --op write, write_imm, read, atomic_write and the "
+              "atomic operations only");
     EXPECT_EQ(usage_error(one_op("send", {"--mr", "frwr", "--inline"})),
               "client: --mr frwr and --inline exclude each other (inline data is not "
               "registered)");
@@ -231,7 +231,8 @@ TEST_F(XiwperfArgs, InjectRefusesWhatCannotShowTheFault)
               "client: --inject foreign needs --qps 2 or more (it uses connection 1's key on "
               "connection 0)");
     EXPECT_EQ(usage_error(one_op("send", {"--inject", "stag"})),
-              "client: --inject stag works with --op write, read and the atomic operations only");
+              "client: --inject stag works with --op write, read, atomic_write and the atomic "
+              "operations only");
     EXPECT_EQ(usage_error(one_op("send", {"--inline", "--inject", "lkey"})),
               "client: --inject lkey and --inline exclude each other (inline data has no local "
               "key)");
@@ -241,8 +242,8 @@ TEST_F(XiwperfArgs, InjectRefusesWhatCannotShowTheFault)
                       " needs --remote-mr frwr (the server's global rkey has no bounds, "
                       "rights or invalidation)");
     EXPECT_EQ(usage_error(one_op("read", {"--remote-mr", "frwr", "--inject", "rights"})),
-              "client: --inject rights works with --op write and the atomic operations only "
-              "(through an rkey without the right)");
+              "client: --inject rights works with --op write, atomic_write and the atomic "
+              "operations only (through an rkey without the right)");
 }
 
 TEST_F(XiwperfArgs, SrqIsForSendWithoutSolicit)
@@ -488,10 +489,131 @@ TEST_F(XiwperfArgs, AtomicInjectedFaults)
               "connection 0)");
     for (auto op : {"send", "write", "read"})
         EXPECT_EQ(usage_error(one_op(op, {"--remote-mr", "dma", "--inject", "unaligned"})),
-                  "client: --inject unaligned works with the atomic operations only")
+                  "client: --inject unaligned works with the atomic operations and atomic_write "
+                  "only")
             << op;
     EXPECT_EQ(usage_error(one_op("send", {"--inject", "dma-invalidate"})),
               "client: --inject dma-invalidate works with --op write and read only");
+}
+
+TEST_F(XiwperfArgs, AtomicWriteAndItsDefaults)
+{
+    Client c = client(atomic("atomic_write"));
+    EXPECT_EQ(c.op, Op::atomic_write);
+    EXPECT_EQ(xiwperf::op_name(c.op), "atomic_write");
+    EXPECT_EQ(static_cast<int>(c.op), XIWPERF_OP_ATOMIC_WRITE);
+    // the atomic operations' word, but no RFC 7306 AtomicOp
+    EXPECT_TRUE(xiwperf::targets_word(c.op));
+    EXPECT_FALSE(xiwperf::is_atomic(c.op));
+    EXPECT_FALSE(xiwperf::is_masked(c.op));
+    EXPECT_FALSE(xiwperf::is_cmp_swap(c.op));
+    EXPECT_EQ(c.size, 8u);  // implicit: one 64-bit word
+    EXPECT_EQ(c.sge, 1u);
+    EXPECT_EQ(c.remote_mr, Mr::frwr);
+    EXPECT_EQ(c.mr, Mr::dma);
+    EXPECT_FALSE(c.check);
+    for (Op op : {Op::fetch_add, Op::cmp_swap, Op::masked_fetch_add, Op::masked_cmp_swap})
+        EXPECT_TRUE(xiwperf::targets_word(op)) << xiwperf::op_name(op);
+    for (Op op : {Op::send, Op::write, Op::read, Op::write_imm, Op::imm})
+        EXPECT_FALSE(xiwperf::targets_word(op)) << xiwperf::op_name(op);
+
+    // --size 8 and --sge 1 may be said; --check, --qps, --depth go
+    c = client(atomic("atomic_write", {"--size", "8", "--sge", "1", "--check", "--qps", "8",
+                                       "--depth", "16", "--count", "80000"}));
+    EXPECT_EQ(c.size, 8u);
+    EXPECT_TRUE(c.check);
+    EXPECT_EQ(c.qps, 8u);
+    EXPECT_EQ(c.count, 80000u);
+    EXPECT_TRUE(client(atomic("atomic_write", {"--check", "--count", "1048576"})).check);
+    // without --check there is no limit on --count
+    EXPECT_EQ(client(atomic("atomic_write", {"--count", "1000000000000"})).count,
+              1000000000000u);
+}
+
+TEST_F(XiwperfArgs, AtomicWriteTakesNoOperands)
+{
+    EXPECT_EQ(usage_error(atomic("atomic_write", {"--add", "1"})),
+              "client: --add works with --op fetch_add and masked_fetch_add only");
+    EXPECT_EQ(usage_error(atomic("atomic_write", {"--compare", "1"})),
+              "client: --compare works with --op cmp_swap and masked_cmp_swap only");
+    EXPECT_EQ(usage_error(atomic("atomic_write", {"--swap", "1"})),
+              "client: --swap works with --op cmp_swap and masked_cmp_swap only");
+    EXPECT_EQ(usage_error(atomic("atomic_write", {"--mask", "1"})),
+              "client: --mask works with --op masked_fetch_add and masked_cmp_swap only");
+    EXPECT_EQ(usage_error(atomic("atomic_write", {"--compare-mask", "1"})),
+              "client: --compare-mask works with --op masked_cmp_swap only");
+    EXPECT_EQ(usage_error(atomic("atomic_write", {"--imm", "1"})),
+              "client: --imm works with --op write_imm and imm only");
+}
+
+TEST_F(XiwperfArgs, AtomicWriteRefusesWhatDoesNotFit)
+{
+    for (auto size : {"1", "4", "16", "4K"})
+        EXPECT_EQ(usage_error(atomic("atomic_write", {"--size", size})),
+                  "client: --size is 8 for --op atomic_write (one 64-bit word)")
+            << size;
+    // the server's registrations, as for the atomic operations
+    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "atomic_write", "--count",
+                           "8"}),
+              "client: --op atomic_write needs --remote-mr frwr, as the atomic operations do "
+              "(only an --inject run goes without)");
+    EXPECT_EQ(usage_error(atomic("atomic_write", {"--remote-mr", "dma"})),
+              "client: --op atomic_write needs --remote-mr frwr, as the atomic operations do "
+              "(only an --inject run goes without)");
+    // no local buffer: the value is in the work request
+    EXPECT_EQ(usage_error(atomic("atomic_write", {"--sge", "2"})),
+              "client: --op atomic_write has no local buffer: no --sge");
+    EXPECT_EQ(usage_error(atomic("atomic_write", {"--mr", "frwr"})),
+              "client: --op atomic_write has no local buffer to register (--mr frwr)");
+    EXPECT_EQ(usage_error(atomic("atomic_write", {"--inline"})),
+              "client: --inline works with --op send, write and write_imm only");
+    EXPECT_EQ(usage_error(atomic("atomic_write", {"--solicit", "1"})),
+              "client: --solicit works with --op send, write_imm and imm only");
+    EXPECT_EQ(usage_error(atomic("atomic_write", {"--srq"})),
+              "client: --srq works with --op send, write_imm and imm only");
+    EXPECT_EQ(usage_error(atomic("atomic_write", {"--check", "--count", "1048577"})),
+              "client: --op atomic_write --check: --count must not exceed 1048576 (as for the "
+              "atomic operations)");
+    EXPECT_EQ(usage_error(atomic("atomic_write", {"--qps", "9"})),
+              "client: --count must be at least --qps (9)");
+}
+
+TEST_F(XiwperfArgs, AtomicWriteInjectedFaults)
+{
+    for (auto kind : {Inject::stag, Inject::unaligned, Inject::rights, Inject::bounds,
+                      Inject::invalidated}) {
+        Client c = client(atomic("atomic_write", {"--inject", xiwperf::inject_name(kind)}));
+        EXPECT_EQ(c.inject, kind) << xiwperf::inject_name(kind);
+    }
+    EXPECT_EQ(client(atomic("atomic_write", {"--qps", "2", "--inject", "foreign"})).inject,
+              Inject::foreign);
+    // without the server's registrations: the global rkey
+    Words dma{"client", "--addr", "10.0.0.1", "--op", "atomic_write", "--count", "8",
+              "--inject"};
+    for (auto kind : {"stag", "unaligned"}) {
+        Words w = dma;
+        w.push_back(kind);
+        EXPECT_EQ(client(w).remote_mr, Mr::dma) << kind;
+    }
+    // the global rkey has the remote write right an Atomic Write needs, so
+    // rights (like bounds and invalidated) needs the registrations
+    for (auto kind : {"rights", "bounds", "invalidated"}) {
+        Words w = dma;
+        w.push_back(kind);
+        EXPECT_EQ(usage_error(w), std::string("client: --inject ") + kind +
+                                      " needs --remote-mr frwr (the server's global rkey has "
+                                      "no bounds, rights or invalidation)");
+    }
+    EXPECT_EQ(usage_error(atomic("atomic_write", {"--inject", "lkey"})),
+              "client: --inject lkey does not work with --op atomic_write (it has no local "
+              "buffer, so no local key)");
+    for (auto kind : {"wrap", "dma-invalidate"})
+        EXPECT_EQ(usage_error(atomic("atomic_write", {"--inject", kind})),
+                  std::string("client: --inject ") + kind + " works with --op write and read only")
+            << kind;
+    EXPECT_EQ(usage_error(atomic("atomic_write", {"--inject", "cq-overflow"})),
+              "client: --inject cq-overflow needs --op send, --solicit 3 or more, --depth 2 or "
+              "more and --qps 2 or more, without --srq");
 }
 
 TEST_F(XiwperfArgs, CqOverflowNeedsTwoUnsolicitedSendsAndABystander)
@@ -541,7 +663,7 @@ TEST_F(XiwperfArgs, ShortOptionsNameThemselvesInErrors)
     EXPECT_EQ(usage_error(one_op("read", {"-s", "0"})), "--size: must be 1 to 4194304 bytes");
     EXPECT_EQ(usage_error(one_op("read", {"-o", "x"})),
               "--op: \"x\" is not one of send, write, read, fetch_add, cmp_swap, "
-              "masked_fetch_add, masked_cmp_swap, write_imm, imm");
+              "masked_fetch_add, masked_cmp_swap, write_imm, imm, atomic_write");
     EXPECT_EQ(usage_error({"client", "-a", "x"}),
               "--addr: \"x\" is not a numeric IPv4 or IPv6 address");
 }
@@ -552,7 +674,8 @@ TEST_F(XiwperfArgs, ClientRequiresAddrOpSizeCount)
               "client: missing --addr IP");
     EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--size", "1", "--count", "1"}),
               "client: missing --op "
-              "{send,write,read,fetch_add,cmp_swap,masked_fetch_add,masked_cmp_swap,write_imm,imm}");
+              "{send,write,read,fetch_add,cmp_swap,masked_fetch_add,masked_cmp_swap,write_imm,imm,"
+              "atomic_write}");
     EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "read", "--count", "1"}),
               "client: missing --size BYTES");
     EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "read", "--size", "1"}),
@@ -564,7 +687,7 @@ TEST_F(XiwperfArgs, ClientRejectsBadValues)
     EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "atomic", "--size", "1",
                            "--count", "1"}),
               "--op: \"atomic\" is not one of send, write, read, fetch_add, cmp_swap, "
-              "masked_fetch_add, masked_cmp_swap, write_imm, imm");
+              "masked_fetch_add, masked_cmp_swap, write_imm, imm, atomic_write");
     EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "read", "--size", "0",
                            "--count", "1"}),
               "--size: must be 1 to 4194304 bytes");
@@ -667,6 +790,8 @@ TEST_F(XiwperfArgs, Help)
     EXPECT_NE(xiwperf::usage().find("--op ATOMIC --count N --remote-mr frwr"), std::string::npos);
     EXPECT_NE(xiwperf::usage().find("fetch_add, cmp_swap, masked_fetch_add or masked_cmp_swap"),
               std::string::npos);
+    EXPECT_NE(xiwperf::usage().find("--op atomic_write --count N"), std::string::npos);
+    EXPECT_NE(xiwperf::usage().find("atomic_write is an Atomic Write"), std::string::npos);
 }
 
 TEST_F(XiwperfArgs, Sizes)

@@ -897,3 +897,176 @@ TEST_F(XiwperfReport, ImmediateDataMismatches)
               "refuses it)");
     EXPECT_EQ(error_message(args(Op::write), p), "posting a work request failed: Invalid argument");
 }
+
+namespace {
+
+// An Atomic Write run as atomic_args() has it: 1000 over 2 QPs, checked.
+Client atomic_write_args()
+{
+    Client c = atomic_args(Op::atomic_write);
+    c.add = 1;  // the default, which atomic_write does not take
+    return c;
+}
+
+// The value of tag @t, independent of the ABI's xiwperf_aw_value().
+constexpr std::uint64_t aw(std::uint64_t t)
+{
+    return t << 32 | (~t & 0xffffffffULL);
+}
+
+// Its outcome: from @init the word ended as connection 1's last value
+// (operation 499, tag 499 * 2 + 1).
+Outcome atomic_write_good(std::uint64_t init = 5)
+{
+    Outcome o = atomic_good(init);
+    o.result.atomic_final = aw(999);
+    return o;
+}
+
+}  // namespace
+
+TEST(XiwperfAtomicWrite, ValuesAndTheLastOfEachConnection)
+{
+    Client c;
+    c.op = Op::atomic_write;
+    c.qps = 2;
+    c.count = 1000;
+    EXPECT_EQ(atomic_write_value(c, 0, 0), 0x00000000ffffffffULL);
+    EXPECT_EQ(atomic_write_value(c, 0, 1), 0x00000001fffffffeULL);
+    EXPECT_EQ(atomic_write_value(c, 499, 1), aw(999));
+    EXPECT_EQ(atomic_write_value(c, 499, 1), 0x000003e7fffffc18ULL);
+    // each connection's last: 500 each
+    EXPECT_EQ(atomic_write_last(c, aw(998)), (AtomicWriteOp{0, 499}));
+    EXPECT_EQ(atomic_write_last(c, aw(999)), (AtomicWriteOp{1, 499}));
+    // an earlier operation's value, one beyond the run's, a torn one
+    EXPECT_FALSE(atomic_write_last(c, aw(996)));
+    EXPECT_FALSE(atomic_write_last(c, aw(1000)));
+    EXPECT_FALSE(atomic_write_last(c, (aw(998) & ~0xffffffffULL) | (aw(999) & 0xffffffffULL)));
+    EXPECT_FALSE(atomic_write_last(c, 5));
+    // uneven: the first count % qps connections carry one more
+    c.count = 1001;
+    EXPECT_EQ(connection_ops(c, 0), 501u);
+    EXPECT_EQ(connection_ops(c, 1), 500u);
+    EXPECT_EQ(atomic_write_last(c, aw(1000)), (AtomicWriteOp{0, 500}));
+    EXPECT_EQ(atomic_write_last(c, aw(999)), (AtomicWriteOp{1, 499}));
+    EXPECT_FALSE(atomic_write_last(c, aw(998)));
+    // no operands: all zero in the run, whatever the options hold
+    c.add = 3;
+    c.compare_mask = ~0ULL;
+    EXPECT_EQ(atomic_operands(c), AtomicOperands{});
+}
+
+TEST_F(XiwperfReport, AtomicWriteJsonAndText)
+{
+    Client a = atomic_write_args();
+    Outcome o = atomic_write_good();
+    auto j = to_json(a, o);
+    EXPECT_EQ(j["op"], "atomic_write");
+    EXPECT_EQ(j["size"], 8);
+    EXPECT_EQ(j["data_ok"], true);
+    EXPECT_EQ(j["atomic_init"].get<std::uint64_t>(), 5u);
+    EXPECT_EQ(j["atomic_final"].get<std::uint64_t>(), aw(999));
+    // no one expected value: the kernel module decides (data_ok)
+    EXPECT_TRUE(j.contains("atomic_expected"));
+    EXPECT_TRUE(j["atomic_expected"].is_null());
+    for (auto key : {"add", "compare", "swap", "mask", "compare_mask", "imm"})
+        EXPECT_FALSE(j.contains(key)) << key;
+    EXPECT_FALSE(j.contains("error"));
+    EXPECT_EQ(exit_status(a, o), exit_ok);
+    EXPECT_EQ(to_text(a, o),
+              "atomic_write 8 B x 1000 on rxe0, 2 QPs, depth 16, remote mr frwr: 1000 "
+              "completed, 0 errors, data ok\n"
+              "1.000 s, 0.000 Gbit/s, 0.0010 Mop/s, latency us p50 2.0 p99 4.0 max 5.0\n"
+              "word 0x5 before, 0x3e7fffffc18 after (the last Atomic Write of connection 1, "
+              "operation 499)\n");
+
+    // without --check: no word
+    a.check = false;
+    Outcome unchecked = atomic_write_good();
+    unchecked.result.checked = 0;
+    unchecked.result.data_ok = 0;
+    j = to_json(a, unchecked);
+    EXPECT_TRUE(j["atomic_init"].is_null());
+    EXPECT_TRUE(j["atomic_final"].is_null());
+    EXPECT_TRUE(j["data_ok"].is_null());
+    EXPECT_EQ(to_text(a, unchecked).find("word "), std::string::npos);
+    EXPECT_EQ(mismatch_message(a, unchecked.result), "");
+    EXPECT_EQ(exit_status(a, unchecked), exit_ok);
+}
+
+TEST_F(XiwperfReport, AtomicWriteMismatches)
+{
+    Client a = atomic_write_args();
+    // torn: connection 0's last upper half, connection 1's lower half
+    const std::uint64_t torn = 0x000003e6fffffc18ULL;
+    Outcome o = atomic_write_good();
+    o.result.data_ok = 0;
+    o.result.atomic_final = torn;
+    const std::string word = "atomic write mismatch: the word ended as 0x3e6fffffc18, which is "
+                             "no connection's last Atomic Write (torn or out of order)";
+    EXPECT_EQ(mismatch_message(a, o.result), word);
+    EXPECT_EQ(exit_status(a, o), exit_mismatch);
+    auto j = to_json(a, o);
+    EXPECT_EQ(j["data_ok"], false);
+    EXPECT_EQ(j["atomic_final"].get<std::uint64_t>(), torn);
+    EXPECT_TRUE(j["atomic_expected"].is_null());
+    EXPECT_EQ(j["error"], word);
+    EXPECT_NE(to_text(a, o).find("word 0x5 before, 0x3e6fffffc18 after (no connection's last "
+                                 "Atomic Write)\n"),
+              std::string::npos)
+        << to_text(a, o);
+
+    // an earlier operation's value: placed out of order
+    o.result.atomic_final = aw(997);
+    EXPECT_NE(mismatch_message(a, o.result).find("the word ended as 0x3e5fffffc1a, which is no"),
+              std::string::npos);
+
+    // completions with the wrong opcode, the word right
+    o = atomic_write_good();
+    o.result.data_ok = 0;
+    o.result.mismatches = 2;
+    o.result.first_bad_qp = 1;
+    o.result.first_bad_seq = 41;
+    const std::string opcodes = "2 of 1000 operations completed with the wrong opcode; first: "
+                                "connection 1, operation 41";
+    EXPECT_EQ(mismatch_message(a, o.result), "atomic write mismatch: " + opcodes);
+    EXPECT_EQ(json_error(a, o), "atomic write mismatch: " + opcodes);
+    EXPECT_EQ(exit_status(a, o), exit_mismatch);
+
+    // both
+    o.result.atomic_final = torn;
+    EXPECT_EQ(mismatch_message(a, o.result), word + "; " + opcodes);
+
+    // the module's verdict stands even where this one sees nothing wrong
+    o = atomic_write_good();
+    o.result.data_ok = 0;
+    EXPECT_EQ(mismatch_message(a, o.result),
+              "atomic write mismatch: the module found the word's final value wrong");
+    EXPECT_EQ(exit_status(a, o), exit_mismatch);
+    EXPECT_EQ(mismatch_message(a, atomic_write_good().result), "");
+    // and where it finds nothing wrong, nothing is reported
+    o = atomic_write_good();
+    o.result.atomic_final = torn;
+    EXPECT_EQ(mismatch_message(a, o.result), "");
+    EXPECT_EQ(exit_status(a, o), exit_ok);
+}
+
+TEST_F(XiwperfReport, AtomicWriteUnsupported)
+{
+    Client a = atomic_write_args();
+    Outcome o = failed(EOPNOTSUPP, XIWPERF_REASON_UNSUPPORTED);
+    std::strcpy(o.result.device, "rxe0");
+    o.result.unsupported = XIWPERF_UNSUPPORTED_ATOMIC;
+    EXPECT_EQ(error_message(a, o),
+              "device rxe0 does not support Atomic Write: IB_DEVICE_ATOMIC_WRITE is not in its "
+              "device_cap_flags");
+    EXPECT_EQ(exit_status(a, o), exit_failed);
+    o.result.remote_reason = XIWPERF_REJECT_UNSUPPORTED;
+    EXPECT_EQ(error_message(a, o),
+              "the server at 10.1.0.1:9000 rejected the connection: its device does not "
+              "support Atomic Write: IB_DEVICE_ATOMIC_WRITE is not in its device_cap_flags");
+    auto j = to_json(a, o);
+    EXPECT_EQ(j["error"], error_message(a, o));
+    EXPECT_TRUE(j["atomic_init"].is_null());
+    EXPECT_TRUE(j["atomic_expected"].is_null());
+}

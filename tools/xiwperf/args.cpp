@@ -80,9 +80,10 @@ private:
     std::optional<std::string_view> pending_;
 };
 
-constexpr Op ops[] = {Op::send,     Op::write,           Op::read,
-                      Op::fetch_add, Op::cmp_swap,       Op::masked_fetch_add,
-                      Op::masked_cmp_swap, Op::write_imm, Op::imm};
+constexpr Op ops[] = {Op::send,            Op::write,     Op::read,
+                      Op::fetch_add,       Op::cmp_swap,  Op::masked_fetch_add,
+                      Op::masked_cmp_swap, Op::write_imm, Op::imm,
+                      Op::atomic_write};
 
 xiw::Result<Op> parse_op(std::string_view text)
 {
@@ -91,7 +92,7 @@ xiw::Result<Op> parse_op(std::string_view text)
             return op;
     return usage_error("--op: " + quoted(text) +
                        " is not one of send, write, read, fetch_add, cmp_swap, masked_fetch_add, "
-                       "masked_cmp_swap, write_imm, imm");
+                       "masked_cmp_swap, write_imm, imm, atomic_write");
 }
 
 xiw::Result<Mr> parse_mr(std::string_view opt, std::string_view text)
@@ -417,8 +418,9 @@ xiw::Result<Command> parse_server(Words& w)
     return Command{Server{s->addr, s->port, s->buffer, s->json}};
 }
 
-// What --inject KIND needs: an RDMA or atomic operation, and for faults
-// the global rkey cannot show, the server's fast registrations.
+// What --inject KIND needs: an RDMA or atomic operation (or an Atomic
+// Write), and for faults the global rkey cannot show, the server's fast
+// registrations.
 xiw::Status check_inject(const Client& c)
 {
     if (c.inject == Inject::none)
@@ -428,6 +430,10 @@ xiw::Status check_inject(const Client& c)
         if (c.inline_data)
             return usage_error("client: --inject lkey and --inline exclude each other (inline "
                                "data has no local key)");
+        // Its work request has no SGE: there is no local key to break.
+        if (c.op == Op::atomic_write)
+            return usage_error("client: --inject lkey does not work with --op atomic_write "
+                               "(it has no local buffer, so no local key)");
         return xiw::Ok{};
     }
     if (c.inject == Inject::cq_overflow) {
@@ -438,9 +444,9 @@ xiw::Status check_inject(const Client& c)
         return xiw::Ok{};
     }
     if (c.inject == Inject::unaligned) {
-        if (!is_atomic(c.op))
+        if (!targets_word(c.op))
             return usage_error("client: --inject unaligned works with the atomic operations "
-                               "only");
+                               "and atomic_write only");
         return xiw::Ok{};
     }
     if ((c.inject == Inject::dma_invalidate || c.inject == Inject::wrap) && c.op != Op::write &&
@@ -448,13 +454,17 @@ xiw::Status check_inject(const Client& c)
         return usage_error("client: --inject " + kind + " works with --op write and read only");
     if (c.op == Op::send)
         return usage_error("client: --inject " + kind +
-                           " works with --op write, read and the atomic operations only");
+                           " works with --op write, read, atomic_write and the atomic "
+                           "operations only");
     if (c.inject == Inject::rights && c.op == Op::read)
-        return usage_error("client: --inject rights works with --op write and the atomic "
-                           "operations only (through an rkey without the right)");
-    // An atomic operation has no right through the global rkey either.
-    bool needs_frwr = c.inject == Inject::bounds || c.inject == Inject::invalidated ||
-                      (c.inject == Inject::rights && c.op == Op::write);
+        return usage_error("client: --inject rights works with --op write, atomic_write and "
+                           "the atomic operations only (through an rkey without the right)");
+    // An atomic operation has no right through the global rkey either; a
+    // Write and an Atomic Write (remote write) have it there, and need the
+    // read-only registration of chunk 0.
+    bool needs_frwr =
+        c.inject == Inject::bounds || c.inject == Inject::invalidated ||
+        (c.inject == Inject::rights && (c.op == Op::write || c.op == Op::atomic_write));
     if (c.inject == Inject::foreign && c.qps < 2)
         return usage_error("client: --inject foreign needs --qps 2 or more (it uses connection "
                            "1's key on connection 0)");
@@ -465,8 +475,33 @@ xiw::Status check_inject(const Client& c)
     return xiw::Ok{};
 }
 
+// What an Atomic Write (--op atomic_write, @op the message's start) takes
+// beyond having no operand: the word as the atomic operations do, but no
+// local buffer, since the value travels in the work request itself (no
+// SGE, nothing to register; --inline is refused with the other ops).
+xiw::Status check_atomic_write(const Client& c, const std::string& op)
+{
+    if (c.size != atomic_size)
+        return usage_error("client: --size is 8 for --op atomic_write (one 64-bit word)");
+    if (c.sge != 1)
+        return usage_error(op + " has no local buffer: no --sge");
+    if (c.mr == Mr::frwr)
+        return usage_error(op + " has no local buffer to register (--mr frwr)");
+    if (c.remote_mr != Mr::frwr && c.inject == Inject::none)
+        return usage_error(op + " needs --remote-mr frwr, as the atomic operations do (only an "
+                                "--inject run goes without)");
+    // The module keeps the word's check within the atomic operations' bound.
+    if (c.check && c.count > XIWPERF_MAX_ATOMIC_CHECK)
+        return usage_error(op + " --check: --count must not exceed " +
+                           std::to_string(XIWPERF_MAX_ATOMIC_CHECK) +
+                           " (as for the atomic operations)");
+    return xiw::Ok{};
+}
+
 // What an atomic operation (--op fetch_add, ...) takes: its own operands,
 // one 8-byte word, and the server's registrations (or an injected fault).
+// An Atomic Write (--op atomic_write) takes the word and the registrations
+// alike, but no operand (its values are its tags) and no local buffer.
 xiw::Status check_atomic(const Client& c, unsigned seen)
 {
     struct Operand {
@@ -488,9 +523,11 @@ xiw::Status check_atomic(const Client& c, unsigned seen)
         if ((seen & o.seen) && !o.applies)
             return usage_error("client: " + std::string(o.name) + " works with " +
                                std::string(o.ops) + " only");
-    if (!is_atomic(c.op))
+    if (!targets_word(c.op))
         return xiw::Ok{};
     std::string op = "client: --op " + std::string(op_name(c.op));
+    if (c.op == Op::atomic_write)
+        return check_atomic_write(c, op);
     if (is_cmp_swap(c.op) && (!(seen & seen_compare) || !(seen & seen_swap)))
         return usage_error(op + " needs --compare V and --swap V");
     if (is_masked(c.op) && !(seen & seen_mask))
@@ -559,8 +596,8 @@ xiw::Result<Command> parse_client(Words& w)
     if (!(s->seen & seen_op))
         return usage_error(
             "client: missing --op {send,write,read,fetch_add,cmp_swap,masked_fetch_add,"
-            "masked_cmp_swap,write_imm,imm}");
-    if (!(s->seen & seen_size) && is_atomic(c.op))
+            "masked_cmp_swap,write_imm,imm,atomic_write}");
+    if (!(s->seen & seen_size) && targets_word(c.op))
         c.size = atomic_size;
     else if (!(s->seen & seen_size) && c.op == Op::imm)
         c.size = 0;
@@ -588,8 +625,8 @@ xiw::Result<Command> parse_client(Words& w)
         return usage_error("client: --mr frwr and --inline exclude each other (inline data is "
                            "not registered)");
     if (c.remote_mr == Mr::frwr && c.op == Op::send)
-        return usage_error("client: --remote-mr works with --op write, write_imm, read and the "
-                           "atomic operations only");
+        return usage_error("client: --remote-mr works with --op write, write_imm, read, "
+                           "atomic_write and the atomic operations only");
     if (c.srq && !takes_receives(c.op))
         return usage_error("client: --srq works with --op send, write_imm and imm only");
     if (c.srq && c.solicit)
@@ -625,6 +662,8 @@ std::string_view op_name(Op op)
         return "write_imm";
     case Op::imm:
         return "imm";
+    case Op::atomic_write:
+        return "atomic_write";
     }
     return "?";
 }
@@ -773,6 +812,9 @@ std::string usage()
            "                      [--add V] [--compare V --swap V] [--mask M]\n"
            "                      [--compare-mask M] [--depth N] [--qps N] [--mr {dma,frwr}]\n"
            "                      [--inject KIND] [--check] [--timeout SEC] [--json]\n"
+           "       xiwperf client --addr IP [--port N] --op atomic_write --count N\n"
+           "                      --remote-mr frwr [--depth N] [--qps N] [--inject KIND]\n"
+           "                      [--check] [--timeout SEC] [--json]\n"
            "\n"
            "server  listen on IP:PORT (default port " +
            std::to_string(XIWPERF_DEFAULT_PORT) +
@@ -810,6 +852,12 @@ std::string usage()
            "        bit ends a field) or the swap mask; --compare-mask M (default all ones).\n"
            "        --check reads the word before and after and checks every original value\n"
            "        returned. --inject may also be unaligned (the word's address + 4).\n"
+           "        atomic_write is an Atomic Write (commit draft) of the same word, without\n"
+           "        operands or local buffer: operation K of connection Q places the tag\n"
+           "        K * QPS + Q in the word's upper half and its complement in the lower.\n"
+           "        --check reads the word before and after: it must be some connection's\n"
+           "        last value, never a torn one, and every completion an Atomic Write's.\n"
+           "        --inject as for ATOMIC, but not lkey (there is no local key).\n"
            "        write_imm is an RDMA Write with Immediate (like write, --size bytes),\n"
            "        imm a Send with Immediate without payload (--size 0 or omitted); each\n"
            "        takes a receive at the server, which checks the completion and the\n"

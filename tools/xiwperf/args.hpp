@@ -25,16 +25,28 @@ enum class Op {
     masked_cmp_swap = 7,
     write_imm = 8,
     imm = 9,
+    atomic_write = 10,
 };
 
-/// "send", ..., "masked_cmp_swap", "write_imm", "imm" (as --op takes them).
+/// "send", ..., "masked_cmp_swap", "write_imm", "imm", "atomic_write" (as
+/// --op takes them).
 std::string_view op_name(Op op);
 
-/// fetch_add, cmp_swap and their masked forms: one 64-bit word.
+/// fetch_add, cmp_swap and their masked forms: the RFC 7306 atomic
+/// operations, each an AtomicOp (atomic.hpp) returning the original value.
 constexpr bool is_atomic(Op op)
 {
     return op == Op::fetch_add || op == Op::cmp_swap || op == Op::masked_fetch_add ||
            op == Op::masked_cmp_swap;
+}
+
+/// The operations on the server's one 64-bit word: the atomic ones and
+/// atomic_write (the commit draft's Atomic Write). They share the target,
+/// --size 8, --remote-mr frwr and the bound on --check; only the atomic
+/// ones have operands, a function f and original values.
+constexpr bool targets_word(Op op)
+{
+    return is_atomic(op) || op == Op::atomic_write;
 }
 
 constexpr bool is_masked(Op op)
@@ -59,7 +71,7 @@ constexpr bool takes_receives(Op op)
     return op == Op::send || is_imm(op);
 }
 
-/// Bytes of an atomic operation: one 64-bit word.
+/// Bytes of an operation on the word (targets_word()): one 64-bit word.
 constexpr std::uint64_t atomic_size = 8;
 
 /// How a buffer is registered: the PD's DMA lkey / the global rkey, or

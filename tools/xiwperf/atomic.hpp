@@ -2,13 +2,16 @@
 // The arithmetic of xiwperf's atomic operations (RFC 7306 section 5.1):
 // the function f every operation of a run applies to the target word, f^k
 // (what --check expects: the originals are f^k(init) for k < count, the
-// final word f^count(init)), and the operands the ioctl ABI takes. The
-// kernel module has its own C version (tools/xiwperf/kmod/atomic.c).
+// final word f^count(init)), and the operands the ioctl ABI takes; and the
+// values an Atomic Write run (--op atomic_write) places in the same word.
+// The kernel module has its own C version (tools/xiwperf/kmod/atomic.c).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "args.hpp"
+#include "uapi/xiwperf.h"
 
 namespace xiwperf {
 
@@ -24,7 +27,8 @@ struct AtomicOp {
     bool operator==(const AtomicOp&) const = default;
 };
 
-/// The operation of a client run whose op is atomic.
+/// The operation of a client run whose op is atomic (is_atomic(), not an
+/// Atomic Write, which has no f).
 constexpr AtomicOp atomic_op(const Client& c)
 {
     if (!is_cmp_swap(c.op))
@@ -72,7 +76,8 @@ struct AtomicOperands {
     bool operator==(const AtomicOperands&) const = default;
 };
 
-/// What a client run passes; all zero unless its op is atomic.
+/// What a client run passes; all zero unless its op is atomic (so for an
+/// Atomic Write too).
 constexpr AtomicOperands atomic_operands(const Client& c)
 {
     switch (c.op) {
@@ -87,6 +92,44 @@ constexpr AtomicOperands atomic_operands(const Client& c)
     default:
         return {};
     }
+}
+
+/// Operations connection @q of a run carries: --count spread evenly, the
+/// first count % qps connections one more (as the module spreads them).
+constexpr std::uint64_t connection_ops(const Client& c, std::uint32_t q)
+{
+    return c.count / c.qps + (q < c.count % c.qps ? 1 : 0);
+}
+
+/// The value Atomic Write @seq of connection @q places in the word: its tag
+/// seq * qps + q (modulo 2^32, as the module passes it) made a value by
+/// the ABI's xiwperf_aw_value(), so that no two values mix into a third.
+inline std::uint64_t atomic_write_value(const Client& c, std::uint64_t seq, std::uint32_t q)
+{
+    return xiwperf_aw_value(static_cast<__u32>(seq * c.qps + q));
+}
+
+/// One Atomic Write of a run: its connection and its sequence number there.
+struct AtomicWriteOp {
+    std::uint32_t qp = 0;
+    std::uint64_t seq = 0;
+
+    bool operator==(const AtomicWriteOp&) const = default;
+};
+
+/// The Atomic Write whose value @word is, if it is the last of its
+/// connection: what --check requires the word to end as, since each
+/// connection's Atomic Writes are placed in order, but the connections'
+/// last ones in any. None for a torn value, an earlier operation's (one
+/// placed out of order) or one no operation of the run writes.
+inline std::optional<AtomicWriteOp> atomic_write_last(const Client& c, std::uint64_t word)
+{
+    for (std::uint32_t q = 0; q < c.qps; q++) {
+        std::uint64_t n = connection_ops(c, q);
+        if (n && word == atomic_write_value(c, n - 1, q))
+            return AtomicWriteOp{q, n - 1};
+    }
+    return std::nullopt;
 }
 
 }  // namespace xiwperf

@@ -17,6 +17,17 @@ static_assert(sizeof(xiwperf_listen) == 136);
 static_assert(sizeof(xiwperf_serve) == 88);
 static_assert(sizeof(xiwperf_result) == 336);
 static_assert(sizeof(xiwperf_run) == 528);
+// run_request() passes enum class Op as enum xiwperf_op.
+static_assert(static_cast<int>(Op::send) == XIWPERF_OP_SEND);
+static_assert(static_cast<int>(Op::write) == XIWPERF_OP_WRITE);
+static_assert(static_cast<int>(Op::read) == XIWPERF_OP_READ);
+static_assert(static_cast<int>(Op::fetch_add) == XIWPERF_OP_FETCH_ADD);
+static_assert(static_cast<int>(Op::cmp_swap) == XIWPERF_OP_CMP_SWAP);
+static_assert(static_cast<int>(Op::masked_fetch_add) == XIWPERF_OP_MASKED_FETCH_ADD);
+static_assert(static_cast<int>(Op::masked_cmp_swap) == XIWPERF_OP_MASKED_CMP_SWAP);
+static_assert(static_cast<int>(Op::write_imm) == XIWPERF_OP_WRITE_IMM);
+static_assert(static_cast<int>(Op::imm) == XIWPERF_OP_IMM);
+static_assert(static_cast<int>(Op::atomic_write) == XIWPERF_OP_ATOMIC_WRITE);
 
 Fd& Fd::operator=(Fd&& o) noexcept
 {
@@ -88,7 +99,7 @@ int Device::serve(xiwperf_serve& stats)
     return 0;
 }
 
-Outcome Device::run(const Client& args)
+xiwperf_run run_request(const Client& args)
 {
     xiwperf_run run{};
     run.version = XIWPERF_ABI_VERSION;
@@ -98,6 +109,8 @@ Outcome Device::run(const Client& args)
                 (args.remote_mr == Mr::frwr ? XIWPERF_F_REMOTE_FRWR : 0) |
                 (args.srq ? XIWPERF_F_SRQ : 0) | (args.imm ? XIWPERF_F_IMM : 0);
     run.addr = abi_address(args.addr, args.port);
+    // enum class Op has enum xiwperf_op's values (XIWPERF_OP_ATOMIC_WRITE
+    // too, whose operands below are all zero: it has none).
     run.op = static_cast<__u32>(args.op);
     run.qps = args.qps;
     run.depth = args.depth;
@@ -113,7 +126,12 @@ Outcome Device::run(const Client& args)
     run.compare_add_mask = a.compare_add_mask;
     run.swap_mask = a.swap_mask;
     run.imm = args.imm.value_or(0);
+    return run;
+}
 
+Outcome Device::run(const Client& args)
+{
+    xiwperf_run run = run_request(args);
     Outcome out;
     if (::ioctl(fd_.get(), XIWPERF_IOC_RUN, &run) < 0) {
         out.error = errno;

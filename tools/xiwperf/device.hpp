@@ -53,4 +53,8 @@ private:
 /// The ABI address of @p a with @p port.
 xiwperf_addr abi_address(const Address& a, std::uint16_t port);
 
+/// The argument of XIWPERF_IOC_RUN for @p args (what Device::run() passes;
+/// apart so that it can be tested without the module).
+xiwperf_run run_request(const Client& args);
+
 }  // namespace xiwperf

@@ -91,6 +91,15 @@ std::string unsupported_text(const Client& args, const Outcome& out)
                "does not support shared receive queues: its max_srq_wr is " +
                std::to_string(r.limit);
     case XIWPERF_UNSUPPORTED_ATOMIC: {
+        // Atomic Write has a capability flag of its own, no atomic_cap.
+        if (args.op == Op::atomic_write) {
+            std::string why = "does not support Atomic Write: IB_DEVICE_ATOMIC_WRITE is not in "
+                              "its device_cap_flags";
+            if (r.remote_reason == XIWPERF_REJECT_UNSUPPORTED)
+                return "the server at " + endpoint(args) +
+                       " rejected the connection: its device " + why;
+            return device_or(r, "the device") + " " + why;
+        }
         std::string what = is_masked(args.op) ? "masked atomic operations" : "atomic operations";
         std::string cap = is_masked(args.op) ? "masked_atomic_cap" : "atomic_cap";
         if (r.remote_reason == XIWPERF_REJECT_UNSUPPORTED)
@@ -169,6 +178,39 @@ std::vector<Operand> operands(const Client& args)
 std::uint64_t atomic_expected(const Client& args, const xiwperf_result& r)
 {
     return atomic_apply_n(atomic_op(args), r.atomic_init, args.count);
+}
+
+// The last Atomic Write of some connection (atomic_write_last()), in
+// words: "the last Atomic Write of connection 1, operation 499".
+std::string atomic_write_text(const AtomicWriteOp& op)
+{
+    return "the last Atomic Write of connection " + std::to_string(op.qp) + ", operation " +
+           std::to_string(op.seq);
+}
+
+// What an Atomic Write run's --check found wrong. There is no one expected
+// value: the word must end as the last value of some connection, which
+// the module decides (data_ok); this recomputes it only to say why.
+std::string atomic_write_mismatch_message(const Client& args, const xiwperf_result& r)
+{
+    std::vector<std::string> what;
+    if (r.checked && !r.data_ok && !atomic_write_last(args, r.atomic_final))
+        what.push_back("the word ended as " + hex(r.atomic_final) +
+                       ", which is no connection's last Atomic Write (torn or out of order)");
+    // Nothing comes back to compare: a mismatch is a wrong completion.
+    if (r.mismatches)
+        what.push_back(std::to_string(r.mismatches) + " of " + std::to_string(r.completed) +
+                       " operations completed with the wrong opcode; first: connection " +
+                       std::to_string(r.first_bad_qp) + ", operation " +
+                       std::to_string(r.first_bad_seq));
+    if (what.empty() && r.checked && !r.data_ok)
+        what.push_back("the module found the word's final value wrong");
+    if (what.empty())
+        return {};
+    std::string msg = "atomic write mismatch: " + what[0];
+    for (size_t i = 1; i < what.size(); i++)
+        msg += "; " + what[i];
+    return msg;
 }
 
 std::string atomic_mismatch_message(const Client& args, const xiwperf_result& r)
@@ -303,6 +345,8 @@ std::string mismatch_message(const Client& args, const xiwperf_result& r)
 {
     if (is_atomic(args.op))
         return atomic_mismatch_message(args, r);
+    if (args.op == Op::atomic_write)
+        return atomic_write_mismatch_message(args, r);
     if (!r.mismatches)
         return {};
     if (is_imm(args.op)) {
@@ -398,17 +442,20 @@ nlohmann::json to_json(const Client& args, const Outcome& out)
         if (args.imm)
             j["imm"] = *args.imm;
     }
-    if (is_atomic(args.op)) {
+    if (targets_word(args.op)) {
         for (const Operand& o : operands(args))
             j[o.key] = o.value;
         // The word before and after, and what it should be: --check only.
+        // An Atomic Write run has no one expected value (any connection's
+        // last will do), so its atomic_expected stays null.
         j["atomic_init"] = nullptr;
         j["atomic_final"] = nullptr;
         j["atomic_expected"] = nullptr;
         if (r.checked) {
             j["atomic_init"] = r.atomic_init;
             j["atomic_final"] = r.atomic_final;
-            j["atomic_expected"] = atomic_expected(args, r);
+            if (is_atomic(args.op))
+                j["atomic_expected"] = atomic_expected(args, r);
         }
     }
     if (auto e = error_message(args, out); !e.empty())
@@ -462,6 +509,11 @@ std::string to_text(const Client& args, const Outcome& out)
     if (is_atomic(args.op) && r.checked)
         text += "word " + hex(r.atomic_init) + " before, " + hex(r.atomic_final) +
                 " after (expected " + hex(atomic_expected(args, r)) + ")\n";
+    if (args.op == Op::atomic_write && r.checked) {
+        auto last = atomic_write_last(args, r.atomic_final);
+        text += "word " + hex(r.atomic_init) + " before, " + hex(r.atomic_final) + " after (" +
+                (last ? atomic_write_text(*last) : "no connection's last Atomic Write") + ")\n";
+    }
     if (args.srq)
         text += "SRQ limit: " + plural(out.srq_arms, "arm", "arms") + ", " +
                 std::to_string(out.srq_crossed) + " crossed, " +

@@ -42,14 +42,15 @@ std::string error_message(const Client& args, const Outcome& out);
 std::string completion_message(const xiwperf_result& r);
 
 /// "N of M operations had wrong data; first: ..."; for an atomic run what
-/// its --check found wrong ("atomic mismatch: ..."); "" if nothing.
+/// its --check found wrong ("atomic mismatch: ..."), for an Atomic Write
+/// run likewise ("atomic write mismatch: ..."); "" if nothing.
 std::string mismatch_message(const Client& args, const xiwperf_result& r);
 
 /// The JSON object --json prints (an "error" member only on failure).
 nlohmann::json to_json(const Client& args, const Outcome& out);
 
 /// The human-readable summary (two lines; one more each with --solicit,
-/// --mr frwr, --srq and atomic --check).
+/// --mr frwr, --srq and --check of an atomic or Atomic Write run).
 std::string to_text(const Client& args, const Outcome& out);
 
 /// exit_ok, exit_failed, or exit_mismatch.

@@ -2,7 +2,8 @@
 /*
  * xiwperf atomic operations: FetchAdd and CmpSwap, masked or not, all on
  * one 64-bit word of the server's buffer (offset 0 of chunk 0), from every
- * connection and every lane, so that they contend.
+ * connection and every lane, so that they contend. Atomic Write (the
+ * commit draft's) targets the same word, the same way.
  *
  * Every operation of a run applies the same function f to the word
  * (xp_amo_apply()). Whatever order the device takes them in, the original
@@ -68,9 +69,17 @@ u64 xp_amo_apply(const struct xp_amo *amo, u64 orig)
  */
 bool xp_atomic_valid(const struct xiwperf_run *run)
 {
-	if (!xp_op_atomic(run->op))
-		return !run->compare_add && !run->swap &&
-		       !run->compare_add_mask && !run->swap_mask;
+	bool aw = run->op == XIWPERF_OP_ATOMIC_WRITE;
+
+	if (!xp_op_atomic(run->op) &&
+	    (run->compare_add || run->swap || run->compare_add_mask ||
+	     run->swap_mask))
+		return false;
+	if (!xp_op_word(run->op))
+		return true;
+	/* An Atomic Write has no local buffer to register or inline. */
+	if (aw && (run->flags & (XIWPERF_F_FRWR | XIWPERF_F_INLINE)))
+		return false;
 	if (run->size != XP_ATOMIC_LEN || run->sge > 1 ||
 	    (!(run->flags & XIWPERF_F_REMOTE_FRWR) && !run->inject) ||
 	    ((run->flags & XIWPERF_F_CHECK) &&
@@ -152,10 +161,26 @@ void xp_atomic_wr(struct xp_lane *lane, struct ib_atomic_wr *wr)
 		memcpy(lane->buf, &poison, sizeof(poison));
 }
 
+/**
+ * xp_atomic_write_wr() - a lane's Atomic Write: the value of its tag
+ *	(xiwperf_aw_value(seq * qps + connection)).
+ * @lane: the lane (c->lock held).
+ * @wr: the work request, its remote address and key the caller's.
+ */
+void xp_atomic_write_wr(struct xp_lane *lane, struct xiw_atomic_write_wr *wr)
+{
+	struct xp_cconn *c = lane->c;
+
+	wr->wr.opcode = IB_WR_ATOMIC_WRITE;
+	wr->value = xiwperf_aw_value(lane->seq * c->cl->qps + c->index);
+}
+
 /* The completion opcode of atomic operation @op. */
 static enum ib_wc_opcode xp_atomic_wc_opcode(u32 op)
 {
 	switch (op) {
+	case XIWPERF_OP_ATOMIC_WRITE:
+		return IB_WC_ATOMIC_WRITE;
 	case XIWPERF_OP_FETCH_ADD:
 		return IB_WC_FETCH_ADD;
 	case XIWPERF_OP_MASKED_FETCH_ADD:
@@ -182,6 +207,8 @@ void xp_atomic_done(struct xp_lane *lane, const struct ib_wc *wc)
 		return;
 	if (wc->opcode != xp_atomic_wc_opcode(cl->op))
 		xp_mismatch(c, lane->seq, 0);
+	if (cl->op == XIWPERF_OP_ATOMIC_WRITE)
+		return;		/* nothing comes back */
 	xp_sync_for_cpu(&lane->map, 0, XP_ATOMIC_LEN);
 	memcpy(&c->orig[lane->seq], lane->buf, XP_ATOMIC_LEN);
 }
@@ -272,6 +299,32 @@ int xp_atomic_read_word(struct xp_client *cl, u64 *value)
 	return 0;
 }
 
+/*
+ * Atomic Write --check: each connection's Atomic Writes are placed in
+ * order, so the word ends as the value of some connection's last one (or
+ * as it began, if there was none). Anything else, a torn value above all,
+ * is wrong.
+ */
+static void xp_atomic_write_verify(struct xp_client *cl)
+{
+	u64 final = cl->res->atomic_final;
+	bool any = false;
+	u32 q;
+
+	cl->ack->final_ok = false;
+	for (q = 0; q < cl->qps; q++) {
+		struct xp_cconn *c = cl->conns[q];
+
+		if (!c->total)
+			continue;
+		any = true;
+		if (final == xiwperf_aw_value((c->total - 1) * cl->qps + q))
+			cl->ack->final_ok = true;
+	}
+	if (!any)
+		cl->ack->final_ok = final == cl->res->atomic_init;
+}
+
 static int xp_u64_cmp(const void *a, const void *b)
 {
 	u64 x = *(const u64 *)a, y = *(const u64 *)b;
@@ -296,6 +349,11 @@ void xp_atomic_verify(struct xp_client *cl)
 	u64 x = cl->res->atomic_init;
 	u64 i, n = 0;
 	u32 q;
+
+	if (cl->op == XIWPERF_OP_ATOMIC_WRITE) {
+		xp_atomic_write_verify(cl);
+		return;
+	}
 
 	for (i = 0; i < cl->count; i++) {
 		ack->expect[i] = x;

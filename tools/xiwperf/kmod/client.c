@@ -717,7 +717,7 @@ static int xp_run_valid(const struct xiwperf_run *run)
 	bool send = run->op == XIWPERF_OP_SEND;
 	bool recv = xp_op_recv(run->op);
 
-	if (run->op < XIWPERF_OP_SEND || run->op > XIWPERF_OP_IMM ||
+	if (run->op < XIWPERF_OP_SEND || run->op > XP_OP_LAST ||
 	    (run->flags & XIWPERF_F_INLINE && !send &&
 	     run->op != XIWPERF_OP_WRITE && run->op != XIWPERF_OP_WRITE_IMM) ||
 	    (run->flags & XIWPERF_F_INLINE && run->flags & XIWPERF_F_FRWR) ||
@@ -787,7 +787,7 @@ int xp_client_run(struct xiwperf_run *run)
 	cl->solicit = run->solicit;
 	cl->inject = run->inject;
 	cl->wrs = xp_wrs_per_op(run);
-	cl->atomic = xp_op_atomic(run->op);
+	cl->atomic = xp_op_word(run->op);
 	cl->imm_fixed = run->flags & XIWPERF_F_IMM;
 	cl->imm = run->imm;
 	if (cl->atomic)

@@ -14,6 +14,7 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/wait.h>
+#include <xiw/verbs.h>
 
 #include "conn.h"
 #include "proto.h"
@@ -57,6 +58,7 @@ struct xp_lane {
  * @wr: the work request.
  * @rdma: as a Send, RDMA Write or RDMA Read.
  * @atomic: as an atomic operation.
+ * @aw: as an Atomic Write.
  * @raddr: its remote address, in whichever of them it is.
  * @rkey: its remote key, likewise.
  */
@@ -65,6 +67,7 @@ struct xp_opwr {
 		struct ib_send_wr wr;
 		struct ib_rdma_wr rdma;
 		struct ib_atomic_wr atomic;
+		struct xiw_atomic_write_wr aw;
 	};
 	u64 *raddr;
 	u32 *rkey;
@@ -202,7 +205,7 @@ struct xp_client {
 	u32 solicit;			/* --solicit N, or 0 */
 	u32 inject;			/* enum xiwperf_inject */
 	u32 wrs;			/* work requests per operation */
-	bool atomic;			/* an atomic operation */
+	bool atomic;			/* an atomic op or Atomic Write */
 	bool imm_fixed;			/* --imm: every operation carries @imm */
 	u32 imm;
 	struct xp_amo amo;		/* which, with its operands */
@@ -275,6 +278,7 @@ u64 xp_amo_apply(const struct xp_amo *amo, u64 orig);
 bool xp_atomic_valid(const struct xiwperf_run *run);
 void xp_amo_init(struct xp_amo *amo, const struct xiwperf_run *run);
 void xp_atomic_wr(struct xp_lane *lane, struct ib_atomic_wr *wr);
+void xp_atomic_write_wr(struct xp_lane *lane, struct xiw_atomic_write_wr *wr);
 void xp_atomic_done(struct xp_lane *lane, const struct ib_wc *wc);
 int xp_atomic_check_alloc(struct xp_client *cl);
 int xp_atomic_read_word(struct xp_client *cl, u64 *value);

@@ -474,13 +474,16 @@ void xp_qp_free_pd(struct xp_qp *q)
  * xp_atomic_supported() - can a device carry out an atomic operation, as
  *	requester and as responder?
  * @dev: the device.
- * @op: enum xiwperf_op, an atomic one.
+ * @op: enum xiwperf_op, an atomic one or an Atomic Write.
  *
  * Return: true unless its atomic_cap (for a masked operation its
- * masked_atomic_cap) is IB_ATOMIC_NONE.
+ * masked_atomic_cap) is IB_ATOMIC_NONE; for an Atomic Write, whether it
+ * has IB_DEVICE_ATOMIC_WRITE.
  */
 bool xp_atomic_supported(const struct ib_device *dev, u32 op)
 {
+	if (op == XIWPERF_OP_ATOMIC_WRITE)
+		return dev->attrs.device_cap_flags & IB_DEVICE_ATOMIC_WRITE;
 	if (xp_op_masked(op))
 		return dev->attrs.masked_atomic_cap != IB_ATOMIC_NONE;
 	return dev->attrs.atomic_cap != IB_ATOMIC_NONE;

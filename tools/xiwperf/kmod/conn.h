@@ -13,10 +13,22 @@
 
 #include "xiwperf.h"
 
+/* The last value of enum xiwperf_op. */
+#define XP_OP_LAST	XIWPERF_OP_ATOMIC_WRITE
+
 /* Whether enum xiwperf_op @op is one of the atomic operations. */
 static inline bool xp_op_atomic(u32 op)
 {
 	return op >= XIWPERF_OP_FETCH_ADD && op <= XIWPERF_OP_MASKED_CMP_SWAP;
+}
+
+/*
+ * Whether it operates on the one word: an atomic operation or an Atomic
+ * Write (their target, rights and --check are alike).
+ */
+static inline bool xp_op_word(u32 op)
+{
+	return xp_op_atomic(op) || op == XIWPERF_OP_ATOMIC_WRITE;
 }
 
 /* Whether it is one of the masked atomic operations. */

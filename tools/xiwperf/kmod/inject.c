@@ -32,6 +32,7 @@ bool xp_inject_valid(const struct xiwperf_run *run)
 {
 	bool remote_frwr = run->flags & XIWPERF_F_REMOTE_FRWR;
 	bool atomic = xp_op_atomic(run->op);
+	bool word = xp_op_word(run->op);
 
 	switch (run->inject) {
 	case XIWPERF_INJECT_NONE:
@@ -51,11 +52,15 @@ bool xp_inject_valid(const struct xiwperf_run *run)
 		return run->op != XIWPERF_OP_SEND && remote_frwr;
 	case XIWPERF_INJECT_RIGHTS:
 		/* an atomic has no right through the global rkey either */
-		return (run->op == XIWPERF_OP_WRITE && remote_frwr) || atomic;
+		return ((run->op == XIWPERF_OP_WRITE ||
+			 run->op == XIWPERF_OP_ATOMIC_WRITE) && remote_frwr) ||
+		       atomic;
 	case XIWPERF_INJECT_LKEY:
-		return !(run->flags & XIWPERF_F_INLINE);
+		/* an Atomic Write has no local buffer */
+		return !(run->flags & XIWPERF_F_INLINE) &&
+		       run->op != XIWPERF_OP_ATOMIC_WRITE;
 	case XIWPERF_INJECT_UNALIGNED:
-		return atomic;
+		return word;
 	case XIWPERF_INJECT_CQ_OVERFLOW:
 		/* two unsolicited Sends in a row, at least two connections */
 		return run->op == XIWPERF_OP_SEND &&

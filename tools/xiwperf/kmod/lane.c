@@ -282,7 +282,12 @@ static int xp_lane_post(struct xp_lane *lane)
 		op.wr.send_flags |= IB_SEND_INLINE;
 
 	xp_lane_region(lane);
-	if (cl->atomic) {
+	if (cl->op == XIWPERF_OP_ATOMIC_WRITE) {
+		op.raddr = &op.aw.remote_addr;
+		op.rkey = &op.aw.rkey;
+		op.wr.num_sge = 0;	/* the value is in the request */
+		xp_atomic_write_wr(lane, &op.aw);
+	} else if (cl->atomic) {
 		op.raddr = &op.atomic.remote_addr;
 		op.rkey = &op.atomic.rkey;
 		xp_atomic_wr(lane, &op.atomic);

@@ -500,7 +500,7 @@ static bool xp_hello_parse(struct xp_sconn *c, const struct rdma_cm_event *ev)
 	c->inv_recv = c->flags & XP_HELLO_INV_RECV;
 	c->imm_fixed = c->flags & XP_HELLO_IMM;
 	c->imm = be32_to_cpu(h.imm);
-	return c->op >= XIWPERF_OP_SEND && c->op <= XIWPERF_OP_IMM &&
+	return c->op >= XIWPERF_OP_SEND && c->op <= XP_OP_LAST &&
 	       !(c->flags & ~XP_HELLO_FLAGS) &&
 	       (!c->solicited || xp_op_recv(c->op)) &&
 	       (!(c->flags & XP_HELLO_TINY_RCQ) || c->solicited) &&

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// The argument of XIWPERF_IOC_RUN that device.cpp builds from the options
+// (run_request(); no module needed).
+#include <gtest/gtest.h>
+
+#include <sys/socket.h>
+
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "device.hpp"
+
+namespace {
+
+using namespace xiwperf;
+
+// The Client "client --addr 10.0.0.1 --count 1000 --qps 2 @extra" parses to.
+Client parsed(std::vector<std::string_view> extra)
+{
+    std::vector<std::string_view> w{"client", "--addr", "10.0.0.1", "--count", "1000",
+                                    "--qps", "2"};
+    w.insert(w.end(), extra.begin(), extra.end());
+    auto cmd = parse(w);
+    EXPECT_TRUE(cmd) << (cmd ? "" : cmd.error().context);
+    if (!cmd || !std::holds_alternative<Client>(*cmd))
+        return {};
+    return std::get<Client>(*cmd);
+}
+
+}  // namespace
+
+TEST(XiwperfDevice, AtomicWriteRun)
+{
+    xiwperf_run run = run_request(parsed({"--op", "atomic_write", "--remote-mr", "frwr",
+                                          "--check", "--depth", "4"}));
+    EXPECT_EQ(run.version, XIWPERF_ABI_VERSION);
+    EXPECT_EQ(run.op, XIWPERF_OP_ATOMIC_WRITE);
+    EXPECT_EQ(run.op, 10u);
+    EXPECT_EQ(run.flags, XIWPERF_F_CHECK | XIWPERF_F_REMOTE_FRWR);
+    EXPECT_EQ(run.size, 8u);
+    EXPECT_EQ(run.sge, 1u);
+    EXPECT_EQ(run.count, 1000u);
+    EXPECT_EQ(run.qps, 2u);
+    EXPECT_EQ(run.depth, 4u);
+    EXPECT_EQ(run.inject, XIWPERF_INJECT_NONE);
+    // no operands, though the options' defaults (--add 1, --compare-mask
+    // all ones) are set
+    EXPECT_EQ(run.compare_add, 0u);
+    EXPECT_EQ(run.swap, 0u);
+    EXPECT_EQ(run.compare_add_mask, 0u);
+    EXPECT_EQ(run.swap_mask, 0u);
+    EXPECT_EQ(run.imm, 0u);
+    EXPECT_EQ(run.reserved_imm, 0u);
+    for (auto r : run.reserved)
+        EXPECT_EQ(r, 0u);
+    EXPECT_EQ(run.addr.family, AF_INET);
+    EXPECT_EQ(run.addr.port, XIWPERF_DEFAULT_PORT);
+
+    // an injected fault through the global rkey
+    run = run_request(parsed({"--op", "atomic_write", "--inject", "unaligned"}));
+    EXPECT_EQ(run.op, XIWPERF_OP_ATOMIC_WRITE);
+    EXPECT_EQ(run.flags, 0u);
+    EXPECT_EQ(run.inject, XIWPERF_INJECT_UNALIGNED);
+    EXPECT_EQ(run.compare_add, 0u);
+}
+
+TEST(XiwperfDevice, OtherOpsKeepTheirValuesAndOperands)
+{
+    xiwperf_run run = run_request(parsed({"--op", "fetch_add", "--remote-mr", "frwr", "--add",
+                                          "7"}));
+    EXPECT_EQ(run.op, XIWPERF_OP_FETCH_ADD);
+    EXPECT_EQ(run.compare_add, 7u);
+    run = run_request(parsed({"--op", "masked_cmp_swap", "--remote-mr", "frwr", "--compare",
+                              "1", "--swap", "2", "--mask", "3", "--compare-mask", "4"}));
+    EXPECT_EQ(run.op, XIWPERF_OP_MASKED_CMP_SWAP);
+    EXPECT_EQ((std::vector<__u64>{run.compare_add, run.swap, run.compare_add_mask,
+                                  run.swap_mask}),
+              (std::vector<__u64>{1, 2, 4, 3}));
+    run = run_request(parsed({"--op", "imm", "--imm", "9"}));
+    EXPECT_EQ(run.op, XIWPERF_OP_IMM);
+    EXPECT_EQ(run.size, 0u);
+    EXPECT_EQ(run.flags, XIWPERF_F_IMM);
+    EXPECT_EQ(run.imm, 9u);
+    run = run_request(parsed({"--op", "write", "--size", "4K", "--mr", "frwr"}));
+    EXPECT_EQ(run.op, XIWPERF_OP_WRITE);
+    EXPECT_EQ(run.flags, XIWPERF_F_FRWR);
+    EXPECT_EQ(run.size, 4096u);
+    EXPECT_EQ(run.compare_add, 0u);
+}
