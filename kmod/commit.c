@@ -30,10 +30,10 @@ void xiw_flush_req_build(struct xiw_flush_req *h, u32 stag, u64 to, u32 len,
  * @h: the header as received
  * @req: filled in
  *
- * A request must ask for persistence, global visibility or both, and for
- * nothing else; the three octets above the flags are reserved and
- * ignored. A zero length is valid: it flushes nothing but is still
- * checked against the STag.
+ * A request must ask for persistence, global visibility or both, for the
+ * range or (XIW_FLUSH_REGION) the whole region, and for nothing else; the
+ * three octets above the flags are reserved and ignored. A zero length is
+ * valid: it flushes nothing but is still checked against the STag.
  *
  * Return: 0, or -EINVAL for a disposition xiw cannot give.
  */
@@ -42,7 +42,7 @@ int xiw_flush_req_parse(const struct xiw_flush_req *h,
 {
 	u8 flags = be32_to_cpu(h->flags) & 0xff;
 
-	if (!flags || (flags & ~XIW_FLUSH_FLAGS))
+	if (!(flags & XIW_FLUSH_DISPOSITION) || (flags & ~XIW_FLUSH_FLAGS))
 		return -EINVAL;
 	req->stag = be32_to_cpu(h->stag);
 	req->len = be32_to_cpu(h->len);

@@ -16,7 +16,14 @@
 /* Flush Request flags: the disposition asked for (draft section 3.1.1.1) */
 #define XIW_FLUSH_PERSISTENT	0x01
 #define XIW_FLUSH_GLOBAL	0x02
-#define XIW_FLUSH_FLAGS		(XIW_FLUSH_PERSISTENT | XIW_FLUSH_GLOBAL)
+#define XIW_FLUSH_DISPOSITION	(XIW_FLUSH_PERSISTENT | XIW_FLUSH_GLOBAL)
+/*
+ * xiw's flag, after the "selectivity" the draft leaves to a later version:
+ * the whole region the STag names, its offset and length ignored (sent as
+ * zero). A peer without it refuses the unknown flag.
+ */
+#define XIW_FLUSH_REGION	0x04
+#define XIW_FLUSH_FLAGS		(XIW_FLUSH_DISPOSITION | XIW_FLUSH_REGION)
 
 /* Atomic Write carries exactly this much data (draft section 3.1.3.1). */
 #define XIW_ATOMIC_WRITE_LEN	8

@@ -45,7 +45,9 @@ static void commit_flush_request_needs_a_known_disposition(struct kunit *test)
 		{ 0, -EINVAL },				/* nothing asked */
 		{ XIW_FLUSH_PERSISTENT, 0 },
 		{ XIW_FLUSH_GLOBAL, 0 },
-		{ 0x04, -EINVAL }, { 0x83, -EINVAL },	/* unknown bits */
+		{ XIW_FLUSH_GLOBAL | XIW_FLUSH_REGION, 0 },
+		{ XIW_FLUSH_REGION, -EINVAL },		/* a level alone */
+		{ 0x08, -EINVAL }, { 0x83, -EINVAL },	/* unknown bits */
 		{ 0xffffff01, 0 },			/* reserved: ignored */
 		{ 0x100, -EINVAL },			/* only reserved bits */
 	};

@@ -110,6 +110,51 @@ struct xiw_mr *xiw_mr_lookup(struct xiw_device *xdev, u32 stag,
 }
 
 /**
+ * xiw_mr_lookup_region() - xiw_mr_lookup() for the whole range an STag
+ *	registers
+ * @xdev: the device
+ * @stag: the STag, key included
+ * @pd: the protection domain of the accessing QP
+ * @access: IB_ACCESS_* rights needed
+ * @to: set to the first octet of the registration
+ * @len: set to its length
+ * @cause: on failure, the RDMAP Terminate cause
+ *
+ * A DMA MR registers all of memory, which is no range to act on: its
+ * STag fails as a bounds violation, once its rights passed.
+ *
+ * Return: the referenced MR, or NULL.
+ */
+struct xiw_mr *xiw_mr_lookup_region(struct xiw_device *xdev, u32 stag,
+				    struct xiw_pd *pd, int access, u64 *to,
+				    u64 *len, int *cause)
+{
+	struct xiw_mr *mr = xiw_mr_get(xdev, stag);
+	unsigned long flags;
+	int bad;
+
+	if (!mr) {
+		*cause = XIW_TERM(XIW_TERM_LAYER_RDMAP, XIW_RDMAP_ETYPE_PROT,
+				  XIW_RDMAP_INV_STAG);
+		return NULL;
+	}
+	spin_lock_irqsave(&mr->lock, flags);
+	*to = mr->reg.base;
+	*len = mr->reg.length;
+	bad = xiw_mr_check(mr, stag, pd, access, *to, *len);
+	spin_unlock_irqrestore(&mr->lock, flags);
+	if (!bad && mr->kind == XIW_MR_DMA)
+		bad = XIW_TERM(XIW_TERM_LAYER_RDMAP, XIW_RDMAP_ETYPE_PROT,
+			       XIW_RDMAP_BOUNDS);
+	if (bad) {
+		xiw_mr_put(mr);
+		*cause = bad;
+		return NULL;
+	}
+	return mr;
+}
+
+/**
  * xiw_mr_put() - drop a reference taken by xiw_mr_lookup()
  * @mr: the MR
  */

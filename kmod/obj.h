@@ -156,6 +156,8 @@ enum xiw_qp_state {
  * @atomic: the atomic verbs: the Atomic Request's operation (its target
  *	STag and offset are @rkey and @remote_addr; the original value lands
  *	in @sge[0]); Atomic Write: @atomic.data is the value
+ * @flush: RDMA Flush: XIW_FLUSH_* for the wire (its STag, offset and
+ *	length are @rkey, @remote_addr and @bytes)
  * @msn: Read and Atomic Requests: the MSN they were sent with on queue 1,
  *	which names them in a Terminate
  * @imm: RDMA Write or Send with Immediate: the verbs' 32-bit immediate
@@ -189,6 +191,7 @@ struct xiw_wqe {
 			u32 page_size;
 		} reg;
 		struct xiw_atomic_op atomic;
+		u8 flush;
 	};
 	u32 msn;
 	__be32 imm;
@@ -244,10 +247,12 @@ struct xiw_srq {
 
 /**
  * struct xiw_irq_entry - an inbound request of queue 1 (RDMA Read, Atomic,
- *	Atomic Write) being answered, in the order they arrived
+ *	Atomic Write, Flush) being answered, in the order they arrived
  * @resp_op: the response it gets (XIW_OP_*): XIW_OP_READ_RESP for a Read;
- *	for the others @op is carried out when its turn comes, and answered
- *	by an Atomic Response or an Atomic Write Response
+ *	XIW_OP_FLUSH_RESP for a Flush, carried out when its turn comes; for
+ *	the others @op is carried out then, and answered by an Atomic
+ *	Response or an Atomic Write Response
+ * @flags: a Flush: XIW_FLUSH_* asked for
  * @op: the operation on the target word (its STag is @src_stag, its
  *	offset @src_to); an Atomic Write is an unconditional swap
  * @mr: source or target MR, referenced while the request is answered
@@ -256,9 +261,11 @@ struct xiw_srq {
  * @sink_stag: the requester's sink STag
  * @sink_to: next sink tagged offset
  * @left: octets still to send
+ * @len: a Flush: octets from @src_to (a whole region may exceed 32 bits)
  */
 struct xiw_irq_entry {
 	u8 resp_op;
+	u8 flags;
 	struct xiw_atomic_op op;
 	struct xiw_mr *mr;
 	u32 src_stag;
@@ -266,6 +273,7 @@ struct xiw_irq_entry {
 	u32 sink_stag;
 	u64 sink_to;
 	u32 left;
+	u64 len;
 };
 
 /* Largest FPDU header: MPA length, untagged header, Atomic Request. */
@@ -537,13 +545,13 @@ static inline bool xiw_wqe_has_imm(u8 opcode)
 
 /**
  * xiw_wqe_uses_orq() - is a send WQE answered by the peer (a Read, an
- *	atomic or an Atomic Write), so that it counts against ORD?
+ *	atomic, an Atomic Write or a Flush), so that it counts against ORD?
  * @opcode: IB_WR_* as stored in the WQE
  */
 static inline bool xiw_wqe_uses_orq(u8 opcode)
 {
 	return opcode == IB_WR_RDMA_READ || xiw_wqe_is_atomic(opcode) ||
-	       opcode == IB_WR_ATOMIC_WRITE;
+	       opcode == IB_WR_ATOMIC_WRITE || opcode == IB_WR_FLUSH;
 }
 
 /**
@@ -618,6 +626,9 @@ void xiw_cq_add(struct xiw_cq *cq, const struct ib_wc *wc, bool solicited);
 struct xiw_mr *xiw_mr_lookup(struct xiw_device *xdev, u32 stag,
 			     struct xiw_pd *pd, int access, u64 to, u64 len,
 			     int *cause);
+struct xiw_mr *xiw_mr_lookup_region(struct xiw_device *xdev, u32 stag,
+				    struct xiw_pd *pd, int access, u64 *to,
+				    u64 *len, int *cause);
 void xiw_mr_put(struct xiw_mr *mr);
 int xiw_mr_place(struct xiw_mr *mr, u32 stag, u64 to, u32 len,
 		 int (*fn)(void *ctx, u8 *p, u32 len), void *ctx);

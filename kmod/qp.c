@@ -339,6 +339,8 @@ static enum ib_wc_opcode xiw_wc_opcode(u8 wr_opcode)
 		return IB_WC_MASKED_COMP_SWAP;
 	case IB_WR_ATOMIC_WRITE:
 		return IB_WC_ATOMIC_WRITE;
+	case IB_WR_FLUSH:
+		return IB_WC_FLUSH;
 	default:
 		return IB_WC_SEND;
 	}
@@ -617,6 +619,32 @@ static int xiw_fill_atomic_write(struct xiw_wqe *wqe,
 	return 0;
 }
 
+/*
+ * An RDMA Flush (include/xiw/verbs.h): the verbs' type and level as the
+ * Flush Request's flags; a whole region goes with no offset or length.
+ */
+static int xiw_fill_flush(struct xiw_wqe *wqe, const struct ib_send_wr *wr)
+{
+	const struct xiw_flush_wr *f = xiw_flush_wr(wr);
+
+	if (wr->num_sge || (wr->send_flags & IB_SEND_INLINE) || !f->type ||
+	    (f->type & ~(IB_FLUSH_GLOBAL | IB_FLUSH_PERSISTENT)) ||
+	    (f->level != IB_FLUSH_RANGE && f->level != IB_FLUSH_MR))
+		return -EINVAL;
+	if (f->type & IB_FLUSH_PERSISTENT)
+		wqe->flush |= XIW_FLUSH_PERSISTENT;
+	if (f->type & IB_FLUSH_GLOBAL)
+		wqe->flush |= XIW_FLUSH_GLOBAL;
+	wqe->rkey = f->rkey;
+	if (f->level == IB_FLUSH_MR) {
+		wqe->flush |= XIW_FLUSH_REGION;
+		return 0;
+	}
+	wqe->remote_addr = f->remote_addr;
+	wqe->bytes = f->length;
+	return 0;
+}
+
 static int xiw_fill_wqe(struct xiw_qp *qp, struct xiw_wqe *wqe,
 			const struct ib_send_wr *wr)
 {
@@ -656,6 +684,7 @@ static int xiw_fill_wqe(struct xiw_qp *qp, struct xiw_wqe *wqe,
 	case IB_WR_MASKED_ATOMIC_FETCH_AND_ADD:
 	case IB_WR_MASKED_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_WRITE:
+	case IB_WR_FLUSH:
 		break;
 	default:
 		return -EOPNOTSUPP;
@@ -699,6 +728,8 @@ static int xiw_fill_wqe(struct xiw_qp *qp, struct xiw_wqe *wqe,
 		return xiw_fill_atomic(wqe, wr);
 	case IB_WR_ATOMIC_WRITE:
 		return xiw_fill_atomic_write(wqe, wr);
+	case IB_WR_FLUSH:
+		return xiw_fill_flush(wqe, wr);
 	default:
 		break;
 	}

@@ -77,11 +77,12 @@ const struct xiw_op_info xiw_op_table[XIW_OP_COUNT] = {
 	[XIW_OP_FLUSH_REQ] = {
 		.name = "flush_req",
 		.hdr_len = UNTAGGED_LEN + sizeof(struct xiw_flush_req),
-		.qn = XIW_QN_READ_REQ, .fixed_payload = 0,
+		.qn = XIW_QN_READ_REQ, .fixed_payload = 0, .supported = true,
 	},
 	[XIW_OP_FLUSH_RESP] = {
 		.name = "flush_resp", .hdr_len = UNTAGGED_LEN,
 		.qn = XIW_QN_ATOMIC_RESP, .fixed_payload = 0,
+		.supported = true,
 	},
 	[XIW_OP_VERIFY_REQ] = {
 		.name = "verify_req",

@@ -68,6 +68,7 @@ static void rdmap_accepts_each_supported_opcode(struct kunit *test)
 static void rdmap_rejects_bad_control(struct kunit *test)
 {
 	static const u8 served[] = {
+		XIW_OP_FLUSH_REQ, XIW_OP_FLUSH_RESP,
 		XIW_OP_ATOMIC_WRITE_REQ, XIW_OP_ATOMIC_WRITE_RESP,
 	};
 	struct xiw_ddp_ctrl c;
@@ -111,11 +112,10 @@ static void rdmap_rejects_bad_control(struct kunit *test)
 					 XIW_RDMAP_UNEXP_OPCODE));
 	}
 	/*
-	 * Opcodes xiw does not serve, either model: the commit draft's Flush
-	 * and Verify (not yet) and the unassigned values of the five-bit
-	 * field.
+	 * Opcodes xiw does not serve, either model: the commit draft's Verify
+	 * (not yet) and the unassigned values of the five-bit field.
 	 */
-	for (op = XIW_OP_FLUSH_REQ; op <= XIW_RDMAP_OPCODE_MASK; op++) {
+	for (op = XIW_OP_VERIFY_REQ; op <= XIW_RDMAP_OPCODE_MASK; op++) {
 		if (op == XIW_OP_ATOMIC_WRITE_REQ)
 			op = XIW_OP_ATOMIC_WRITE_RESP + 1;
 		c = ctrl(false, true, 1, 1, op);

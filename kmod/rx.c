@@ -13,6 +13,7 @@
 #include "cm.h"
 #include "mpa.h"
 #include "obj.h"
+#include "persist.h"
 
 enum xiw_rx_state {
 	XIW_RX_HDR,		/* collecting length, control and headers */
@@ -566,7 +567,60 @@ static int xiw_rx_atomic_write_req(struct xiw_qp *qp, u32 len)
 }
 
 /*
- * A response without payload on queue 3 (Atomic Write): it answers the
+ * An RDMA Flush Request (commit draft section 3.1.1): a disposition for a
+ * range, or (XIW_FLUSH_REGION) for the whole region its STag names, which
+ * must grant the rights the disposition needs and be memory that can
+ * reach it (persist.c). It is carried out in its turn among the requests
+ * of queue 1, by the transmit engine: every Write before it was placed
+ * when it arrived (section 4).
+ */
+static int xiw_rx_flush_req(struct xiw_qp *qp, u32 len)
+{
+	struct xiw_untagged_hdr *h = xiw_rx_untagged(&qp->rx);
+	struct xiw_pd *pd = to_xiw_pd(qp->ibqp.pd);
+	struct xiw_commit_req req;
+	struct xiw_irq_entry *e;
+	struct xiw_mr *mr;
+	int access = 0, bad;
+	u64 to, span;
+
+	bad = xiw_rx_check_whole(qp, XIW_QN_READ_REQ);
+	if (bad)
+		return bad;
+	if (xiw_flush_req_parse((struct xiw_flush_req *)(h + 1), &req))
+		return TERM_RDMAP_OP(XIW_RDMAP_CATASTROPHIC_STREAM);
+	if (req.flags & XIW_FLUSH_PERSISTENT)
+		access |= IB_ACCESS_FLUSH_PERSISTENT;
+	if (req.flags & XIW_FLUSH_GLOBAL)
+		access |= IB_ACCESS_FLUSH_GLOBAL;
+	to = req.to;
+	span = req.len;
+	if (req.flags & XIW_FLUSH_REGION)
+		mr = xiw_mr_lookup_region(qp->xdev, req.stag, pd, access, &to,
+					  &span, &bad);
+	else
+		mr = xiw_mr_lookup(qp->xdev, req.stag, pd, access, to, span,
+				   &bad);
+	if (!mr)
+		return bad;
+	bad = xiw_persist_check(mr, req.stag, to, span, req.flags);
+	if (bad) {
+		xiw_mr_put(mr);
+		return bad;
+	}
+	bad = xiw_rx_irq_take(qp, mr, &e);
+	if (bad)
+		return bad;
+	e->resp_op = XIW_OP_FLUSH_RESP;
+	e->flags = req.flags;
+	e->src_stag = req.stag;
+	e->src_to = to;
+	e->len = span;
+	return 0;
+}
+
+/*
+ * A response without payload on queue 3 (Flush, Atomic Write): it answers the
  * oldest request outstanding, which must be of its kind (responses come
  * in request order; they carry no identifier).
  */
@@ -1052,6 +1106,13 @@ static const struct xiw_rx_handler xiw_rx_handlers[XIW_OP_COUNT] = {
 	[XIW_OP_ATOMIC_RESP] = {
 		.header = xiw_rx_atomic_resp, .done = xiw_rx_atomic_resp_done,
 		.interleaves = true,
+	},
+	[XIW_OP_FLUSH_REQ] = {
+		.header = xiw_rx_flush_req, .done = xiw_rx_request_done,
+	},
+	[XIW_OP_FLUSH_RESP] = {
+		.header = xiw_rx_bare_resp, .done = xiw_rx_bare_resp_done,
+		.interleaves = true, .answers = IB_WR_FLUSH,
 	},
 	[XIW_OP_ATOMIC_WRITE_REQ] = {
 		.header = xiw_rx_atomic_write_req,

@@ -61,6 +61,7 @@
 #include "cm.h"
 #include "mpa.h"
 #include "obj.h"
+#include "persist.h"
 
 static struct workqueue_struct *xiw_tx_wq;
 
@@ -452,7 +453,7 @@ static int xiw_tx_imm(struct xiw_qp *qp, struct xiw_wqe *wqe)
 }
 
 /*
- * A request on queue 1 (RDMA Read, Atomic, Atomic Write): they share its
+ * A request on queue 1 (RDMA Read, Atomic, Atomic Write, Flush): they share its
  * MSNs (the WQE keeps its own: a Terminate names it by it) and the ORD.
  */
 static int xiw_tx_request(struct xiw_qp *qp, struct xiw_wqe *wqe)
@@ -468,6 +469,11 @@ static int xiw_tx_request(struct xiw_qp *qp, struct xiw_wqe *wqe)
 		xiw_atomic_req_build(&wqe->atomic, body);
 		len += sizeof(struct xiw_atomic_req);
 		op = XIW_OP_ATOMIC_REQ;
+	} else if (wqe->opcode == IB_WR_FLUSH) {
+		xiw_flush_req_build(body, wqe->rkey, wqe->remote_addr,
+				    wqe->bytes, wqe->flush);
+		len += sizeof(struct xiw_flush_req);
+		op = XIW_OP_FLUSH_REQ;
 	} else if (wqe->opcode == IB_WR_ATOMIC_WRITE) {
 		xiw_atomic_write_req_build(body, wqe->rkey, wqe->remote_addr,
 					   wqe->atomic.data);
@@ -702,6 +708,26 @@ static int xiw_tx_atomic_resp(struct xiw_qp *qp, struct xiw_irq_entry *e)
 }
 
 /*
+ * A Flush's turn: every Write before it was placed when it arrived, every
+ * response before it is framed. It may sleep (file writeback), so what is
+ * framed goes out first: it runs with an empty batch. Its response, on
+ * queue 3, carries nothing. Return: 0 or an XIW_TX_* failure.
+ */
+static int xiw_tx_flush_resp(struct xiw_qp *qp, struct xiw_irq_entry *e)
+{
+	if (qp->tx_len)
+		return XIW_TX_FULL;
+	/* Invalidated meanwhile, or the writeback failed: a local error. */
+	if (xiw_persist_flush(e->mr, e->src_stag, e->src_to, e->len, e->flags))
+		return XIW_TX_LOCAL_ERR;
+	if (xiw_tx_untagged_only(qp, XIW_OP_FLUSH_RESP, XIW_QN_ATOMIC_RESP,
+				 qp->msn[XIW_QN_ATOMIC_RESP]++,
+				 sizeof(struct xiw_untagged_hdr)))
+		return XIW_TX_NOMEM;
+	return 0;
+}
+
+/*
  * The next Read Response FPDU, if a Read Request waits. The entry at
  * irq_tail changes only here (and in a flush, when this engine is idle),
  * so it is framed outside the lock; irq_tail moves under it, for the
@@ -720,6 +746,12 @@ static int xiw_tx_next_resp(struct xiw_qp *qp)
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	if (!e)
 		return XIW_TX_IDLE;
+	if (e->resp_op == XIW_OP_FLUSH_RESP) {
+		err = xiw_tx_flush_resp(qp, e);
+		if (err)
+			return err;
+		goto answered;
+	}
 	if (e->resp_op != XIW_OP_READ_RESP) {
 		err = xiw_tx_atomic_resp(qp, e);
 		if (err)

@@ -48,8 +48,15 @@ int xiw_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_srq_wr = XIW_MAX_SRQ_WR;
 	attr->max_srq_sge = XIW_MAX_SGE;
 	attr->max_fast_reg_page_list_len = XIW_MAX_FR_PAGES;
+	/*
+	 * The commit draft's operations. Persistence is the memory's: pmem
+	 * and disk-file pages always reach it, DRAM as the policy says
+	 * (persist.c), so both flush types are offered.
+	 */
 	attr->device_cap_flags = IB_DEVICE_MEM_MGT_EXTENSIONS |
-				  IB_DEVICE_ATOMIC_WRITE;
+				  IB_DEVICE_ATOMIC_WRITE |
+				  IB_DEVICE_FLUSH_GLOBAL |
+				  IB_DEVICE_FLUSH_PERSISTENT;
 	attr->max_pkeys = 0;
 	/* "rdma link delete" is how an administrator removes the device. */
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;

@@ -109,6 +109,16 @@
  *	must end as the value of some connection's last operation (each
  *	connection's operations are placed in order; a value torn from two
  *	of them is none), and every completion must be IB_WC_ATOMIC_WRITE.
+ * @XIWPERF_OP_FLUSH: an RDMA Write of size bytes into the operation's
+ *	region, as XIWPERF_OP_WRITE, then an RDMA Flush (IB_WR_FLUSH,
+ *	include/xiw/verbs.h) of that region, or with XIWPERF_F_FLUSH_MR of
+ *	the whole chunk MR holding it: the operation completes with the
+ *	Flush (IB_WC_FLUSH), after which the data has reached the state
+ *	asked for. The disposition is XIWPERF_F_PERSIST, XIWPERF_F_GLOBAL
+ *	or both. Needs XIWPERF_F_REMOTE_FRWR: the server then registers its
+ *	chunks with IB_ACCESS_FLUSH_GLOBAL and IB_ACCESS_FLUSH_PERSISTENT
+ *	(the global rkey has neither). --check reads each region back, as
+ *	for XIWPERF_OP_WRITE, and checks every completion's opcode.
  *
  * The atomic operations (4 to 7) all target one 64-bit word, at
  * offset 0 of the server's buffer, from every connection and lane: the
@@ -142,6 +152,7 @@ enum xiwperf_op {
 	XIWPERF_OP_WRITE_IMM = 8,
 	XIWPERF_OP_IMM = 9,
 	XIWPERF_OP_ATOMIC_WRITE = 10,
+	XIWPERF_OP_FLUSH = 11,
 };
 
 /*
@@ -232,6 +243,19 @@ static inline __u64 xiwperf_aw_value(__u32 tag)
  * (not the region's data) was wrong.
  */
 #define XIWPERF_F_IMM		0x40U
+/*
+ * Client flags (--persist, --global), XIWPERF_OP_FLUSH only, at least one
+ * of them: the Flush asks for persistence (IB_FLUSH_PERSISTENT), global
+ * visibility (IB_FLUSH_GLOBAL), or both.
+ */
+#define XIWPERF_F_PERSIST	0x80U
+#define XIWPERF_F_GLOBAL	0x100U
+/*
+ * Client flag (--whole-mr), XIWPERF_OP_FLUSH only: flush the whole MR the
+ * region's chunk is registered as (IB_FLUSH_MR) instead of the region
+ * just written (IB_FLUSH_RANGE, --range, the default).
+ */
+#define XIWPERF_F_FLUSH_MR	0x200U
 /* result.first_bad_offset of a message whose receive completion was wrong */
 #define XIWPERF_BAD_COMPLETION	(~0ULL)
 
@@ -246,13 +270,16 @@ static inline __u64 xiwperf_aw_value(__u32 tag)
  *	connection's end was seen first; result.wc_status holds the first
  *	failed completion either way).
  * @XIWPERF_INJECT_NONE: none.
- * @XIWPERF_INJECT_STAG: use the remote key with its key byte flipped.
+ * @XIWPERF_INJECT_STAG: use the remote key with its key byte flipped
+ *	(XIWPERF_OP_FLUSH: the Flush's, after a good Write).
  * @XIWPERF_INJECT_BOUNDS: remote address just past the end of the chunk
  *	(needs XIWPERF_F_REMOTE_FRWR: the global rkey has no bounds).
  * @XIWPERF_INJECT_RIGHTS: RDMA Write through the read-only rkey of chunk
  *	0 (needs XIWPERF_F_REMOTE_FRWR), or an atomic operation through an
  *	rkey without the atomic right: chunk 0's read-only one with
- *	XIWPERF_F_REMOTE_FRWR, else the global rkey, which has none. Not for
+ *	XIWPERF_F_REMOTE_FRWR, else the global rkey, which has none. For
+ *	XIWPERF_OP_FLUSH the Write goes through the right rkey and the Flush
+ *	through chunk 0's read-only one, which has no flush right. Not for
  *	RDMA Read.
  * @XIWPERF_INJECT_INVALIDATED: first a zero-length Send with Invalidate of
  *	chunk 0's rkey (the server posts one receive for it), then the
@@ -433,9 +460,13 @@ enum xiwperf_reason {
  * @XIWPERF_UNSUPPORTED_ATOMIC: a device has no atomic operations: its
  *	atomic_cap (for the masked ones its masked_atomic_cap) is
  *	IB_ATOMIC_NONE, or, for XIWPERF_OP_ATOMIC_WRITE, its device_cap_flags
- *	lack IB_DEVICE_ATOMIC_WRITE; result.limit is 0. Only the local device is checked:
- *	a server's device without atomics refuses them on the wire (a
- *	Terminate), which a run should be able to show.
+ *	lack IB_DEVICE_ATOMIC_WRITE; result.limit is 0. Only the local
+ *	device is checked: a server's device without atomics refuses them
+ *	on the wire (a Terminate), which a run should be able to show.
+ * @XIWPERF_UNSUPPORTED_FLUSH: XIWPERF_OP_FLUSH: the local device's
+ *	device_cap_flags lack IB_DEVICE_FLUSH_PERSISTENT (XIWPERF_F_PERSIST)
+ *	or IB_DEVICE_FLUSH_GLOBAL (XIWPERF_F_GLOBAL); result.limit is 0.
+ *	Only the local device is checked, as for the atomics.
  */
 enum xiwperf_unsupported {
 	XIWPERF_UNSUPPORTED_SGE = 1,
@@ -445,6 +476,7 @@ enum xiwperf_unsupported {
 	XIWPERF_UNSUPPORTED_REMOTE_FRWR = 5,
 	XIWPERF_UNSUPPORTED_SRQ = 6,
 	XIWPERF_UNSUPPORTED_ATOMIC = 7,
+	XIWPERF_UNSUPPORTED_FLUSH = 8,
 };
 
 /**

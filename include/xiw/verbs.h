@@ -50,4 +50,47 @@ xiw_atomic_write_wr(const struct ib_send_wr *wr)
 	return container_of(wr, struct xiw_atomic_write_wr, wr);
 }
 
+/**
+ * struct xiw_flush_wr - an RDMA Flush: bring a range of the responder's
+ *	memory to a state, persistent or globally visible
+ * @wr: the work request; opcode IB_WR_FLUSH, no SGE (num_sge 0). It
+ *	completes as IB_WC_FLUSH once the responder has brought every octet
+ *	asked for, and every octet of the RDMA Writes posted before it, to
+ *	that state.
+ * @remote_addr: first octet, with level IB_FLUSH_RANGE
+ * @rkey: the responder's STag; its MR needs IB_ACCESS_FLUSH_PERSISTENT
+ *	and/or IB_ACCESS_FLUSH_GLOBAL, as @type asks
+ * @length: octets, with level IB_FLUSH_RANGE (0 flushes nothing but is
+ *	still ordered and answered)
+ * @type: IB_FLUSH_PERSISTENT, IB_FLUSH_GLOBAL or both (<rdma/ib_verbs.h>
+ *	via ib_user_verbs.h)
+ * @level: IB_FLUSH_RANGE: [@remote_addr, @remote_addr + @length);
+ *	IB_FLUSH_MR: all of the MR @rkey names (@remote_addr and @length
+ *	are ignored)
+ *
+ * Whether the responder can make its memory persistent is decided by the
+ * memory, at the responder (Documentation/commit-draft.md): a Flush it
+ * cannot carry out is refused with a Terminate, the work request
+ * completes in error and the QP goes to the error state.
+ */
+struct xiw_flush_wr {
+	struct ib_send_wr wr;
+	u64 remote_addr;
+	u32 rkey;
+	u32 length;
+	u8 type;
+	u8 level;
+};
+
+/**
+ * xiw_flush_wr() - the RDMA Flush a posted work request is part of
+ * @wr: its struct ib_send_wr, with opcode IB_WR_FLUSH
+ *
+ * Return: the whole work request.
+ */
+static inline const struct xiw_flush_wr *xiw_flush_wr(const struct ib_send_wr *wr)
+{
+	return container_of(wr, struct xiw_flush_wr, wr);
+}
+
 #endif /* XIW_VERBS_H */

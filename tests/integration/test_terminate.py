@@ -48,6 +48,12 @@ def atomic_request(aop, stag, to, req_id=7):
                        (1 << 64) - 1)
 
 
+def flush(stag, flags, to=0, length=8):
+    """Documentation/commit-draft.md: Data Sink STag, Length, Tagged
+    Offset, Flags."""
+    return struct.pack(">IIQI", stag, length, to, flags)
+
+
 def atomic_write(stag, to, length=8, value=42):
     """Documentation/commit-draft.md: Data Sink STag, Length, Tagged
     Offset, Data."""
@@ -134,10 +140,8 @@ CASES = {
                                    term(0, 2, 0x06), True),
     "reserved_opcode": (untagged(0x12, 0, 1), term(0, 2, 0x06), False),
     "last_five_bit_opcode": (untagged(0x1F, 1, 1), term(0, 2, 0x06), False),
-    # The commit draft's requests, in the five-bit opcode encoding of
+    # The commit draft's Verify, in the five-bit opcode encoding of
     # Documentation/commit-draft.md: well formed, but not served yet.
-    "flush_request_not_served": (untagged(0xC, 1, 1, body=struct.pack(
-        ">IIQI", 0xDEAD0100, 8, 0, 1)), term(0, 2, 0x06), False),
     "verify_request_not_served": (untagged(0xE, 1, 1, body=struct.pack(
         ">IIQ", 0xDEAD0100, 8, 0)), term(0, 2, 0x06), False),
     "rdmap_version_2": (_rv2(untagged(3, 0, 1, body=b"hi")),
@@ -158,6 +162,18 @@ CASES = {
         term(0, 2, 0x06), True),
     "atomic_request_with_payload": (untagged(0xA, 1, 1, body=atomic_request(
         0, 0xDEAD0100, 0) + b"more"), term(1, 2, 0x05), True),
+    # RDMA Flush (commit draft section 3.1.1): a disposition (0x01, 0x02)
+    # and xiw's whole-region flag (0x04) only, else the same catastrophic
+    # error as a malformed atomic; then the STag; its response must answer
+    # an outstanding Flush.
+    "flush_without_disposition": (untagged(0xC, 1, 1, body=flush(
+        0xDEAD0100, 0)), term(0, 2, 0x07), True),
+    "flush_unknown_flag": (untagged(0xC, 1, 1, body=flush(
+        0xDEAD0100, 0x09)), term(0, 2, 0x07), True),
+    "flush_unknown_stag": (untagged(0xC, 1, 1, body=flush(
+        0xDEAD0100, 0x01)), term(0, 1, 0x00), True),
+    "flush_response_without_request": (untagged(0xD, 3, 1),
+                                       term(0, 2, 0x06), True),
     # Atomic Write (commit draft section 3.1.3): 8 octets at an aligned
     # offset, or section 8.2 of RFC 7306's catastrophic error before any
     # lookup; a bad STag is a remote protection error; its response has

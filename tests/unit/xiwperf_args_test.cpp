@@ -127,7 +127,7 @@ TEST_F(XiwperfArgs, SgeAndInline)
     EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "write", "--sge"}),
               "--sge needs a value");
     EXPECT_EQ(usage_error(one_op("read", {"--inline"})),
-              "client: --inline works with --op send, write and write_imm only");
+              "client: --inline works with --op send, write, write_imm and flush only");
     EXPECT_EQ(usage_error({"client", "--inline=yes"}), "--inline takes no value");
     EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "--sge", "2"}),
               "server: unknown option \"--sge\"");
@@ -183,8 +183,8 @@ TEST_F(XiwperfArgs, MrAndRemoteMrTakeDmaOrFrwr)
               "--remote-mr: \"FRWR\" is not one of dma, frwr");
     EXPECT_EQ(usage_error(one_op("write", {"--mr"})), "--mr needs a value");
     EXPECT_EQ(usage_error(one_op("send", {"--remote-mr", "frwr"})),
-              "client: --remote-mr works with --op write, write_imm, read, atomic_write and the "
-              "atomic operations only");
+              "client: --remote-mr works with --op write, write_imm, read, atomic_write, flush "
+              "and the atomic operations only");
     EXPECT_EQ(usage_error(one_op("send", {"--mr", "frwr", "--inline"})),
               "client: --mr frwr and --inline exclude each other (inline data is not "
               "registered)");
@@ -231,8 +231,8 @@ TEST_F(XiwperfArgs, InjectRefusesWhatCannotShowTheFault)
               "client: --inject foreign needs --qps 2 or more (it uses connection 1's key on "
               "connection 0)");
     EXPECT_EQ(usage_error(one_op("send", {"--inject", "stag"})),
-              "client: --inject stag works with --op write, read, atomic_write and the atomic "
-              "operations only");
+              "client: --inject stag works with --op write, read, atomic_write, flush and the "
+              "atomic operations only");
     EXPECT_EQ(usage_error(one_op("send", {"--inline", "--inject", "lkey"})),
               "client: --inject lkey and --inline exclude each other (inline data has no local "
               "key)");
@@ -242,7 +242,7 @@ TEST_F(XiwperfArgs, InjectRefusesWhatCannotShowTheFault)
                       " needs --remote-mr frwr (the server's global rkey has no bounds, "
                       "rights or invalidation)");
     EXPECT_EQ(usage_error(one_op("read", {"--remote-mr", "frwr", "--inject", "rights"})),
-              "client: --inject rights works with --op write, atomic_write and the atomic "
+              "client: --inject rights works with --op write, atomic_write, flush and the atomic "
               "operations only (through an rkey without the right)");
 }
 
@@ -427,7 +427,7 @@ TEST_F(XiwperfArgs, AtomicRefusesWhatDoesNotFit)
                   "client: the atomic operations have one SGE (--sge 1)")
             << op;
         EXPECT_EQ(usage_error(with({"--inline"})),
-                  "client: --inline works with --op send, write and write_imm only")
+                  "client: --inline works with --op send, write, write_imm and flush only")
             << op;
         EXPECT_EQ(usage_error(with({"--solicit", "1"})),
                   "client: --solicit works with --op send, write_imm and imm only")
@@ -566,7 +566,7 @@ TEST_F(XiwperfArgs, AtomicWriteRefusesWhatDoesNotFit)
     EXPECT_EQ(usage_error(atomic("atomic_write", {"--mr", "frwr"})),
               "client: --op atomic_write has no local buffer to register (--mr frwr)");
     EXPECT_EQ(usage_error(atomic("atomic_write", {"--inline"})),
-              "client: --inline works with --op send, write and write_imm only");
+              "client: --inline works with --op send, write, write_imm and flush only");
     EXPECT_EQ(usage_error(atomic("atomic_write", {"--solicit", "1"})),
               "client: --solicit works with --op send, write_imm and imm only");
     EXPECT_EQ(usage_error(atomic("atomic_write", {"--srq"})),
@@ -616,6 +616,169 @@ TEST_F(XiwperfArgs, AtomicWriteInjectedFaults)
               "more and --qps 2 or more, without --srq");
 }
 
+namespace {
+
+// "client --addr 10.0.0.1 --op flush --size 4K --count 8 --remote-mr frwr",
+// then @extra (no disposition: the tests say which).
+Words flush(WordList extra = {})
+{
+    Words w{"client", "--addr",      "10.0.0.1", "--op", "flush", "--size",
+            "4K",     "--count", "8",        "--remote-mr", "frwr"};
+    w.insert(w.end(), extra);
+    return w;
+}
+
+}  // namespace
+
+TEST_F(XiwperfArgs, FlushAndItsDefaults)
+{
+    Client c = client(flush({"--persist"}));
+    EXPECT_EQ(c.op, Op::flush);
+    EXPECT_EQ(xiwperf::op_name(c.op), "flush");
+    EXPECT_EQ(static_cast<int>(c.op), XIWPERF_OP_FLUSH);
+    EXPECT_EQ(static_cast<int>(c.op), 11);
+    EXPECT_FALSE(xiwperf::targets_word(c.op));
+    EXPECT_FALSE(xiwperf::is_atomic(c.op));
+    EXPECT_FALSE(xiwperf::is_imm(c.op));
+    EXPECT_FALSE(xiwperf::takes_receives(c.op));
+    EXPECT_TRUE(c.persist);
+    EXPECT_FALSE(c.global);
+    EXPECT_FALSE(c.whole_mr);  // --range, the region just written
+    EXPECT_EQ(c.size, 4096u);
+    EXPECT_EQ(c.sge, 1u);
+    EXPECT_EQ(c.remote_mr, Mr::frwr);
+    EXPECT_EQ(c.mr, Mr::dma);
+    EXPECT_FALSE(c.check);
+
+    c = client(flush({"--global"}));
+    EXPECT_FALSE(c.persist);
+    EXPECT_TRUE(c.global);
+    c = client(flush({"--persist", "--global"}));
+    EXPECT_TRUE(c.persist);
+    EXPECT_TRUE(c.global);
+    // each may be said twice, as flags are
+    c = client(flush({"--global", "--global"}));
+    EXPECT_TRUE(c.global);
+
+    // what a write takes, the Write before the Flush takes
+    c = client(flush({"--global", "--sge", "4", "--inline", "--check", "--qps", "4", "--depth",
+                      "8", "--size", "256"}));
+    EXPECT_EQ(c.sge, 4u);
+    EXPECT_TRUE(c.inline_data);
+    EXPECT_TRUE(c.check);
+    EXPECT_EQ(c.size, 256u);
+    EXPECT_EQ(client(flush({"--persist", "--mr", "frwr"})).mr, Mr::frwr);
+    EXPECT_EQ(client(flush({"--persist", "--size", "1"})).size, 1u);
+    EXPECT_EQ(client(flush({"--persist", "--size", "4M"})).size, 4u << 20);
+}
+
+TEST_F(XiwperfArgs, FlushNeedsADisposition)
+{
+    const std::string none = "client: --op flush needs --persist, --global or both (what the "
+                             "Flush brings the data to)";
+    EXPECT_EQ(usage_error(flush()), none);
+    EXPECT_EQ(usage_error(flush({"--range"})), none);
+    EXPECT_EQ(usage_error(flush({"--whole-mr", "--check"})), none);
+    // with an injected fault too
+    EXPECT_EQ(usage_error(flush({"--inject", "stag"})), none);
+    EXPECT_EQ(usage_error({"client", "--persist=yes"}), "--persist takes no value");
+    EXPECT_EQ(usage_error({"client", "--global=1"}), "--global takes no value");
+}
+
+TEST_F(XiwperfArgs, FlushRangeOrWholeMr)
+{
+    EXPECT_FALSE(client(flush({"--persist", "--range"})).whole_mr);
+    EXPECT_TRUE(client(flush({"--persist", "--whole-mr"})).whole_mr);
+    EXPECT_TRUE(client(flush({"--whole-mr", "--global", "--persist"})).whole_mr);
+    EXPECT_TRUE(client(flush({"--global", "--whole-mr", "--whole-mr"})).whole_mr);
+    // one or the other, in either order
+    for (auto words : {WordList{"--range", "--whole-mr"}, WordList{"--whole-mr", "--range"}}) {
+        Words w = flush({"--persist"});
+        w.insert(w.end(), words);
+        EXPECT_EQ(usage_error(w), "client: --range and --whole-mr exclude each other");
+    }
+    EXPECT_EQ(usage_error({"client", "--whole-mr=1"}), "--whole-mr takes no value");
+    // --mr is the client's own registration, not the Flush's level
+    EXPECT_EQ(usage_error(flush({"--persist", "--mr"})), "--mr needs a value");
+    EXPECT_EQ(usage_error(flush({"--persist", "--mr", "whole"})),
+              "--mr: \"whole\" is not one of dma, frwr");
+}
+
+TEST_F(XiwperfArgs, FlushOptionsWorkWithFlushOnly)
+{
+    for (auto op : {"send", "write", "read", "write_imm"})
+        for (auto opt : {"--persist", "--global", "--range", "--whole-mr"})
+            EXPECT_EQ(usage_error(one_op(op, {opt})),
+                      std::string("client: ") + opt + " works with --op flush only")
+                << op << " " << opt;
+    for (auto op : {"fetch_add", "atomic_write"})
+        EXPECT_EQ(usage_error(atomic(op, {"--persist"})),
+                  "client: --persist works with --op flush only")
+            << op;
+    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "imm", "--count", "1",
+                           "--global"}),
+              "client: --global works with --op flush only");
+    EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "--persist"}),
+              "server: unknown option \"--persist\"");
+}
+
+TEST_F(XiwperfArgs, FlushRefusesWhatDoesNotFit)
+{
+    // the flush rights are the server's registrations'
+    const std::string frwr = "client: --op flush needs --remote-mr frwr (the server's global "
+                             "rkey has no flush right; only an --inject run goes without)";
+    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "flush", "--size", "4K",
+                           "--count", "8", "--persist"}),
+              frwr);
+    EXPECT_EQ(usage_error(flush({"--persist", "--remote-mr", "dma"})), frwr);
+    // a Write's --size
+    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "flush", "--count", "8",
+                           "--remote-mr", "frwr", "--persist"}),
+              "client: missing --size BYTES");
+    EXPECT_EQ(usage_error(flush({"--persist", "--size", "0"})),
+              "--size: must be 1 to 4194304 bytes");
+    EXPECT_EQ(usage_error(flush({"--persist", "--size", "5M"})),
+              "--size: must be 1 to 4194304 bytes");
+    // no receive at the server, no operand, no immediate value
+    EXPECT_EQ(usage_error(flush({"--persist", "--solicit", "1"})),
+              "client: --solicit works with --op send, write_imm and imm only");
+    EXPECT_EQ(usage_error(flush({"--persist", "--srq"})),
+              "client: --srq works with --op send, write_imm and imm only");
+    EXPECT_EQ(usage_error(flush({"--persist", "--imm", "1"})),
+              "client: --imm works with --op write_imm and imm only");
+    EXPECT_EQ(usage_error(flush({"--persist", "--add", "1"})),
+              "client: --add works with --op fetch_add and masked_fetch_add only");
+    EXPECT_EQ(usage_error(flush({"--persist", "--mr", "frwr", "--inline"})),
+              "client: --mr frwr and --inline exclude each other (inline data is not "
+              "registered)");
+    EXPECT_EQ(usage_error(flush({"--persist", "--qps", "9"})),
+              "client: --count must be at least --qps (9)");
+}
+
+TEST_F(XiwperfArgs, FlushInjectedFaults)
+{
+    // the Flush's key, or its right through chunk 0's read-only rkey
+    for (auto kind : {Inject::stag, Inject::rights}) {
+        Client c = client(flush({"--persist", "--inject", xiwperf::inject_name(kind)}));
+        EXPECT_EQ(c.inject, kind) << xiwperf::inject_name(kind);
+    }
+    // stag goes without the server's registrations, rights does not
+    Words dma{"client", "--addr", "10.0.0.1", "--op",     "flush",    "--size",
+              "4K",     "--count", "8",       "--global", "--inject", "stag"};
+    EXPECT_EQ(client(dma).remote_mr, Mr::dma);
+    dma.back() = "rights";
+    EXPECT_EQ(usage_error(dma), "client: --inject rights needs --remote-mr frwr (the server's "
+                                "global rkey has no bounds, rights or invalidation)");
+    // every other fault is the Write's or no Flush's
+    for (auto kind : {"bounds", "invalidated", "dma-invalidate", "wrap", "foreign", "lkey",
+                      "unaligned", "cq-overflow"})
+        EXPECT_EQ(usage_error(flush({"--persist", "--qps", "2", "--inject", kind})),
+                  std::string("client: --inject ") + kind +
+                      " does not work with --op flush (it takes stag and rights only: the "
+                      "Flush's key and its flush right)")
+            << kind;
+}
+
 TEST_F(XiwperfArgs, CqOverflowNeedsTwoUnsolicitedSendsAndABystander)
 {
     WordList ok = {"--solicit", "3", "--depth", "2", "--qps", "2", "--count", "8",
@@ -663,7 +826,7 @@ TEST_F(XiwperfArgs, ShortOptionsNameThemselvesInErrors)
     EXPECT_EQ(usage_error(one_op("read", {"-s", "0"})), "--size: must be 1 to 4194304 bytes");
     EXPECT_EQ(usage_error(one_op("read", {"-o", "x"})),
               "--op: \"x\" is not one of send, write, read, fetch_add, cmp_swap, "
-              "masked_fetch_add, masked_cmp_swap, write_imm, imm, atomic_write");
+              "masked_fetch_add, masked_cmp_swap, write_imm, imm, atomic_write, flush");
     EXPECT_EQ(usage_error({"client", "-a", "x"}),
               "--addr: \"x\" is not a numeric IPv4 or IPv6 address");
 }
@@ -675,7 +838,7 @@ TEST_F(XiwperfArgs, ClientRequiresAddrOpSizeCount)
     EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--size", "1", "--count", "1"}),
               "client: missing --op "
               "{send,write,read,fetch_add,cmp_swap,masked_fetch_add,masked_cmp_swap,write_imm,imm,"
-              "atomic_write}");
+              "atomic_write,flush}");
     EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "read", "--count", "1"}),
               "client: missing --size BYTES");
     EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "read", "--size", "1"}),
@@ -687,7 +850,7 @@ TEST_F(XiwperfArgs, ClientRejectsBadValues)
     EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "atomic", "--size", "1",
                            "--count", "1"}),
               "--op: \"atomic\" is not one of send, write, read, fetch_add, cmp_swap, "
-              "masked_fetch_add, masked_cmp_swap, write_imm, imm, atomic_write");
+              "masked_fetch_add, masked_cmp_swap, write_imm, imm, atomic_write, flush");
     EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "read", "--size", "0",
                            "--count", "1"}),
               "--size: must be 1 to 4194304 bytes");
@@ -792,6 +955,10 @@ TEST_F(XiwperfArgs, Help)
               std::string::npos);
     EXPECT_NE(xiwperf::usage().find("--op atomic_write --count N"), std::string::npos);
     EXPECT_NE(xiwperf::usage().find("atomic_write is an Atomic Write"), std::string::npos);
+    EXPECT_NE(xiwperf::usage().find("--op flush --size BYTES --count N"), std::string::npos);
+    EXPECT_NE(xiwperf::usage().find("{--persist,--global} [--range|--whole-mr]"),
+              std::string::npos);
+    EXPECT_NE(xiwperf::usage().find("flush is an RDMA Write"), std::string::npos);
 }
 
 TEST_F(XiwperfArgs, Sizes)

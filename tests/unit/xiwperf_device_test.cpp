@@ -65,6 +65,59 @@ TEST(XiwperfDevice, AtomicWriteRun)
     EXPECT_EQ(run.compare_add, 0u);
 }
 
+TEST(XiwperfDevice, FlushRun)
+{
+    xiwperf_run run = run_request(parsed({"--op", "flush", "--size", "4K", "--remote-mr", "frwr",
+                                          "--persist", "--check", "--depth", "4"}));
+    EXPECT_EQ(run.version, XIWPERF_ABI_VERSION);
+    EXPECT_EQ(run.op, XIWPERF_OP_FLUSH);
+    EXPECT_EQ(run.op, 11u);
+    // --range is the default: no XIWPERF_F_FLUSH_MR
+    EXPECT_EQ(run.flags, XIWPERF_F_CHECK | XIWPERF_F_REMOTE_FRWR | XIWPERF_F_PERSIST);
+    EXPECT_EQ(run.size, 4096u);
+    EXPECT_EQ(run.sge, 1u);
+    EXPECT_EQ(run.count, 1000u);
+    EXPECT_EQ(run.qps, 2u);
+    EXPECT_EQ(run.depth, 4u);
+    EXPECT_EQ(run.inject, XIWPERF_INJECT_NONE);
+    EXPECT_EQ(run.compare_add, 0u);
+    EXPECT_EQ(run.swap, 0u);
+    EXPECT_EQ(run.compare_add_mask, 0u);
+    EXPECT_EQ(run.swap_mask, 0u);
+    EXPECT_EQ(run.imm, 0u);
+    EXPECT_EQ(run.reserved_imm, 0u);
+    for (auto r : run.reserved)
+        EXPECT_EQ(r, 0u);
+
+    run = run_request(parsed({"--op", "flush", "--size", "4K", "--remote-mr", "frwr",
+                              "--global", "--range"}));
+    EXPECT_EQ(run.flags, XIWPERF_F_REMOTE_FRWR | XIWPERF_F_GLOBAL);
+    run = run_request(parsed({"--op", "flush", "--size", "4K", "--remote-mr", "frwr",
+                              "--persist", "--global", "--whole-mr"}));
+    EXPECT_EQ(run.flags, XIWPERF_F_REMOTE_FRWR | XIWPERF_F_PERSIST | XIWPERF_F_GLOBAL |
+                             XIWPERF_F_FLUSH_MR);
+    EXPECT_EQ(run.flags, 0x390u);
+    // the Write's options as for write
+    run = run_request(parsed({"--op", "flush", "--size", "100", "--remote-mr", "frwr",
+                              "--global", "--sge", "3", "--inline"}));
+    EXPECT_EQ(run.flags, XIWPERF_F_REMOTE_FRWR | XIWPERF_F_GLOBAL | XIWPERF_F_INLINE);
+    EXPECT_EQ(run.sge, 3u);
+    run = run_request(parsed({"--op", "flush", "--size", "4K", "--remote-mr", "frwr",
+                              "--persist", "--mr", "frwr"}));
+    EXPECT_EQ(run.flags, XIWPERF_F_REMOTE_FRWR | XIWPERF_F_PERSIST | XIWPERF_F_FRWR);
+
+    // an injected fault through the global rkey
+    run = run_request(parsed({"--op", "flush", "--size", "4K", "--persist", "--inject",
+                              "stag"}));
+    EXPECT_EQ(run.op, XIWPERF_OP_FLUSH);
+    EXPECT_EQ(run.flags, XIWPERF_F_PERSIST);
+    EXPECT_EQ(run.inject, XIWPERF_INJECT_STAG);
+    run = run_request(parsed({"--op", "flush", "--size", "4K", "--remote-mr", "frwr",
+                              "--global", "--whole-mr", "--inject", "rights"}));
+    EXPECT_EQ(run.flags, XIWPERF_F_REMOTE_FRWR | XIWPERF_F_GLOBAL | XIWPERF_F_FLUSH_MR);
+    EXPECT_EQ(run.inject, XIWPERF_INJECT_RIGHTS);
+}
+
 TEST(XiwperfDevice, OtherOpsKeepTheirValuesAndOperands)
 {
     xiwperf_run run = run_request(parsed({"--op", "fetch_add", "--remote-mr", "frwr", "--add",
@@ -84,7 +137,7 @@ TEST(XiwperfDevice, OtherOpsKeepTheirValuesAndOperands)
     EXPECT_EQ(run.imm, 9u);
     run = run_request(parsed({"--op", "write", "--size", "4K", "--mr", "frwr"}));
     EXPECT_EQ(run.op, XIWPERF_OP_WRITE);
-    EXPECT_EQ(run.flags, XIWPERF_F_FRWR);
+    EXPECT_EQ(run.flags, XIWPERF_F_FRWR);  // no flush flag
     EXPECT_EQ(run.size, 4096u);
     EXPECT_EQ(run.compare_add, 0u);
 }

@@ -1070,3 +1070,159 @@ TEST_F(XiwperfReport, AtomicWriteUnsupported)
     EXPECT_TRUE(j["atomic_init"].is_null());
     EXPECT_TRUE(j["atomic_expected"].is_null());
 }
+
+namespace {
+
+// A Flush run as args() has it (1000 of 64 KiB over 2 QPs, checked), to
+// persistence of the range, through the server's registrations.
+Client flush_args()
+{
+    Client c;
+    c.addr = *parse_address("10.1.0.1");
+    c.port = 9000;
+    c.op = Op::flush;
+    c.size = 65536;
+    c.count = 1000;
+    c.depth = 16;
+    c.qps = 2;
+    c.check = true;
+    c.remote_mr = Mr::frwr;
+    c.persist = true;
+    return c;
+}
+
+}  // namespace
+
+TEST_F(XiwperfReport, FlushJsonAndText)
+{
+    Client a = flush_args();
+    Outcome o = good();
+    auto j = to_json(a, o);
+    EXPECT_EQ(j["op"], "flush");
+    EXPECT_EQ(j["size"], 65536);
+    EXPECT_EQ(j["data_ok"], true);
+    EXPECT_EQ(j["remote_mr"], "frwr");
+    ASSERT_TRUE(j.contains("flush"));
+    EXPECT_EQ(j["flush"], (nlohmann::json{{"persist", true}, {"global", false},
+                                          {"level", "range"}}));
+    for (auto key : {"imm", "atomic_init", "atomic_final", "atomic_expected", "add", "solicit",
+                     "srq"})
+        EXPECT_FALSE(j.contains(key)) << key;
+    EXPECT_FALSE(j.contains("error"));
+    EXPECT_EQ(exit_status(a, o), exit_ok);
+    EXPECT_EQ(to_text(a, o),
+              "flush 65536 B x 1000 on siw0, 2 QPs, depth 16, remote mr frwr, flush to "
+              "persistence (range): 1000 completed, 0 errors, data ok\n"
+              "2.000 s, 0.262 Gbit/s, 0.0005 Mop/s, latency us p50 2.5 p99 9.0 max 12.0\n");
+
+    a.persist = false;
+    a.global = true;
+    a.whole_mr = true;
+    j = to_json(a, o);
+    EXPECT_EQ(j["flush"]["persist"], false);
+    EXPECT_EQ(j["flush"]["global"], true);
+    EXPECT_EQ(j["flush"]["level"], "mr");
+    EXPECT_NE(to_text(a, o).find(", remote mr frwr, flush to global visibility (whole MR): "),
+              std::string::npos)
+        << to_text(a, o);
+
+    a.persist = true;
+    j = to_json(a, o);
+    EXPECT_EQ(j["flush"], (nlohmann::json{{"persist", true}, {"global", true},
+                                          {"level", "mr"}}));
+    EXPECT_NE(to_text(a, o).find(", flush to persistence and global visibility (whole MR): "),
+              std::string::npos)
+        << to_text(a, o);
+
+    // failed or not, the disposition is there
+    Outcome f = failed(EIO, XIWPERF_REASON_WC);
+    f.result.wc_status = 5;
+    EXPECT_EQ(to_json(a, f)["flush"]["level"], "mr");
+
+    // not for the other operations
+    for (Op op : {Op::write, Op::send, Op::read, Op::write_imm}) {
+        EXPECT_FALSE(to_json(args(op), good()).contains("flush")) << op_name(op);
+        EXPECT_EQ(to_text(args(op), good()).find("flush"), std::string::npos) << op_name(op);
+    }
+}
+
+TEST_F(XiwperfReport, FlushUnsupported)
+{
+    Client a = flush_args();
+    Outcome o = failed(EOPNOTSUPP, XIWPERF_REASON_UNSUPPORTED);
+    std::strcpy(o.result.device, "siw0");
+    o.result.unsupported = XIWPERF_UNSUPPORTED_FLUSH;
+    EXPECT_EQ(error_message(a, o),
+              "device siw0 does not support RDMA Flush to persistence: "
+              "IB_DEVICE_FLUSH_PERSISTENT is not in its device_cap_flags");
+    EXPECT_EQ(exit_status(a, o), exit_failed);
+    auto j = to_json(a, o);
+    EXPECT_EQ(j["error"], error_message(a, o));
+    EXPECT_EQ(j["flush"]["persist"], true);
+
+    a.persist = false;
+    a.global = true;
+    EXPECT_EQ(error_message(a, o),
+              "device siw0 does not support RDMA Flush to global visibility: "
+              "IB_DEVICE_FLUSH_GLOBAL is not in its device_cap_flags");
+    a.persist = true;
+    EXPECT_EQ(error_message(a, o),
+              "device siw0 does not support RDMA Flush to persistence and global visibility: "
+              "IB_DEVICE_FLUSH_PERSISTENT and IB_DEVICE_FLUSH_GLOBAL are not both in its "
+              "device_cap_flags");
+    o.result.device[0] = '\0';
+    EXPECT_EQ(error_message(a, o).rfind("the device does not support RDMA Flush to ", 0), 0u)
+        << error_message(a, o);
+}
+
+TEST_F(XiwperfReport, FlushFailures)
+{
+    // a Flush to persistence of the server's DRAM, refused
+    Client a = flush_args();
+    Outcome o = failed(EIO, XIWPERF_REASON_WC);
+    o.result.wc_status = 10;
+    o.result.completed = 0;
+    const std::string refused = "an operation failed with REM_ACCESS_ERR after 0 completed";
+    const std::string dram = " (a server refuses a Flush to persistence of memory that is not "
+                             "persistent: xiw counts plain memory (DRAM) as persistent only "
+                             "with its module parameter dram_persistent=1)";
+    EXPECT_EQ(error_message(a, o), refused + dram);
+    EXPECT_EQ(json_error(a, o), refused + dram);
+    EXPECT_EQ(to_json(a, o)["wc_status"], "REM_ACCESS_ERR");
+    EXPECT_EQ(exit_status(a, o), exit_failed);
+    // not for global visibility alone, an injected fault or another status
+    a.persist = false;
+    a.global = true;
+    EXPECT_EQ(error_message(a, o), refused);
+    a.persist = true;
+    a.inject = Inject::rights;
+    EXPECT_EQ(error_message(a, o), refused);
+    a.inject = Inject::none;
+    o.result.wc_status = 5;
+    EXPECT_EQ(error_message(a, o), "an operation failed with WR_FLUSH_ERR after 0 completed");
+    Client w = args(Op::write);
+    o.result.wc_status = 10;
+    EXPECT_EQ(error_message(w, o), refused);
+
+    // --check wants a region per outstanding operation, as write's
+    o = failed(EMSGSIZE, XIWPERF_REASON_REMOTE_TOO_SMALL);
+    o.result.remote_size = 1 << 20;
+    o.result.regions = 16;
+    EXPECT_EQ(error_message(a, o),
+              "the server's buffer (1048576 bytes) holds 16 regions of 65536 bytes, flush "
+              "--check needs one per outstanding operation (qps * depth = 32): start the "
+              "server with a larger --size");
+
+    // a mismatch: wrong data read back, or a completion not a Flush's
+    o = good();
+    o.result.data_ok = 0;
+    o.result.mismatches = 3;
+    o.result.first_bad_qp = 1;
+    o.result.first_bad_seq = 17;
+    o.result.first_bad_offset = 5;
+    EXPECT_EQ(mismatch_message(a, o.result),
+              "data mismatch: 3 of 1000 operations had wrong data or completed with the wrong "
+              "opcode; first: connection 1, operation 17, byte 5");
+    EXPECT_EQ(json_error(a, o), mismatch_message(a, o.result));
+    EXPECT_EQ(exit_status(a, o), exit_mismatch);
+}

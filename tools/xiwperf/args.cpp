@@ -10,6 +10,7 @@
 #include <limits>
 #include <optional>
 #include <type_traits>
+#include <utility>
 
 #include "uapi/xiwperf.h"
 
@@ -83,7 +84,7 @@ private:
 constexpr Op ops[] = {Op::send,            Op::write,     Op::read,
                       Op::fetch_add,       Op::cmp_swap,  Op::masked_fetch_add,
                       Op::masked_cmp_swap, Op::write_imm, Op::imm,
-                      Op::atomic_write};
+                      Op::atomic_write,    Op::flush};
 
 xiw::Result<Op> parse_op(std::string_view text)
 {
@@ -92,7 +93,7 @@ xiw::Result<Op> parse_op(std::string_view text)
             return op;
     return usage_error("--op: " + quoted(text) +
                        " is not one of send, write, read, fetch_add, cmp_swap, masked_fetch_add, "
-                       "masked_cmp_swap, write_imm, imm, atomic_write");
+                       "masked_cmp_swap, write_imm, imm, atomic_write, flush");
 }
 
 xiw::Result<Mr> parse_mr(std::string_view opt, std::string_view text)
@@ -135,6 +136,10 @@ constexpr unsigned seen_swap = 1U << 6;
 constexpr unsigned seen_mask = 1U << 7;
 constexpr unsigned seen_compare_mask = 1U << 8;
 constexpr unsigned seen_imm = 1U << 9;
+// --range (the default, so noted to refuse it with --whole-mr or another op)
+// and --whole-mr.
+constexpr unsigned seen_range = 1U << 10;
+constexpr unsigned seen_whole_mr = 1U << 11;
 
 // What the options of either subcommand set.
 struct Settings {
@@ -315,6 +320,32 @@ xiw::Status set_srq(Settings& s, std::string_view, std::string_view)
     return xiw::Ok{};
 }
 
+xiw::Status set_persist(Settings& s, std::string_view, std::string_view)
+{
+    s.client.persist = true;
+    return xiw::Ok{};
+}
+
+xiw::Status set_global(Settings& s, std::string_view, std::string_view)
+{
+    s.client.global = true;
+    return xiw::Ok{};
+}
+
+xiw::Status set_range(Settings& s, std::string_view, std::string_view)
+{
+    s.client.whole_mr = false;
+    s.seen |= seen_range;
+    return xiw::Ok{};
+}
+
+xiw::Status set_whole_mr(Settings& s, std::string_view, std::string_view)
+{
+    s.client.whole_mr = true;
+    s.seen |= seen_whole_mr;
+    return xiw::Ok{};
+}
+
 // An atomic operand (--add, ...) into Client::*field, noted as @seen.
 template <auto field, unsigned seen>
 xiw::Status set_operand(Settings& s, std::string_view opt, std::string_view value)
@@ -362,6 +393,10 @@ constexpr Option options[] = {
     {"--remote-mr", "", in_client, true, set_mr<&Client::remote_mr>},
     {"--inject", "", in_client, true, set_inject},
     {"--srq", "", in_client, false, set_srq},
+    {"--persist", "", in_client, false, set_persist},
+    {"--global", "", in_client, false, set_global},
+    {"--range", "", in_client, false, set_range},
+    {"--whole-mr", "", in_client, false, set_whole_mr},
     {"--add", "", in_client, true, set_operand<&Client::add, seen_add>},
     {"--compare", "", in_client, true, set_operand<&Client::compare, seen_compare>},
     {"--swap", "", in_client, true, set_operand<&Client::swap, seen_swap>},
@@ -419,13 +454,19 @@ xiw::Result<Command> parse_server(Words& w)
 }
 
 // What --inject KIND needs: an RDMA or atomic operation (or an Atomic
-// Write), and for faults the global rkey cannot show, the server's fast
-// registrations.
+// Write, or a Flush), and for faults the global rkey cannot show, the
+// server's fast registrations.
 xiw::Status check_inject(const Client& c)
 {
     if (c.inject == Inject::none)
         return xiw::Ok{};
     std::string kind(inject_name(c.inject));
+    // A Flush's faults are the Flush's own, after a good Write: its key
+    // (stag) and its right (rights, through the read-only rkey).
+    if (c.op == Op::flush && c.inject != Inject::stag && c.inject != Inject::rights)
+        return usage_error("client: --inject " + kind +
+                           " does not work with --op flush (it takes stag and rights only: the "
+                           "Flush's key and its flush right)");
     if (c.inject == Inject::lkey) {
         if (c.inline_data)
             return usage_error("client: --inject lkey and --inline exclude each other (inline "
@@ -454,17 +495,18 @@ xiw::Status check_inject(const Client& c)
         return usage_error("client: --inject " + kind + " works with --op write and read only");
     if (c.op == Op::send)
         return usage_error("client: --inject " + kind +
-                           " works with --op write, read, atomic_write and the atomic "
+                           " works with --op write, read, atomic_write, flush and the atomic "
                            "operations only");
     if (c.inject == Inject::rights && c.op == Op::read)
-        return usage_error("client: --inject rights works with --op write, atomic_write and "
-                           "the atomic operations only (through an rkey without the right)");
+        return usage_error("client: --inject rights works with --op write, atomic_write, flush "
+                           "and the atomic operations only (through an rkey without the right)");
     // An atomic operation has no right through the global rkey either; a
     // Write and an Atomic Write (remote write) have it there, and need the
-    // read-only registration of chunk 0.
-    bool needs_frwr =
-        c.inject == Inject::bounds || c.inject == Inject::invalidated ||
-        (c.inject == Inject::rights && (c.op == Op::write || c.op == Op::atomic_write));
+    // read-only registration of chunk 0, as a Flush does (the global rkey
+    // has no flush right, but the Write before it needs a good rkey).
+    bool needs_frwr = c.inject == Inject::bounds || c.inject == Inject::invalidated ||
+                      (c.inject == Inject::rights &&
+                       (c.op == Op::write || c.op == Op::atomic_write || c.op == Op::flush));
     if (c.inject == Inject::foreign && c.qps < 2)
         return usage_error("client: --inject foreign needs --qps 2 or more (it uses connection "
                            "1's key on connection 0)");
@@ -580,6 +622,37 @@ xiw::Status check_imm(const Client& c, unsigned seen)
     return xiw::Ok{};
 }
 
+// What a Flush (--op flush) takes: a disposition (--persist, --global or
+// both), the region (--range) or the whole chunk MR (--whole-mr), and the
+// server's registrations, which alone carry the flush rights. The Write
+// before it takes what a write does (--size, --sge, --inline, --mr,
+// --check). The Flush's options are refused with any other operation.
+xiw::Status check_flush(const Client& c, unsigned seen)
+{
+    if (c.op != Op::flush) {
+        const std::pair<bool, std::string_view> given[] = {
+            {c.persist, "--persist"},
+            {c.global, "--global"},
+            {(seen & seen_range) != 0, "--range"},
+            {(seen & seen_whole_mr) != 0, "--whole-mr"},
+        };
+        for (const auto& [set, name] : given)
+            if (set)
+                return usage_error("client: " + std::string(name) + " works with --op flush only");
+        return xiw::Ok{};
+    }
+    std::string op = "client: --op flush";
+    if (!c.persist && !c.global)
+        return usage_error(op + " needs --persist, --global or both (what the Flush brings the "
+                                "data to)");
+    if ((seen & seen_range) && (seen & seen_whole_mr))
+        return usage_error("client: --range and --whole-mr exclude each other");
+    if (c.remote_mr != Mr::frwr && c.inject == Inject::none)
+        return usage_error(op + " needs --remote-mr frwr (the server's global rkey has no flush "
+                                "right; only an --inject run goes without)");
+    return xiw::Ok{};
+}
+
 xiw::Result<Command> parse_client(Words& w)
 {
     auto s = parse_options(w, in_client, "client");
@@ -596,7 +669,7 @@ xiw::Result<Command> parse_client(Words& w)
     if (!(s->seen & seen_op))
         return usage_error(
             "client: missing --op {send,write,read,fetch_add,cmp_swap,masked_fetch_add,"
-            "masked_cmp_swap,write_imm,imm,atomic_write}");
+            "masked_cmp_swap,write_imm,imm,atomic_write,flush}");
     if (!(s->seen & seen_size) && targets_word(c.op))
         c.size = atomic_size;
     else if (!(s->seen & seen_size) && c.op == Op::imm)
@@ -611,14 +684,18 @@ xiw::Result<Command> parse_client(Words& w)
         return st.error();
     if (auto st = check_imm(c, s->seen); !st)
         return st.error();
+    if (auto st = check_flush(c, s->seen); !st)
+        return st.error();
     if (c.size == 0 && c.op != Op::imm)
         return usage_error("--size: must be 1 to " + std::to_string(XIWPERF_MAX_SIZE) +
                            " bytes");
     if (c.size * c.depth * c.qps > XIWPERF_MAX_MEMORY)
         return usage_error("client: --qps * --depth * --size must not exceed " +
                            std::to_string(XIWPERF_MAX_MEMORY) + " bytes");
-    if (c.inline_data && c.op != Op::send && c.op != Op::write && c.op != Op::write_imm)
-        return usage_error("client: --inline works with --op send, write and write_imm only");
+    if (c.inline_data && c.op != Op::send && c.op != Op::write && c.op != Op::write_imm &&
+        c.op != Op::flush)
+        return usage_error("client: --inline works with --op send, write, write_imm and flush "
+                           "only");
     if (c.solicit && !takes_receives(c.op))
         return usage_error("client: --solicit works with --op send, write_imm and imm only");
     if (c.mr == Mr::frwr && c.inline_data)
@@ -626,7 +703,7 @@ xiw::Result<Command> parse_client(Words& w)
                            "not registered)");
     if (c.remote_mr == Mr::frwr && c.op == Op::send)
         return usage_error("client: --remote-mr works with --op write, write_imm, read, "
-                           "atomic_write and the atomic operations only");
+                           "atomic_write, flush and the atomic operations only");
     if (c.srq && !takes_receives(c.op))
         return usage_error("client: --srq works with --op send, write_imm and imm only");
     if (c.srq && c.solicit)
@@ -664,6 +741,8 @@ std::string_view op_name(Op op)
         return "imm";
     case Op::atomic_write:
         return "atomic_write";
+    case Op::flush:
+        return "flush";
     }
     return "?";
 }
@@ -815,6 +894,10 @@ std::string usage()
            "       xiwperf client --addr IP [--port N] --op atomic_write --count N\n"
            "                      --remote-mr frwr [--depth N] [--qps N] [--inject KIND]\n"
            "                      [--check] [--timeout SEC] [--json]\n"
+           "       xiwperf client --addr IP [--port N] --op flush --size BYTES --count N\n"
+           "                      --remote-mr frwr {--persist,--global} [--range|--whole-mr]\n"
+           "                      [--depth N] [--qps N] [--sge N] [--inline] [--mr {dma,frwr}]\n"
+           "                      [--inject KIND] [--check] [--timeout SEC] [--json]\n"
            "\n"
            "server  listen on IP:PORT (default port " +
            std::to_string(XIWPERF_DEFAULT_PORT) +
@@ -827,8 +910,9 @@ std::string usage()
            "        --sge N (1 to " +
            std::to_string(XIWPERF_MAX_SGE) +
            ", default 1) splits each operation's buffer into N SGEs (the\n"
-           "        server's receives too); --inline posts send, write and write_imm with\n"
-           "        inline data. A device that cannot do either fails the run.\n"
+           "        server's receives too); --inline posts send, write, write_imm and\n"
+           "        flush's Write with inline data. A device that cannot do either fails\n"
+           "        the run.\n"
            "        --solicit N (send, write_imm, imm) sets the Solicited Event flag on every\n"
            "        Nth message, the last one and any that takes the last credit; the server\n"
            "        then processes its receives only when a solicited one wakes it.\n"
@@ -858,6 +942,16 @@ std::string usage()
            "        --check reads the word before and after: it must be some connection's\n"
            "        last value, never a torn one, and every completion an Atomic Write's.\n"
            "        --inject as for ATOMIC, but not lkey (there is no local key).\n"
+           "        flush is an RDMA Write of SIZE bytes, as write, then an RDMA Flush (commit\n"
+           "        draft) of the region just written (--range, the default) or of the whole\n"
+           "        chunk MR holding it (--whole-mr); each operation completes with its\n"
+           "        Flush. --persist asks for persistence, --global for global visibility:\n"
+           "        one or both. Only the server's registrations (--remote-mr frwr) have the\n"
+           "        flush rights. --sge, --inline, --mr and --check (each region read back)\n"
+           "        as for write. --inject stag, or rights (with --remote-mr frwr), breaks\n"
+           "        the Flush after a good Write: its key, or its right (chunk 0's read-only\n"
+           "        rkey). Plain memory at the server refuses --persist (REM_ACCESS_ERR)\n"
+           "        unless xiw's module parameter dram_persistent=1; --global always works.\n"
            "        write_imm is an RDMA Write with Immediate (like write, --size bytes),\n"
            "        imm a Send with Immediate without payload (--size 0 or omitted); each\n"
            "        takes a receive at the server, which checks the completion and the\n"

@@ -26,10 +26,11 @@ enum class Op {
     write_imm = 8,
     imm = 9,
     atomic_write = 10,
+    flush = 11,
 };
 
-/// "send", ..., "masked_cmp_swap", "write_imm", "imm", "atomic_write" (as
-/// --op takes them).
+/// "send", ..., "masked_cmp_swap", "write_imm", "imm", "atomic_write",
+/// "flush" (as --op takes them).
 std::string_view op_name(Op op);
 
 /// fetch_add, cmp_swap and their masked forms: the RFC 7306 atomic
@@ -131,6 +132,12 @@ struct Client {
     Mr remote_mr = Mr::dma;        ///< --remote-mr: the server's buffer (not send)
     Inject inject = Inject::none;  ///< --inject KIND (not send but lkey)
     bool srq = false;              ///< --srq: the server's connections share an SRQ (send)
+    // What a Flush (--op flush) makes of the data it follows: at least one
+    // of persist and global; of the region just written (--range, the
+    // default) or of the whole chunk MR holding it (--whole-mr).
+    bool persist = false;          ///< --persist: to persistence (flush)
+    bool global = false;           ///< --global: to global visibility (flush)
+    bool whole_mr = false;         ///< --whole-mr: the whole MR, not --range (flush)
     // Atomic operands, as the options give them (see atomic.hpp).
     std::uint64_t add = 1;                 ///< --add (fetch_add, masked_fetch_add)
     std::uint64_t compare = 0;             ///< --compare (cmp_swap, masked_cmp_swap)

@@ -28,6 +28,7 @@ static_assert(static_cast<int>(Op::masked_cmp_swap) == XIWPERF_OP_MASKED_CMP_SWA
 static_assert(static_cast<int>(Op::write_imm) == XIWPERF_OP_WRITE_IMM);
 static_assert(static_cast<int>(Op::imm) == XIWPERF_OP_IMM);
 static_assert(static_cast<int>(Op::atomic_write) == XIWPERF_OP_ATOMIC_WRITE);
+static_assert(static_cast<int>(Op::flush) == XIWPERF_OP_FLUSH);
 
 Fd& Fd::operator=(Fd&& o) noexcept
 {
@@ -107,7 +108,9 @@ xiwperf_run run_request(const Client& args)
                 (args.solicit ? XIWPERF_F_SOLICIT : 0) |
                 (args.mr == Mr::frwr ? XIWPERF_F_FRWR : 0) |
                 (args.remote_mr == Mr::frwr ? XIWPERF_F_REMOTE_FRWR : 0) |
-                (args.srq ? XIWPERF_F_SRQ : 0) | (args.imm ? XIWPERF_F_IMM : 0);
+                (args.srq ? XIWPERF_F_SRQ : 0) | (args.imm ? XIWPERF_F_IMM : 0) |
+                (args.persist ? XIWPERF_F_PERSIST : 0) | (args.global ? XIWPERF_F_GLOBAL : 0) |
+                (args.whole_mr ? XIWPERF_F_FLUSH_MR : 0);
     run.addr = abi_address(args.addr, args.port);
     // enum class Op has enum xiwperf_op's values (XIWPERF_OP_ATOMIC_WRITE
     // too, whose operands below are all zero: it has none).

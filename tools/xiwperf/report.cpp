@@ -59,6 +59,15 @@ std::string device_or(const xiwperf_result& r, const std::string& fallback)
     return dev.empty() ? fallback : "device " + dev;
 }
 
+// What a Flush run (--persist, --global) brings the data to: "persistence",
+// "global visibility" or both.
+std::string flush_disposition(const Client& args)
+{
+    if (args.persist && args.global)
+        return "persistence and global visibility";
+    return args.persist ? "persistence" : "global visibility";
+}
+
 std::string unsupported_text(const Client& args, const Outcome& out)
 {
     const xiwperf_result& r = out.result;
@@ -107,6 +116,16 @@ std::string unsupported_text(const Client& args, const Outcome& out)
                    "does not support " + what + ": its " + cap + " is IB_ATOMIC_NONE";
         return device_or(r, "the device") + " does not support " + what + ": its " + cap +
                " is IB_ATOMIC_NONE";
+    }
+    case XIWPERF_UNSUPPORTED_FLUSH: {
+        // Only the local device is checked; each disposition has its flag.
+        std::string flags = args.persist && args.global
+                                ? "IB_DEVICE_FLUSH_PERSISTENT and IB_DEVICE_FLUSH_GLOBAL are not "
+                                  "both"
+                            : args.persist ? "IB_DEVICE_FLUSH_PERSISTENT is not"
+                                           : "IB_DEVICE_FLUSH_GLOBAL is not";
+        return device_or(r, "the device") + " does not support RDMA Flush to " +
+               flush_disposition(args) + ": " + flags + " in its device_cap_flags";
     }
     case XIWPERF_UNSUPPORTED_INLINE: {
         std::string what = device_or(r, "the device") + " does not support " +
@@ -281,19 +300,28 @@ std::string error_message(const Client& args, const Outcome& out)
         auto ms = args.timeout_ms ? args.timeout_ms : XIWPERF_DEFAULT_TIMEOUT_MS;
         return "no progress for " + fmt("%g", ms / 1000.0) + " s: gave up";
     }
-    case XIWPERF_REASON_WC:
-        return "an operation failed with " + wc_status_name(r.wc_status) + " after " +
-               std::to_string(r.completed) + " completed";
+    case XIWPERF_REASON_WC: {
+        std::string msg = "an operation failed with " + wc_status_name(r.wc_status) + " after " +
+                          std::to_string(r.completed) + " completed";
+        // What refuses a good Flush to persistence: the server's memory.
+        if (args.op == Op::flush && args.persist && args.inject == Inject::none &&
+            wc_status_name(r.wc_status) == "REM_ACCESS_ERR")
+            msg += " (a server refuses a Flush to persistence of memory that is not persistent: "
+                   "xiw counts plain memory (DRAM) as persistent only with its module parameter "
+                   "dram_persistent=1)";
+        return msg;
+    }
     case XIWPERF_REASON_DISCONNECTED:
         return "the server disconnected after " + std::to_string(r.completed) +
                " operations completed";
     case XIWPERF_REASON_DEVICE_REMOVED:
         return "the RDMA device went away";
     case XIWPERF_REASON_REMOTE_TOO_SMALL:
-        if (args.op == Op::write && args.check && r.regions)
+        if ((args.op == Op::write || args.op == Op::flush) && args.check && r.regions)
             return "the server's buffer (" + std::to_string(r.remote_size) + " bytes) holds " +
                    std::to_string(r.regions) + " regions of " + std::to_string(args.size) +
-                   " bytes, write --check needs one per outstanding operation (qps * depth = " +
+                   " bytes, " + std::string(op_name(args.op)) +
+                   " --check needs one per outstanding operation (qps * depth = " +
                    std::to_string(std::uint64_t{args.qps} * args.depth) +
                    "): start the server with a larger --size";
         if (args.op == Op::write_imm && args.check && r.regions)
@@ -363,9 +391,11 @@ std::string mismatch_message(const Client& args, const xiwperf_result& r)
                std::to_string(r.completed) + " messages failed the server's check; first: " +
                first;
     }
+    // A Flush run's check counts completions that are not a Flush's too.
     std::string msg = "data mismatch: " + std::to_string(r.mismatches) + " of " +
-                      std::to_string(r.completed) +
-                      " operations had wrong data; first: connection " +
+                      std::to_string(r.completed) + " operations had wrong data" +
+                      (args.op == Op::flush ? " or completed with the wrong opcode" : "") +
+                      "; first: connection " +
                       std::to_string(r.first_bad_qp) + ", operation " +
                       std::to_string(r.first_bad_seq) + ", byte " +
                       std::to_string(r.first_bad_offset);
@@ -442,6 +472,11 @@ nlohmann::json to_json(const Client& args, const Outcome& out)
         if (args.imm)
             j["imm"] = *args.imm;
     }
+    // What a Flush brought the data to, and of what: flush runs only.
+    if (args.op == Op::flush)
+        j["flush"] = {{"persist", args.persist},
+                      {"global", args.global},
+                      {"level", args.whole_mr ? "mr" : "range"}};
     if (targets_word(args.op)) {
         for (const Operand& o : operands(args))
             j[o.key] = o.value;
@@ -490,6 +525,9 @@ std::string to_text(const Client& args, const Outcome& out)
         how += ", " + std::string(o.text) + " " + hex(o.value);
     if (is_imm(args.op))
         how += ", imm " + (args.imm ? hex(*args.imm) : std::string("seq"));
+    if (args.op == Op::flush)
+        how += ", flush to " + flush_disposition(args) +
+               (args.whole_mr ? " (whole MR)" : " (range)");
     if (args.inject != Inject::none)
         how += ", inject " + std::string(inject_name(args.inject));
     std::string text =

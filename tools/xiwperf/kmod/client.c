@@ -366,6 +366,9 @@ static int xp_cconn_qp(struct xp_cconn *c)
 	if (cl->atomic && !xp_atomic_supported(dev, cl->op))
 		return xp_fail_unsupported(cl, -EOPNOTSUPP,
 					   XIWPERF_UNSUPPORTED_ATOMIC, 0);
+	if (cl->op == XIWPERF_OP_FLUSH && !xp_flush_supported(dev, cl->flags))
+		return xp_fail_unsupported(cl, -EOPNOTSUPP,
+					   XIWPERF_UNSUPPORTED_FLUSH, 0);
 	if (cl->op == XIWPERF_OP_READ)
 		limit = min_t(u32, limit, dev->attrs.max_sge_rd);
 	if (cl->nsge > limit)
@@ -453,6 +456,7 @@ static int xp_cconn_connect(struct xp_cconn *c)
 	hello.qps = cpu_to_be32(cl->qps);
 	/* Every run reads the chunk table; some read (or atomics) all along. */
 	reads = cl->op == XIWPERF_OP_READ || cl->atomic ||
+		cl->op == XIWPERF_OP_FLUSH ||
 		(cl->op == XIWPERF_OP_WRITE &&
 		 ((cl->flags & XIWPERF_F_CHECK) || cl->inject));
 	param.private_data = &hello;
@@ -578,7 +582,7 @@ static int xp_client_go(struct xp_client *cl, u64 *t_start)
 				       XIWPERF_REASON_REMOTE_TOO_SMALL);
 	}
 	if ((cl->flags & XIWPERF_F_CHECK) &&
-	    ((cl->op == XIWPERF_OP_WRITE &&
+	    ((xp_op_puts(cl->op) &&
 	      cl->nslot < (u64)cl->qps * cl->depth) ||
 	     (cl->op == XIWPERF_OP_WRITE_IMM &&
 	      cl->nslot < (u64)cl->qps * cl->window)))
@@ -719,11 +723,12 @@ static int xp_run_valid(const struct xiwperf_run *run)
 
 	if (run->op < XIWPERF_OP_SEND || run->op > XP_OP_LAST ||
 	    (run->flags & XIWPERF_F_INLINE && !send &&
-	     run->op != XIWPERF_OP_WRITE && run->op != XIWPERF_OP_WRITE_IMM) ||
+	     !xp_op_puts(run->op) && run->op != XIWPERF_OP_WRITE_IMM) ||
 	    (run->flags & XIWPERF_F_INLINE && run->flags & XIWPERF_F_FRWR) ||
 	    (run->flags & XIWPERF_F_REMOTE_FRWR && send) ||
 	    (run->flags & XIWPERF_F_SRQ && (!recv || solicit)) ||
 	    !xp_inject_valid(run) || !xp_atomic_valid(run) ||
+	    !xp_flush_valid(run) ||
 	    !xp_imm_valid(run) || run->sge > XIWPERF_MAX_SGE ||
 	    (solicit && !recv) || solicit != !!run->solicit ||
 	    !run->qps || run->qps > XIWPERF_MAX_QPS ||
@@ -742,7 +747,8 @@ static int xp_run_valid(const struct xiwperf_run *run)
  */
 static u32 xp_wrs_per_op(const struct xiwperf_run *run)
 {
-	return run->flags & XIWPERF_F_FRWR ? 3 : 1;
+	return (run->flags & XIWPERF_F_FRWR ? 3 : 1) +
+	       (run->op == XIWPERF_OP_FLUSH);	/* its Write */
 }
 
 /**

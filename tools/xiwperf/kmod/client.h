@@ -30,6 +30,7 @@ enum xp_wr_kind {
 	XP_WR_REG,		/* --mr frwr: the registration */
 	XP_WR_INV,		/* --mr frwr: the local invalidation */
 	XP_WR_SEND_INV,		/* --inject: the Send with Invalidate */
+	XP_WR_PUT,		/* flush: the Write before the Flush */
 	XP_WR_KINDS,
 };
 
@@ -284,6 +285,12 @@ int xp_atomic_check_alloc(struct xp_client *cl);
 int xp_atomic_read_word(struct xp_client *cl, u64 *value);
 void xp_atomic_verify(struct xp_client *cl);
 void xp_atomic_check_free(struct xp_client *cl);
+
+/* flush.c */
+bool xp_flush_valid(const struct xiwperf_run *run);
+bool xp_flush_supported(const struct ib_device *dev, u32 flags);
+void xp_flush_wr(struct xp_lane *lane, struct xiw_flush_wr *wr);
+void xp_put_done(struct ib_cq *cq, struct ib_wc *wc);
 
 /* inject.c */
 bool xp_inject_valid(const struct xiwperf_run *run);

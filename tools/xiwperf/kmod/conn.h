@@ -14,7 +14,7 @@
 #include "xiwperf.h"
 
 /* The last value of enum xiwperf_op. */
-#define XP_OP_LAST	XIWPERF_OP_ATOMIC_WRITE
+#define XP_OP_LAST	XIWPERF_OP_FLUSH
 
 /* Whether enum xiwperf_op @op is one of the atomic operations. */
 static inline bool xp_op_atomic(u32 op)
@@ -29,6 +29,15 @@ static inline bool xp_op_atomic(u32 op)
 static inline bool xp_op_word(u32 op)
 {
 	return xp_op_atomic(op) || op == XIWPERF_OP_ATOMIC_WRITE;
+}
+
+/*
+ * Whether it writes its region as an RDMA Write does (its --check reads
+ * it back): a Write, or the Write of a Flush operation.
+ */
+static inline bool xp_op_puts(u32 op)
+{
+	return op == XIWPERF_OP_WRITE || op == XIWPERF_OP_FLUSH;
 }
 
 /* Whether it is one of the masked atomic operations. */

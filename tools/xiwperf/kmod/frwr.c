@@ -184,6 +184,8 @@ int xp_sconn_setup_frwr(struct xp_sconn *c)
 
 	if (xp_op_atomic(c->op))
 		access |= IB_ACCESS_REMOTE_ATOMIC;
+	if (c->op == XIWPERF_OP_FLUSH)
+		access |= IB_ACCESS_FLUSH_GLOBAL | IB_ACCESS_FLUSH_PERSISTENT;
 
 	c->frmr = kcalloc(n + 1, sizeof(*c->frmr), GFP_KERNEL);
 	c->reg_wr = kcalloc(n + 1, sizeof(*c->reg_wr), GFP_KERNEL);

@@ -53,7 +53,8 @@ bool xp_inject_valid(const struct xiwperf_run *run)
 	case XIWPERF_INJECT_RIGHTS:
 		/* an atomic has no right through the global rkey either */
 		return ((run->op == XIWPERF_OP_WRITE ||
-			 run->op == XIWPERF_OP_ATOMIC_WRITE) && remote_frwr) ||
+			 run->op == XIWPERF_OP_ATOMIC_WRITE ||
+			 run->op == XIWPERF_OP_FLUSH) && remote_frwr) ||
 		       atomic;
 	case XIWPERF_INJECT_LKEY:
 		/* an Atomic Write has no local buffer */

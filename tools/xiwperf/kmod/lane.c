@@ -221,8 +221,9 @@ static void xp_lane_rdma_wr(struct xp_lane *lane, struct ib_rdma_wr *wr,
 		break;
 	case XIWPERF_OP_WRITE:
 	case XIWPERF_OP_WRITE_IMM:
-		wr->wr.opcode = cl->op == XIWPERF_OP_WRITE ?
-				IB_WR_RDMA_WRITE : IB_WR_RDMA_WRITE_WITH_IMM;
+	case XIWPERF_OP_FLUSH:
+		wr->wr.opcode = cl->op == XIWPERF_OP_WRITE_IMM ?
+				IB_WR_RDMA_WRITE_WITH_IMM : IB_WR_RDMA_WRITE;
 		if (check)
 			xp_pattern_fill(lane->buf, cl->size,
 					xp_pattern_seed(cl->op, c->index,
@@ -250,6 +251,7 @@ static int xp_lane_post(struct xp_lane *lane)
 	struct xp_opwr op;
 	struct ib_send_wr inv, sinv;
 	struct ib_rdma_wr probe;
+	struct xiw_flush_wr flush;
 	struct ib_reg_wr reg;
 	struct xp_chain ch = {};
 	bool solicited = false;
@@ -300,7 +302,17 @@ static int xp_lane_post(struct xp_lane *lane)
 		xp_sync_for_device(&lane->map, 0, cl->size);
 	*op.raddr = lane->raddr;
 	*op.rkey = lane->rkey;
-	xp_chain_add(&ch, &op.wr, XP_WR_OP);
+	if (cl->op == XIWPERF_OP_FLUSH) {
+		/* The Write, then the Flush: the operation (and the fault). */
+		op.wr.wr_cqe = &lane->cqe[XP_WR_PUT];
+		xp_chain_add(&ch, &op.wr, XP_WR_PUT);
+		xp_flush_wr(lane, &flush);
+		op.raddr = &flush.remote_addr;
+		op.rkey = &flush.rkey;
+		xp_chain_add(&ch, &flush.wr, XP_WR_OP);
+	} else {
+		xp_chain_add(&ch, &op.wr, XP_WR_OP);
+	}
 	if (frwr)
 		xp_lane_frwr_inv(lane, &ch, &op.wr, &inv);
 	lane->verifying = false;
@@ -476,7 +488,7 @@ void xp_lane_step(struct xp_lane *lane)
 
 	if (READ_ONCE(lane->pending))
 		return;
-	if (!lane->verifying && cl->op == XIWPERF_OP_WRITE &&
+	if (!lane->verifying && xp_op_puts(cl->op) &&
 	    !READ_ONCE(lane->c->lost) &&
 	    (cl->flags & XIWPERF_F_CHECK)) {
 		if (!READ_ONCE(cl->stop))
@@ -502,6 +514,9 @@ static void xp_op_done(struct ib_cq *cq, struct ib_wc *wc)
 	c->t_last = now;
 	atomic64_inc(&cl->progress);
 
+	if ((cl->flags & XIWPERF_F_CHECK) && cl->op == XIWPERF_OP_FLUSH &&
+	    wc->opcode != IB_WC_FLUSH)
+		xp_mismatch(c, lane->seq, 0);
 	if ((cl->flags & XIWPERF_F_CHECK) && cl->op == XIWPERF_OP_READ) {
 		xp_sync_for_cpu(&lane->map, 0, cl->size);
 		bad = xp_pattern_check(lane->buf, cl->size,
@@ -634,8 +649,8 @@ int xp_cconn_buffers(struct xp_cconn *c)
 	struct xp_client *cl = c->cl;
 	struct ib_device *dev = c->id->device;
 	/* the read-back of write --check, and the probe of an injection */
-	bool verify = cl->op == XIWPERF_OP_WRITE &&
-		      ((cl->flags & XIWPERF_F_CHECK) || cl->inject);
+	bool verify = (cl->op == XIWPERF_OP_WRITE && cl->inject) ||
+		      (xp_op_puts(cl->op) && (cl->flags & XIWPERF_F_CHECK));
 	u32 i;
 	int ret;
 
@@ -652,6 +667,7 @@ int xp_cconn_buffers(struct xp_cconn *c)
 		lane->cqe[XP_WR_REG].done = xp_lane_reg_done;
 		lane->cqe[XP_WR_INV].done = xp_lane_inv_done;
 		lane->cqe[XP_WR_SEND_INV].done = xp_lane_sinv_done;
+		lane->cqe[XP_WR_PUT].done = xp_put_done;
 		lane->c = c;
 		lane->idx = i;
 		c->free[i] = cl->depth - 1 - i;

@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Persistence domains: what an RDMA Flush does to the memory behind an MR.
+ * The domain is the memory's, found page by page from what backs it, so a
+ * ULP needs to say nothing at registration:
+ *
+ * - pmem: a page of a DAX device (fsdax or device-dax, with struct pages:
+ *   raw-mode pmem has none, and counts as dram). Persistence is writing
+ *   its lines back from the CPU caches, then a store fence.
+ * - file: a page-cache page of a file whose mapping writes back (a disk
+ *   file, not tmpfs). Persistence is writing that range of the file back
+ *   and waiting for it, syncing the inode, then flushing the device's
+ *   volatile cache.
+ * - dram: anything else. Nothing makes it persistent; it counts as
+ *   persistent only when the administrator says so (dram_persistent, for
+ *   battery-backed systems), else a Flush to persistence is refused.
+ *
+ * Global visibility is a full fence in every domain: the receive path
+ * placed the data with CPU stores.
+ *
+ * A request is checked when it arrives (xiw_persist_check(): the page
+ * walk needs no sleep) and carried out in its turn by the transmit engine
+ * (xiw_persist_flush(): writeback sleeps).
+ */
+#include <linux/backing-dev.h>
+#include <linux/blkdev.h>
+#include <linux/fs.h>
+#include <linux/libnvdimm.h>
+#include <linux/memremap.h>
+#include <linux/mm.h>
+#include <linux/moduleparam.h>
+#include <linux/pagemap.h>
+#include <linux/shmem_fs.h>
+#include <linux/sizes.h>
+#include <linux/vmalloc.h>
+#include <linux/writeback.h>
+
+#include "commit.h"
+#include "obj.h"
+#include "persist.h"
+
+static bool dram_persistent;
+module_param(dram_persistent, bool, 0644);
+MODULE_PARM_DESC(dram_persistent,
+		 "Treat plain memory as persistent (battery-backed systems): an RDMA Flush to persistence of DRAM succeeds instead of being refused (default off)");
+
+/* Files whose ranges one pass of a walk collects before writing back. */
+#define XIW_PERSIST_FILES	4
+/*
+ * Octets one call of xiw_mr_place() covers: a fast MR's lock is held, with
+ * interrupts off, for that long (cache writeback included).
+ */
+#define XIW_PERSIST_STEP	SZ_2M
+
+/**
+ * struct xiw_persist_file - a file range a Flush must write back
+ * @inode: the file (referenced)
+ * @start: first octet
+ * @end: last octet
+ */
+struct xiw_persist_file {
+	struct inode *inode;
+	loff_t start;
+	loff_t end;
+};
+
+/**
+ * struct xiw_persist_walk - one walk of a range, page by page
+ * @domains: XIW_DOMAIN_* met
+ * @flush: write back as we go (pmem) and collect @files; else classify
+ * @files: file ranges collected, @nfiles of them
+ * @nfiles: entries of @files used
+ * @done: octets walked; when @files is full the walk stops there, to be
+ *	resumed after they are written back
+ */
+struct xiw_persist_walk {
+	u8 domains;
+	bool flush;
+	struct xiw_persist_file files[XIW_PERSIST_FILES];
+	int nfiles;
+	u64 done;
+};
+
+/*
+ * The page behind kernel address @p, if it has a struct page: memory
+ * mapped without one (pmem in raw mode, ioremapped) is none xiw can tell
+ * anything of.
+ */
+static struct page *xiw_persist_page(const void *p)
+{
+	unsigned long pfn = is_vmalloc_addr(p) ? vmalloc_to_pfn(p) :
+						 PHYS_PFN(__pa(p));
+
+	return pfn_valid(pfn) ? pfn_to_page(pfn) : NULL;
+}
+
+/* The domain of one page (NULL: memory without a struct page). */
+static u8 xiw_page_domain(struct page *page)
+{
+	struct address_space *mapping;
+	struct folio *folio;
+
+	if (!page)
+		return XIW_DOMAIN_DRAM;
+	if (is_zone_device_page(page))
+		return page->pgmap->type == MEMORY_DEVICE_FS_DAX ||
+		       page->pgmap->type == MEMORY_DEVICE_GENERIC ?
+		       XIW_DOMAIN_PMEM : XIW_DOMAIN_DRAM;
+	folio = page_folio(page);
+	if (folio_test_anon(folio))
+		return XIW_DOMAIN_DRAM;
+	mapping = folio_mapping(folio);
+	if (!mapping || !mapping->host || shmem_mapping(mapping) ||
+	    !mapping_can_writeback(mapping))
+		return XIW_DOMAIN_DRAM;
+	return XIW_DOMAIN_FILE;
+}
+
+/*
+ * Note the file range behind a page cache page. Return: false when the
+ * walk must stop here (every slot taken by another file, or the page left
+ * its file, which the page's owner should have prevented).
+ */
+static bool xiw_persist_note_file(struct xiw_persist_walk *w,
+				  struct page *page, u32 off, u32 len)
+{
+	struct folio *folio = page_folio(page);
+	struct address_space *mapping = folio_mapping(folio);
+	loff_t pos = folio_pos(folio) + folio_page_idx(folio, page) *
+		     PAGE_SIZE + off;
+	struct xiw_persist_file *f;
+	struct inode *inode;
+	int i;
+
+	if (!mapping || !mapping->host)	/* truncated meanwhile */
+		return false;
+	inode = mapping->host;
+	for (i = 0; i < w->nfiles; i++) {
+		f = &w->files[i];
+		if (f->inode == inode) {
+			f->start = min(f->start, pos);
+			f->end = max(f->end, pos + len - 1);
+			return true;
+		}
+	}
+	if (w->nfiles == XIW_PERSIST_FILES || !igrab(inode))
+		return false;
+	f = &w->files[w->nfiles++];
+	f->inode = inode;
+	f->start = pos;
+	f->end = pos + len - 1;
+	return true;
+}
+
+/* xiw_mr_place() callback: a physically contiguous piece of the range. */
+static int xiw_persist_piece(void *ctx, u8 *p, u32 len)
+{
+	struct xiw_persist_walk *w = ctx;
+
+	while (len) {
+		u32 off = offset_in_page(p);
+		u32 n = min_t(u32, len, PAGE_SIZE - off);
+		struct page *page = xiw_persist_page(p);
+		u8 dom = xiw_page_domain(page);
+
+		w->domains |= dom;
+		if (w->flush && dom == XIW_DOMAIN_PMEM)
+			arch_wb_cache_pmem(p, n);
+		if (w->flush && dom == XIW_DOMAIN_FILE &&
+		    !xiw_persist_note_file(w, page, off, n))
+			return 1;	/* resume here */
+		w->done += n;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/*
+ * Walk [to, to + len) of the MR with @w until the end or until @w stops.
+ * Return: 0 (see w->done for how far), or -EACCES/-EFAULT from
+ * xiw_mr_place().
+ */
+static int xiw_persist_walk(struct xiw_mr *mr, u32 stag, u64 to, u64 len,
+			    struct xiw_persist_walk *w)
+{
+	while (w->done < len) {
+		u64 at = to + w->done;
+		u32 step = min_t(u64, len - w->done, XIW_PERSIST_STEP);
+		u64 before = w->done;
+		int err;
+
+		err = xiw_mr_place(mr, stag, at, step, xiw_persist_piece, w);
+		if (err < 0)
+			return err;
+		if (err > 0 || w->done == before)
+			return 0;	/* @w is full */
+		cond_resched();
+	}
+	return 0;
+}
+
+/* Write back the files a walk collected, and forget them. */
+static int xiw_persist_files(struct xiw_persist_walk *w)
+{
+	struct block_device *flushed[XIW_PERSIST_FILES];
+	int i, j, nflushed = 0, err = 0;
+
+	for (i = 0; i < w->nfiles; i++) {
+		struct xiw_persist_file *f = &w->files[i];
+		struct block_device *bdev = f->inode->i_sb->s_bdev;
+
+		if (!err)
+			err = filemap_write_and_wait_range(f->inode->i_mapping,
+							   f->start, f->end);
+		if (!err)
+			err = sync_inode_metadata(f->inode, 1);
+		for (j = 0; j < nflushed && flushed[j] != bdev; j++)
+			;
+		if (!err && bdev && j == nflushed) {
+			err = blkdev_issue_flush(bdev);
+			flushed[nflushed++] = bdev;
+		}
+		iput(f->inode);
+	}
+	w->nfiles = 0;
+	return err;
+}
+
+/**
+ * xiw_persist_check() - may a Flush be carried out on this range? Checked
+ *	when the request arrives, before it is queued.
+ * @mr: the MR, referenced, looked up by @stag for the range and the rights
+ *	the disposition needs
+ * @stag: its STag
+ * @to: first octet
+ * @len: octets
+ * @flags: XIW_FLUSH_* asked for
+ *
+ * Global visibility can always be given. Persistence cannot be given to
+ * plain memory unless the administrator declared it persistent: the
+ * memory lacks what the right promises, so it is refused as an access
+ * rights violation (Documentation/commit-draft.md). The walk classifies
+ * each page of the range: its cost is a few loads per page.
+ *
+ * Return: 0, or the RDMAP Terminate cause.
+ */
+int xiw_persist_check(struct xiw_mr *mr, u32 stag, u64 to, u64 len,
+		      u8 flags)
+{
+	struct xiw_persist_walk w = {};
+	int err;
+
+	if (!(flags & XIW_FLUSH_PERSISTENT) || READ_ONCE(dram_persistent))
+		return 0;
+	err = xiw_persist_walk(mr, stag, to, len, &w);
+	if (err)	/* invalidated since the lookup, or not memory */
+		return XIW_TERM(XIW_TERM_LAYER_RDMAP, XIW_RDMAP_ETYPE_PROT,
+				err == -EACCES ? XIW_RDMAP_INV_STAG :
+						 XIW_RDMAP_BOUNDS);
+	if (w.domains & XIW_DOMAIN_DRAM)
+		return XIW_TERM(XIW_TERM_LAYER_RDMAP, XIW_RDMAP_ETYPE_PROT,
+				XIW_RDMAP_ACCESS);
+	return 0;
+}
+
+/**
+ * xiw_persist_flush() - carry out a Flush, in its turn: every Write before
+ *	it has been placed
+ * @mr: the MR, referenced
+ * @stag: its STag
+ * @to: first octet
+ * @len: octets
+ * @flags: XIW_FLUSH_* asked for (checked by xiw_persist_check())
+ *
+ * Sleeps: file ranges are written back and waited on. DRAM needs nothing
+ * but the fence (xiw_persist_check() refused it, unless declared
+ * persistent).
+ *
+ * Return: 0, -EACCES if the STag was invalidated meanwhile, or the error
+ * of the writeback (the data did not reach the state asked for).
+ */
+int xiw_persist_flush(struct xiw_mr *mr, u32 stag, u64 to, u64 len,
+		      u8 flags)
+{
+	struct xiw_persist_walk w = { .flush = true };
+	int err = 0;
+
+	smp_mb();	/* every placement before the Flush is visible */
+	if (!(flags & XIW_FLUSH_PERSISTENT))
+		return 0;
+	while (!err && w.done < len) {
+		u64 before = w.done;
+
+		err = xiw_persist_walk(mr, stag, to, len, &w);
+		if (w.nfiles) {
+			int ferr = xiw_persist_files(&w);
+
+			err = err ?: ferr;
+		} else if (!err && w.done == before) {
+			err = -EIO;	/* an inode going away */
+		}
+	}
+	if (w.domains & XIW_DOMAIN_PMEM)
+		pmem_wmb();
+	return err;
+}
