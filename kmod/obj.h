@@ -13,6 +13,7 @@
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
+#include <xiw/verbs.h>
 
 #include "atomic.h"
 #include "commit.h"
@@ -96,6 +97,8 @@ struct xiw_mr_pages {
  *	owning protection domain (struct xiw_pd), IB_ACCESS_* rights and
  *	tagged range (all of memory for a DMA MR)
  * @page_shift: log2 of the registration's page size
+ * @verify_alg: the hash a Verify of the MR computes (enum xiw_hash_alg;
+ *	XIW_HASH_NONE: not verifiable), set by its owner
  * @pages: the registration's page list
  * @mapped: the list map_mr_sg() fills for the next registration; swapped
  *	with @pages when IB_WR_REG_MR executes (consumer-owned until then)
@@ -107,9 +110,10 @@ struct xiw_mr {
 	refcount_t ref;
 	struct completion released;
 	struct rcu_head rcu;
-	spinlock_t lock;	/* the registration: reg..pages */
+	spinlock_t lock;	/* the registration: reg..pages, verify_alg */
 	struct xiw_stag reg;
 	u8 page_shift;
+	u8 verify_alg;
 	struct xiw_mr_pages pages;
 	struct xiw_mr_pages mapped;
 	u32 max_pages;
@@ -158,6 +162,8 @@ enum xiw_qp_state {
  *	in @sge[0]); Atomic Write: @atomic.data is the value
  * @flush: RDMA Flush: XIW_FLUSH_* for the wire (its STag, offset and
  *	length are @rkey, @remote_addr and @bytes)
+ * @verify: RDMA Verify (range as a Flush's): octets of the expected hash
+ *	(in @inline_data), and of the hash that came back (into @sge[0])
  * @msn: Read and Atomic Requests: the MSN they were sent with on queue 1,
  *	which names them in a Terminate
  * @imm: RDMA Write or Send with Immediate: the verbs' 32-bit immediate
@@ -192,6 +198,10 @@ struct xiw_wqe {
 		} reg;
 		struct xiw_atomic_op atomic;
 		u8 flush;
+		struct {
+			u8 expect_len;
+			u8 hash_len;
+		} verify;
 	};
 	u32 msn;
 	__be32 imm;
@@ -253,6 +263,12 @@ struct xiw_srq {
  *	the others @op is carried out then, and answered by an Atomic
  *	Response or an Atomic Write Response
  * @flags: a Flush: XIW_FLUSH_* asked for
+ * @alg: a Verify: the hash of its MR (enum xiw_hash_alg) when it arrived
+ * @expect_len: a Verify: octets of @expect, the expected hash (0: none)
+ * @expect: a Verify: the expected hash
+ * @seg_len: a Verify: its DDP segment length, and @req: its DDP header,
+ *	for the Terminate of a mismatch found in its turn
+ * @req: see @seg_len
  * @op: the operation on the target word (its STag is @src_stag, its
  *	offset @src_to); an Atomic Write is an unconditional swap
  * @mr: source or target MR, referenced while the request is answered
@@ -261,7 +277,8 @@ struct xiw_srq {
  * @sink_stag: the requester's sink STag
  * @sink_to: next sink tagged offset
  * @left: octets still to send
- * @len: a Flush: octets from @src_to (a whole region may exceed 32 bits)
+ * @len: a Flush or Verify: octets from @src_to (a whole region may
+ *	exceed 32 bits)
  */
 struct xiw_irq_entry {
 	u8 resp_op;
@@ -274,6 +291,11 @@ struct xiw_irq_entry {
 	u64 sink_to;
 	u32 left;
 	u64 len;
+	u8 alg;
+	u8 expect_len;
+	u16 seg_len;
+	struct xiw_untagged_hdr req;
+	u8 expect[XIW_VERIFY_HASH_MAX];
 };
 
 /* Largest FPDU header: MPA length, untagged header, Atomic Request. */
@@ -315,6 +337,9 @@ struct xiw_irq_entry {
  * @irq_pending: a request of queue 1 being received holds the IRQ
  *	slot at irq_head (and its MR reference) until it is delivered
  * @imm: the payload of the Immediate Data message being received
+ * @hash: the hash of the Verify Response being received, @hash_len
+ *	octets of it so far
+ * @hash_len: see @hash
  * @after_write: the last message delivered was an RDMA Write (an Immediate
  *	Data message after one completes as RDMA Write with Immediate)
  */
@@ -345,6 +370,8 @@ struct xiw_rx {
 	u8 term_len;
 	bool irq_pending;
 	u8 imm[XIW_IMM_LEN];
+	u8 hash[XIW_VERIFY_HASH_MAX];
+	u8 hash_len;
 	bool after_write;
 };
 
@@ -372,7 +399,11 @@ struct xiw_stream_params {
 };
 
 /* Largest FPDU header sent: MPA length, untagged header, Atomic Request. */
-#define XIW_TX_HDR_MAX		XIW_RX_HDR_MAX
+/* Largest FPDU xiw frames all of in the header buffer: a Verify Request. */
+#define XIW_TX_HDR_MAX		(XIW_MPA_LEN_SIZE + \
+				 sizeof(struct xiw_untagged_hdr) + \
+				 sizeof(struct xiw_verify_req) + \
+				 XIW_VERIFY_HASH_MAX)
 
 /* Transmit batch limits (tx.c): vectors, staging pages, Read Responses. */
 #define XIW_TX_NBVEC		128
@@ -545,13 +576,15 @@ static inline bool xiw_wqe_has_imm(u8 opcode)
 
 /**
  * xiw_wqe_uses_orq() - is a send WQE answered by the peer (a Read, an
- *	atomic, an Atomic Write or a Flush), so that it counts against ORD?
+ *	atomic, an Atomic Write, a Flush or a Verify), so that it counts
+ *	against ORD?
  * @opcode: IB_WR_* as stored in the WQE
  */
 static inline bool xiw_wqe_uses_orq(u8 opcode)
 {
 	return opcode == IB_WR_RDMA_READ || xiw_wqe_is_atomic(opcode) ||
-	       opcode == IB_WR_ATOMIC_WRITE || opcode == IB_WR_FLUSH;
+	       opcode == IB_WR_ATOMIC_WRITE || opcode == IB_WR_FLUSH ||
+	       opcode == XIW_WR_VERIFY;
 }
 
 /**
@@ -671,6 +704,11 @@ void xiw_tx_drop(struct xiw_qp *qp);
 void xiw_tx_release(struct xiw_qp *qp);
 int xiw_tx_init(void);
 void xiw_tx_exit(void);
+
+/* verify.c */
+u8 xiw_mr_verify_alg(struct xiw_mr *mr);
+int xiw_verify_range(struct xiw_mr *mr, u32 stag, u64 to, u64 len, u8 alg,
+		     u8 *out);
 
 /* rx.c */
 void xiw_rx_data_ready(struct xiw_qp *qp);

@@ -341,6 +341,8 @@ static enum ib_wc_opcode xiw_wc_opcode(u8 wr_opcode)
 		return IB_WC_ATOMIC_WRITE;
 	case IB_WR_FLUSH:
 		return IB_WC_FLUSH;
+	case XIW_WR_VERIFY:
+		return XIW_WC_VERIFY;
 	default:
 		return IB_WC_SEND;
 	}
@@ -353,7 +355,8 @@ static void xiw_fill_send_wc(struct xiw_qp *qp, struct xiw_wqe *wqe,
 	wc->wr_id = wqe->wr_id;
 	wc->status = wqe->status;
 	wc->opcode = xiw_wc_opcode(wqe->opcode);
-	wc->byte_len = wqe->bytes;
+	wc->byte_len = wqe->opcode == XIW_WR_VERIFY ? wqe->verify.hash_len :
+						      wqe->bytes;
 	wc->qp = &qp->ibqp;
 }
 
@@ -645,6 +648,30 @@ static int xiw_fill_flush(struct xiw_wqe *wqe, const struct ib_send_wr *wr)
 	return 0;
 }
 
+/*
+ * An RDMA Verify (include/xiw/verbs.h, posted by xiw_post_verify()): the
+ * expected hash travels in the request (kept in @inline_data); the hash
+ * that comes back lands in the one SGE.
+ */
+static int xiw_fill_verify(struct xiw_wqe *wqe, const struct ib_send_wr *wr)
+{
+	const struct xiw_verify_wr *v =
+		container_of(wr, struct xiw_verify_wr, wr);
+
+	if (wr->num_sge != 1 || (wr->send_flags & IB_SEND_INLINE) ||
+	    v->expect_len > XIW_VERIFY_HASH_MAX ||
+	    (v->expect_len && !v->expect))
+		return -EINVAL;
+	memcpy(wqe->inline_data, v->expect, v->expect_len);
+	wqe->verify.expect_len = v->expect_len;
+	wqe->rkey = v->rkey;
+	wqe->remote_addr = v->remote_addr;
+	wqe->bytes = v->length;
+	wqe->sge[0] = wr->sg_list[0];
+	wqe->num_sge = 1;
+	return 0;
+}
+
 static int xiw_fill_wqe(struct xiw_qp *qp, struct xiw_wqe *wqe,
 			const struct ib_send_wr *wr)
 {
@@ -685,6 +712,7 @@ static int xiw_fill_wqe(struct xiw_qp *qp, struct xiw_wqe *wqe,
 	case IB_WR_MASKED_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_WRITE:
 	case IB_WR_FLUSH:
+	case XIW_WR_VERIFY:
 		break;
 	default:
 		return -EOPNOTSUPP;
@@ -730,6 +758,8 @@ static int xiw_fill_wqe(struct xiw_qp *qp, struct xiw_wqe *wqe,
 		return xiw_fill_atomic_write(wqe, wr);
 	case IB_WR_FLUSH:
 		return xiw_fill_flush(wqe, wr);
+	case XIW_WR_VERIFY:
+		return xiw_fill_verify(wqe, wr);
 	default:
 		break;
 	}

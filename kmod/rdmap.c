@@ -69,11 +69,7 @@ const struct xiw_op_info xiw_op_table[XIW_OP_COUNT] = {
 		.hdr_len = UNTAGGED_LEN + sizeof(struct xiw_atomic_resp),
 		.qn = XIW_QN_ATOMIC_RESP, .fixed_payload = 0, .supported = true,
 	},
-	/*
-	 * The commit draft's operations. Those not served yet are known, so
-	 * that their headers are sized, and answered with "unexpected
-	 * opcode", as the draft expects of a peer without them.
-	 */
+	/* The commit draft's operations. */
 	[XIW_OP_FLUSH_REQ] = {
 		.name = "flush_req",
 		.hdr_len = UNTAGGED_LEN + sizeof(struct xiw_flush_req),
@@ -87,11 +83,12 @@ const struct xiw_op_info xiw_op_table[XIW_OP_COUNT] = {
 	[XIW_OP_VERIFY_REQ] = {
 		.name = "verify_req",
 		.hdr_len = UNTAGGED_LEN + sizeof(struct xiw_verify_req),
-		.qn = XIW_QN_READ_REQ, .fixed_payload = -1,
+		.qn = XIW_QN_READ_REQ, .fixed_payload = -1, .supported = true,
 	},
 	[XIW_OP_VERIFY_RESP] = {
 		.name = "verify_resp", .hdr_len = UNTAGGED_LEN,
 		.qn = XIW_QN_ATOMIC_RESP, .fixed_payload = -1,
+		.supported = true,
 	},
 	[XIW_OP_ATOMIC_WRITE_REQ] = {
 		.name = "atomic_write_req",

@@ -69,6 +69,7 @@ static void rdmap_rejects_bad_control(struct kunit *test)
 {
 	static const u8 served[] = {
 		XIW_OP_FLUSH_REQ, XIW_OP_FLUSH_RESP,
+		XIW_OP_VERIFY_REQ, XIW_OP_VERIFY_RESP,
 		XIW_OP_ATOMIC_WRITE_REQ, XIW_OP_ATOMIC_WRITE_RESP,
 	};
 	struct xiw_ddp_ctrl c;
@@ -111,13 +112,9 @@ static void rdmap_rejects_bad_control(struct kunit *test)
 					 XIW_RDMAP_ETYPE_OP,
 					 XIW_RDMAP_UNEXP_OPCODE));
 	}
-	/*
-	 * Opcodes xiw does not serve, either model: the commit draft's Verify
-	 * (not yet) and the unassigned values of the five-bit field.
-	 */
-	for (op = XIW_OP_VERIFY_REQ; op <= XIW_RDMAP_OPCODE_MASK; op++) {
-		if (op == XIW_OP_ATOMIC_WRITE_REQ)
-			op = XIW_OP_ATOMIC_WRITE_RESP + 1;
+	/* The unassigned values of the five-bit field, either model. */
+	for (op = XIW_OP_ATOMIC_WRITE_RESP + 1; op <= XIW_RDMAP_OPCODE_MASK;
+	     op++) {
 		c = ctrl(false, true, 1, 1, op);
 		KUNIT_EXPECT_EQ(test, xiw_check_ctrl(&c),
 				XIW_TERM(XIW_TERM_LAYER_RDMAP,

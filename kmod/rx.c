@@ -13,7 +13,7 @@
 #include "cm.h"
 #include "mpa.h"
 #include "obj.h"
-#include "persist.h"
+#include "rx.h"
 
 enum xiw_rx_state {
 	XIW_RX_HDR,		/* collecting length, control and headers */
@@ -24,38 +24,6 @@ enum xiw_rx_state {
 
 /* The control octets are the first thing after the MPA length. */
 #define XIW_RX_PEEK	(XIW_MPA_LEN_SIZE + sizeof(struct xiw_ddp_ctrl))
-
-#define TERM_DDP_T(code) \
-	XIW_TERM(XIW_TERM_LAYER_DDP, XIW_DDP_ETYPE_TAGGED, code)
-#define TERM_DDP_U(code) \
-	XIW_TERM(XIW_TERM_LAYER_DDP, XIW_DDP_ETYPE_UNTAGGED, code)
-#define TERM_RDMAP_OP(code) \
-	XIW_TERM(XIW_TERM_LAYER_RDMAP, XIW_RDMAP_ETYPE_OP, code)
-#define TERM_LLP(code) \
-	XIW_TERM(XIW_TERM_LAYER_LLP, XIW_LLP_ETYPE_MPA, code)
-
-/**
- * struct xiw_rx_handler - what the receive engine does with a message of
- *	one opcode
- * @header: its segment's header is in: check it and find where its
- *	payload goes (@len octets in this segment). Return: 0 or the cause
- *	of the Terminate.
- * @done: its last segment passed every check, CRC included: deliver it
- *	(complete, answer, act on it). Return: 0 or a Terminate cause.
- * @interleaves: a response or a Terminate: it does not end a sequence of
- *	the peer's own messages (an RDMA Write and the Immediate Data after
- *	it stay a pair across it)
- * @answers: a response that carries no identifier: the IB_WR_* of the
- *	request it must answer
- */
-struct xiw_rx_handler {
-	int (*header)(struct xiw_qp *qp, u32 len);
-	int (*done)(struct xiw_qp *qp);
-	bool interleaves;
-	u8 answers;
-};
-
-static const struct xiw_rx_handler xiw_rx_handlers[XIW_OP_COUNT];
 
 /**
  * xiw_rx_reset() - forget a partly received FPDU (the stream is over)
@@ -156,26 +124,6 @@ static void xiw_rx_fail(struct xiw_qp *qp, int cause)
 	if (xiw_qp_terminate(qp, cause, &src))
 		xiw_qp_event(qp, xiw_rx_fault_event_of(cause));
 	xiw_rx_reset(qp);
-}
-
-static struct xiw_ddp_ctrl *xiw_rx_ctrl(struct xiw_rx *rx)
-{
-	return (struct xiw_ddp_ctrl *)(rx->hdr + XIW_MPA_LEN_SIZE);
-}
-
-static struct xiw_tagged_hdr *xiw_rx_tagged(struct xiw_rx *rx)
-{
-	return (struct xiw_tagged_hdr *)(rx->hdr + XIW_MPA_LEN_SIZE);
-}
-
-static struct xiw_untagged_hdr *xiw_rx_untagged(struct xiw_rx *rx)
-{
-	return (struct xiw_untagged_hdr *)(rx->hdr + XIW_MPA_LEN_SIZE);
-}
-
-static bool xiw_rx_last(struct xiw_rx *rx)
-{
-	return xiw_rx_ctrl(rx)->ddp & XIW_DDP_LAST;
 }
 
 /* Tagged buffer errors belong to DDP (RFC 5041); rights stay RDMAP's. */
@@ -303,7 +251,7 @@ static int xiw_rx_send(struct xiw_qp *qp, u32 len)
  * A message that is always one whole segment on queue @qn, next in its MSN
  * order: Read and Atomic Requests, Atomic Responses, Immediate Data.
  */
-static int xiw_rx_check_whole(struct xiw_qp *qp, u8 qn)
+int xiw_rx_check_whole(struct xiw_qp *qp, u8 qn)
 {
 	struct xiw_untagged_hdr *h = xiw_rx_untagged(&qp->rx);
 	int bad = xiw_rx_check_untagged(qp, qn);
@@ -341,8 +289,8 @@ static int xiw_rx_imm(struct xiw_qp *qp, u32 len)
  * before its FPDU passed every check, CRC included. The slot holds @mr's
  * reference from here on.
  */
-static int xiw_rx_irq_take(struct xiw_qp *qp, struct xiw_mr *mr,
-			   struct xiw_irq_entry **slot)
+int xiw_rx_irq_take(struct xiw_qp *qp, struct xiw_mr *mr,
+		    struct xiw_irq_entry **slot)
 {
 	unsigned long flags;
 	int bad = 0;
@@ -364,7 +312,7 @@ static int xiw_rx_irq_take(struct xiw_qp *qp, struct xiw_mr *mr,
 }
 
 /* A request was delivered: the transmit engine may answer it. */
-static int xiw_rx_request_done(struct xiw_qp *qp)
+int xiw_rx_request_done(struct xiw_qp *qp)
 {
 	unsigned long flags;
 
@@ -532,136 +480,6 @@ static int xiw_rx_atomic_resp_done(struct xiw_qp *qp)
 }
 
 /*
- * An Atomic Write Request (commit draft section 3.1.3): eight octets for
- * an aligned word of a region the peer may write; anything else is
- * refused before memory is touched. The word is written in its turn among
- * the requests of queue 1, by the transmit engine: after every Flush and
- * Verify that came before it (section 4).
- */
-static int xiw_rx_atomic_write_req(struct xiw_qp *qp, u32 len)
-{
-	struct xiw_untagged_hdr *h = xiw_rx_untagged(&qp->rx);
-	struct xiw_commit_req req;
-	struct xiw_irq_entry *e;
-	struct xiw_mr *mr;
-	int bad;
-
-	bad = xiw_rx_check_whole(qp, XIW_QN_READ_REQ);
-	if (bad)
-		return bad;
-	if (xiw_atomic_write_req_parse((struct xiw_atomic_write_req *)(h + 1),
-				       &req))
-		return TERM_RDMAP_OP(XIW_RDMAP_CATASTROPHIC_STREAM);
-	mr = xiw_mr_lookup(qp->xdev, req.stag, to_xiw_pd(qp->ibqp.pd),
-			   IB_ACCESS_REMOTE_WRITE, req.to, req.len, &bad);
-	if (!mr)
-		return bad;
-	bad = xiw_rx_irq_take(qp, mr, &e);
-	if (bad)
-		return bad;
-	e->resp_op = XIW_OP_ATOMIC_WRITE_RESP;
-	xiw_atomic_write_op(&e->op, req.stag, req.to, req.data);
-	e->src_stag = req.stag;
-	e->src_to = req.to;
-	return 0;
-}
-
-/*
- * An RDMA Flush Request (commit draft section 3.1.1): a disposition for a
- * range, or (XIW_FLUSH_REGION) for the whole region its STag names, which
- * must grant the rights the disposition needs and be memory that can
- * reach it (persist.c). It is carried out in its turn among the requests
- * of queue 1, by the transmit engine: every Write before it was placed
- * when it arrived (section 4).
- */
-static int xiw_rx_flush_req(struct xiw_qp *qp, u32 len)
-{
-	struct xiw_untagged_hdr *h = xiw_rx_untagged(&qp->rx);
-	struct xiw_pd *pd = to_xiw_pd(qp->ibqp.pd);
-	struct xiw_commit_req req;
-	struct xiw_irq_entry *e;
-	struct xiw_mr *mr;
-	int access = 0, bad;
-	u64 to, span;
-
-	bad = xiw_rx_check_whole(qp, XIW_QN_READ_REQ);
-	if (bad)
-		return bad;
-	if (xiw_flush_req_parse((struct xiw_flush_req *)(h + 1), &req))
-		return TERM_RDMAP_OP(XIW_RDMAP_CATASTROPHIC_STREAM);
-	if (req.flags & XIW_FLUSH_PERSISTENT)
-		access |= IB_ACCESS_FLUSH_PERSISTENT;
-	if (req.flags & XIW_FLUSH_GLOBAL)
-		access |= IB_ACCESS_FLUSH_GLOBAL;
-	to = req.to;
-	span = req.len;
-	if (req.flags & XIW_FLUSH_REGION)
-		mr = xiw_mr_lookup_region(qp->xdev, req.stag, pd, access, &to,
-					  &span, &bad);
-	else
-		mr = xiw_mr_lookup(qp->xdev, req.stag, pd, access, to, span,
-				   &bad);
-	if (!mr)
-		return bad;
-	bad = xiw_persist_check(mr, req.stag, to, span, req.flags);
-	if (bad) {
-		xiw_mr_put(mr);
-		return bad;
-	}
-	bad = xiw_rx_irq_take(qp, mr, &e);
-	if (bad)
-		return bad;
-	e->resp_op = XIW_OP_FLUSH_RESP;
-	e->flags = req.flags;
-	e->src_stag = req.stag;
-	e->src_to = to;
-	e->len = span;
-	return 0;
-}
-
-/*
- * A response without payload on queue 3 (Flush, Atomic Write): it answers the
- * oldest request outstanding, which must be of its kind (responses come
- * in request order; they carry no identifier).
- */
-static int xiw_rx_bare_resp(struct xiw_qp *qp, u32 len)
-{
-	u8 answers = xiw_rx_handlers[qp->rx.op].answers;
-	struct xiw_wqe *wqe;
-	unsigned long flags;
-	int bad;
-
-	bad = xiw_rx_check_whole(qp, XIW_QN_ATOMIC_RESP);
-	if (bad)
-		return bad;
-	spin_lock_irqsave(&qp->sq_lock, flags);
-	wqe = xiw_qp_orq_oldest(qp);
-	if (!wqe || wqe->opcode != answers)
-		bad = TERM_RDMAP_OP(XIW_RDMAP_UNEXP_OPCODE);
-	spin_unlock_irqrestore(&qp->sq_lock, flags);
-	return bad;
-}
-
-/* ...delivered: its request completes. */
-static int xiw_rx_bare_resp_done(struct xiw_qp *qp)
-{
-	struct xiw_wqe *wqe;
-	unsigned long flags;
-
-	spin_lock_irqsave(&qp->sq_lock, flags);
-	wqe = xiw_qp_orq_oldest(qp);
-	if (wqe) {	/* else flushed since its header was checked */
-		wqe->done = true;
-		qp->orq_tail++;
-	}
-	spin_unlock_irqrestore(&qp->sq_lock, flags);
-	qp->rx.msn[XIW_QN_ATOMIC_RESP]++;
-	xiw_qp_sq_complete(qp);
-	xiw_tx_kick(qp);	/* an ORD slot is free */
-	return 0;
-}
-
-/*
  * Peer-to-peer model, responder: the stream's first message must be an
  * RTR of a kind the Reply offered — a zero-length Send, RDMA Write or RDMA
  * Read — or the negotiation failed (RFC 6581 section 8, "no matching RTR
@@ -744,14 +562,7 @@ static int xiw_rx_header(struct xiw_qp *qp)
 	return xiw_rx_handlers[rx->op].header(qp, len);
 }
 
-/* Where payload is copied from: the skb, and the CRC it feeds. */
-struct xiw_rx_copy {
-	struct xiw_qp *qp;
-	struct sk_buff *skb;
-	u32 off;
-};
-
-static int xiw_rx_copy_fn(void *ctx, u8 *dst, u32 len)
+int xiw_rx_copy_fn(void *ctx, u8 *dst, u32 len)
 {
 	struct xiw_rx_copy *c = ctx;
 
@@ -849,37 +660,47 @@ static int xiw_rx_place_terminate(struct xiw_rx *rx, struct xiw_rx_copy *c,
 	return 0;
 }
 
+/* A tagged segment's payload: at its STag and offset. */
+static int xiw_rx_place_tagged(struct xiw_qp *qp, struct xiw_rx_copy *c,
+			       u32 len)
+{
+	struct xiw_rx *rx = &qp->rx;
+	int err = xiw_rx_copy_to(c, rx->place_mr, rx->place_stag,
+				 rx->place_to, len);
+
+	if (!err)
+		rx->place_to += len;
+	return err;
+}
+
+/* Immediate Data: whole in one segment (xiw_rx_header() checked it). */
+static int xiw_rx_place_imm(struct xiw_qp *qp, struct xiw_rx_copy *c,
+			    u32 len)
+{
+	struct xiw_rx *rx = &qp->rx;
+	int err = xiw_rx_copy_fn(c, rx->imm + rx->send_len, len);
+
+	if (!err)
+		rx->send_len += len;
+	return err;
+}
+
+static int xiw_rx_place_term(struct xiw_qp *qp, struct xiw_rx_copy *c,
+			     u32 len)
+{
+	return xiw_rx_place_terminate(&qp->rx, c, len);
+}
+
 /* Copy @len payload octets from the skb to where the segment goes. */
 static int xiw_rx_place(struct xiw_qp *qp, struct sk_buff *skb, u32 off,
 			u32 len)
 {
-	struct xiw_rx *rx = &qp->rx;
+	const struct xiw_rx_handler *h = &xiw_rx_handlers[qp->rx.op];
 	struct xiw_rx_copy c = { .qp = qp, .skb = skb, .off = off };
-	int err;
 
-	switch (rx->op) {
-	case XIW_OP_WRITE:
-	case XIW_OP_READ_RESP:
-		err = xiw_rx_copy_to(&c, rx->place_mr, rx->place_stag,
-				     rx->place_to, len);
-		if (!err)
-			rx->place_to += len;
-		return err;
-	case XIW_OP_SEND:
-	case XIW_OP_SEND_SE:
-	case XIW_OP_SEND_INV:
-	case XIW_OP_SEND_SE_INV:
-		return xiw_rx_place_send(qp, &c, len);
-	case XIW_OP_IMM:
-	case XIW_OP_IMM_SE:
-		/* Whole in one segment: xiw_rx_header() checked the length. */
-		err = xiw_rx_copy_fn(&c, rx->imm + rx->send_len, len);
-		if (!err)
-			rx->send_len += len;
-		return err;
-	default:
-		return xiw_rx_place_terminate(rx, &c, len);
-	}
+	/* Every opcode with a payload has a place (xiw_rx_header()). */
+	return h->place ? h->place(qp, &c, len) :
+			  TERM_RDMAP_OP(XIW_RDMAP_CATASTROPHIC_STREAM);
 }
 
 static bool xiw_rx_op_invalidates(u8 op)
@@ -1077,29 +898,45 @@ static int xiw_rx_terminate(struct xiw_qp *qp, u32 len)
  * What the receive engine does with each opcode it serves; an opcode
  * without @header is answered with "unexpected opcode".
  */
-static const struct xiw_rx_handler xiw_rx_handlers[XIW_OP_COUNT] = {
-	[XIW_OP_WRITE] = { .header = xiw_rx_write },
+const struct xiw_rx_handler xiw_rx_handlers[XIW_OP_COUNT] = {
+	[XIW_OP_WRITE] = {
+		.header = xiw_rx_write, .place = xiw_rx_place_tagged,
+	},
 	[XIW_OP_READ_REQ] = {
 		.header = xiw_rx_read_req, .done = xiw_rx_request_done,
 	},
 	[XIW_OP_READ_RESP] = {
-		.header = xiw_rx_read_resp, .done = xiw_rx_read_done,
-		.interleaves = true,
+		.header = xiw_rx_read_resp, .place = xiw_rx_place_tagged,
+		.done = xiw_rx_read_done, .interleaves = true,
 	},
-	[XIW_OP_SEND] = { .header = xiw_rx_send, .done = xiw_rx_recv_done },
+	[XIW_OP_SEND] = {
+		.header = xiw_rx_send, .place = xiw_rx_place_send,
+		.done = xiw_rx_recv_done,
+	},
 	[XIW_OP_SEND_INV] = {
-		.header = xiw_rx_send, .done = xiw_rx_recv_done,
+		.header = xiw_rx_send, .place = xiw_rx_place_send,
+		.done = xiw_rx_recv_done,
 	},
-	[XIW_OP_SEND_SE] = { .header = xiw_rx_send, .done = xiw_rx_recv_done },
+	[XIW_OP_SEND_SE] = {
+		.header = xiw_rx_send, .place = xiw_rx_place_send,
+		.done = xiw_rx_recv_done,
+	},
 	[XIW_OP_SEND_SE_INV] = {
-		.header = xiw_rx_send, .done = xiw_rx_recv_done,
+		.header = xiw_rx_send, .place = xiw_rx_place_send,
+		.done = xiw_rx_recv_done,
 	},
 	[XIW_OP_TERMINATE] = {
-		.header = xiw_rx_terminate, .done = xiw_rx_got_terminate,
-		.interleaves = true,
+		.header = xiw_rx_terminate, .place = xiw_rx_place_term,
+		.done = xiw_rx_got_terminate, .interleaves = true,
 	},
-	[XIW_OP_IMM] = { .header = xiw_rx_imm, .done = xiw_rx_recv_done },
-	[XIW_OP_IMM_SE] = { .header = xiw_rx_imm, .done = xiw_rx_recv_done },
+	[XIW_OP_IMM] = {
+		.header = xiw_rx_imm, .place = xiw_rx_place_imm,
+		.done = xiw_rx_recv_done,
+	},
+	[XIW_OP_IMM_SE] = {
+		.header = xiw_rx_imm, .place = xiw_rx_place_imm,
+		.done = xiw_rx_recv_done,
+	},
 	[XIW_OP_ATOMIC_REQ] = {
 		.header = xiw_rx_atomic_req, .done = xiw_rx_request_done,
 	},
@@ -1113,6 +950,15 @@ static const struct xiw_rx_handler xiw_rx_handlers[XIW_OP_COUNT] = {
 	[XIW_OP_FLUSH_RESP] = {
 		.header = xiw_rx_bare_resp, .done = xiw_rx_bare_resp_done,
 		.interleaves = true, .answers = IB_WR_FLUSH,
+	},
+	[XIW_OP_VERIFY_REQ] = {
+		.header = xiw_rx_verify_req, .place = xiw_rx_place_expect,
+		.done = xiw_rx_request_done,
+	},
+	[XIW_OP_VERIFY_RESP] = {
+		.header = xiw_rx_verify_resp, .place = xiw_rx_place_hash,
+		.done = xiw_rx_verify_resp_done, .interleaves = true,
+		.answers = XIW_WR_VERIFY,
 	},
 	[XIW_OP_ATOMIC_WRITE_REQ] = {
 		.header = xiw_rx_atomic_write_req,

@@ -61,6 +61,7 @@
 #include "cm.h"
 #include "mpa.h"
 #include "obj.h"
+#include "hash.h"
 #include "persist.h"
 
 static struct workqueue_struct *xiw_tx_wq;
@@ -453,7 +454,8 @@ static int xiw_tx_imm(struct xiw_qp *qp, struct xiw_wqe *wqe)
 }
 
 /*
- * A request on queue 1 (RDMA Read, Atomic, Atomic Write, Flush): they share its
+ * A request on queue 1 (RDMA Read, Atomic, Atomic Write, Flush, Verify):
+ * they share its
  * MSNs (the WQE keeps its own: a Terminate names it by it) and the ORD.
  */
 static int xiw_tx_request(struct xiw_qp *qp, struct xiw_wqe *wqe)
@@ -469,6 +471,13 @@ static int xiw_tx_request(struct xiw_qp *qp, struct xiw_wqe *wqe)
 		xiw_atomic_req_build(&wqe->atomic, body);
 		len += sizeof(struct xiw_atomic_req);
 		op = XIW_OP_ATOMIC_REQ;
+	} else if (wqe->opcode == XIW_WR_VERIFY) {
+		xiw_verify_req_build(body, wqe->rkey, wqe->remote_addr,
+				     wqe->bytes);
+		memcpy(body + sizeof(struct xiw_verify_req), wqe->inline_data,
+		       wqe->verify.expect_len);
+		len += sizeof(struct xiw_verify_req) + wqe->verify.expect_len;
+		op = XIW_OP_VERIFY_REQ;
 	} else if (wqe->opcode == IB_WR_FLUSH) {
 		xiw_flush_req_build(body, wqe->rkey, wqe->remote_addr,
 				    wqe->bytes, wqe->flush);
@@ -728,6 +737,46 @@ static int xiw_tx_flush_resp(struct xiw_qp *qp, struct xiw_irq_entry *e)
 }
 
 /*
+ * A Verify's turn: every Write before it was placed when it arrived, every
+ * Flush before it is done. Hash the range (it may take a while: the batch
+ * goes out first), compare the expected hash if one came, and answer with
+ * the hash on queue 3. A mismatch is the requester's fault, found after
+ * the request was delivered: its Terminate names the request by the DDP
+ * header kept for it (Documentation/commit-draft.md). Return: 0 or an
+ * XIW_TX_* failure.
+ */
+static int xiw_tx_verify_resp(struct xiw_qp *qp, struct xiw_irq_entry *e)
+{
+	u8 *hash = qp->tx_hdr + XIW_MPA_LEN_SIZE +
+		   sizeof(struct xiw_untagged_hdr);
+	u32 len = xiw_hash_len(e->alg);
+
+	if (qp->tx_len)
+		return XIW_TX_FULL;
+	/* Invalidated meanwhile, or not memory: a local error. */
+	if (xiw_verify_range(e->mr, e->src_stag, e->src_to, e->len, e->alg,
+			     hash))
+		return XIW_TX_LOCAL_ERR;
+	if (e->expect_len &&
+	    (e->expect_len != len || memcmp(e->expect, hash, len))) {
+		struct xiw_term_src src = {
+			.seg_len = e->seg_len, .ddp_hdr = &e->req,
+			.ddp_len = sizeof(e->req),
+		};
+
+		xiw_qp_terminate(qp, XIW_TERM(XIW_TERM_LAYER_RDMAP,
+					      XIW_RDMAP_ETYPE_OP,
+					      XIW_RDMAP_UNSPECIFIED), &src);
+		return XIW_TX_IDLE;	/* the Terminate goes out next */
+	}
+	if (xiw_tx_untagged_only(qp, XIW_OP_VERIFY_RESP, XIW_QN_ATOMIC_RESP,
+				 qp->msn[XIW_QN_ATOMIC_RESP]++,
+				 sizeof(struct xiw_untagged_hdr) + len))
+		return XIW_TX_NOMEM;
+	return 0;
+}
+
+/*
  * The next Read Response FPDU, if a Read Request waits. The entry at
  * irq_tail changes only here (and in a flush, when this engine is idle),
  * so it is framed outside the lock; irq_tail moves under it, for the
@@ -746,6 +795,12 @@ static int xiw_tx_next_resp(struct xiw_qp *qp)
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	if (!e)
 		return XIW_TX_IDLE;
+	if (e->resp_op == XIW_OP_VERIFY_RESP) {
+		err = xiw_tx_verify_resp(qp, e);
+		if (err)
+			return err;
+		goto answered;
+	}
 	if (e->resp_op == XIW_OP_FLUSH_RESP) {
 		err = xiw_tx_flush_resp(qp, e);
 		if (err)

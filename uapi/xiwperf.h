@@ -119,6 +119,17 @@
  *	chunks with IB_ACCESS_FLUSH_GLOBAL and IB_ACCESS_FLUSH_PERSISTENT
  *	(the global rkey has neither). --check reads each region back, as
  *	for XIWPERF_OP_WRITE, and checks every completion's opcode.
+ * @XIWPERF_OP_VERIFY: an RDMA Write of size bytes into the operation's
+ *	region, as XIWPERF_OP_WRITE, then an RDMA Verify of that region
+ *	(xiw_post_verify(), include/xiw/verbs.h; xiw devices only): the
+ *	server's device hashes the region with the algorithm run.hash
+ *	(enum xiwperf_hash), which the server sets on its registrations
+ *	(XIWPERF_F_REMOTE_FRWR needed), and returns the hash. The operation
+ *	completes with the Verify. With XIWPERF_F_CHECK the returned hash
+ *	must equal the client's own hash of what it wrote. With
+ *	XIWPERF_F_EXPECT the request carries an expected hash, which the
+ *	server compares (a mismatch terminates the stream): run.expect_len
+ *	octets at run.expect, or, with run.expect_len 0, the client's own.
  *
  * The atomic operations (4 to 7) all target one 64-bit word, at
  * offset 0 of the server's buffer, from every connection and lane: the
@@ -153,7 +164,23 @@ enum xiwperf_op {
 	XIWPERF_OP_IMM = 9,
 	XIWPERF_OP_ATOMIC_WRITE = 10,
 	XIWPERF_OP_FLUSH = 11,
+	XIWPERF_OP_VERIFY = 12,
 };
+
+/**
+ * enum xiwperf_hash - the hash of XIWPERF_OP_VERIFY (run.hash), as
+ *	include/xiw/verbs.h's enum xiw_verify_alg.
+ * @XIWPERF_HASH_CRC32C: CRC32c, 4 octets as the kernel crypto API's
+ *	"crc32c" gives them (little-endian, inverted).
+ * @XIWPERF_HASH_SHA256: SHA-256, 32 octets.
+ */
+enum xiwperf_hash {
+	XIWPERF_HASH_CRC32C = 1,
+	XIWPERF_HASH_SHA256 = 2,
+};
+
+/* The longest hash an expected value may have (run.expect_len). */
+#define XIWPERF_HASH_MAX	64
 
 /*
  * The value an Atomic Write places for @tag (XIWPERF_OP_ATOMIC_WRITE): the
@@ -256,6 +283,11 @@ static inline __u64 xiwperf_aw_value(__u32 tag)
  * just written (IB_FLUSH_RANGE, --range, the default).
  */
 #define XIWPERF_F_FLUSH_MR	0x200U
+/*
+ * Client flag (--expect [HEX]), XIWPERF_OP_VERIFY only: send an expected
+ * hash with each Verify (see XIWPERF_OP_VERIFY).
+ */
+#define XIWPERF_F_EXPECT	0x400U
 /* result.first_bad_offset of a message whose receive completion was wrong */
 #define XIWPERF_BAD_COMPLETION	(~0ULL)
 
@@ -467,6 +499,10 @@ enum xiwperf_reason {
  *	device_cap_flags lack IB_DEVICE_FLUSH_PERSISTENT (XIWPERF_F_PERSIST)
  *	or IB_DEVICE_FLUSH_GLOBAL (XIWPERF_F_GLOBAL); result.limit is 0.
  *	Only the local device is checked, as for the atomics.
+ * @XIWPERF_UNSUPPORTED_VERIFY: XIWPERF_OP_VERIFY: the local device is no
+ *	xiw device (RDMA Verify has no verb: only xiw's own function posts
+ *	one), or the server's is not (the server rejected the connection);
+ *	result.limit is 0.
  */
 enum xiwperf_unsupported {
 	XIWPERF_UNSUPPORTED_SGE = 1,
@@ -477,6 +513,7 @@ enum xiwperf_unsupported {
 	XIWPERF_UNSUPPORTED_SRQ = 6,
 	XIWPERF_UNSUPPORTED_ATOMIC = 7,
 	XIWPERF_UNSUPPORTED_FLUSH = 8,
+	XIWPERF_UNSUPPORTED_VERIFY = 9,
 };
 
 /**
@@ -659,6 +696,11 @@ struct xiwperf_result {
  *	carries (host order; it is sent as the verbs' __be32 imm_data);
  *	else zero.
  * @reserved_imm: in: zero.
+ * @hash: in: XIWPERF_OP_VERIFY: enum xiwperf_hash; else zero.
+ * @expect_len: in: XIWPERF_OP_VERIFY with XIWPERF_F_EXPECT: octets of the
+ *	fixed expected hash at @expect (at most XIWPERF_HASH_MAX), 0 for
+ *	the client's own hash of what it wrote; else zero.
+ * @expect: in: with @expect_len, the user address of the expected hash.
  * @reserved: in: zero, for later additions.
  * @result: out (with XIWPERF_F_SRQ also result.srq_stray_events).
  *
@@ -667,7 +709,8 @@ struct xiwperf_result {
  * they hold on input is ignored). The SRQ figures are the server's, for
  * the one SRQ of the whole run, from its verdict. Version 2 added the
  * atomic operands and @reserved here and in struct xiwperf_result, then
- * @imm and @reserved_imm out of the first 8 bytes of @reserved.
+ * @imm and @reserved_imm out of the first 8 bytes of @reserved, then
+ * @hash, @expect_len and @expect out of the next 16.
  */
 struct xiwperf_run {
 	__u32 version;
@@ -692,7 +735,10 @@ struct xiwperf_run {
 	__u64 swap_mask;
 	__u32 imm;
 	__u32 reserved_imm;
-	__u64 reserved[7];
+	__u32 hash;
+	__u32 expect_len;
+	__u64 expect;
+	__u64 reserved[5];
 	struct xiwperf_result result;
 };
 

@@ -2,7 +2,8 @@
 /*
  * xiw's verbs for kernel ULPs: how to post the operations of
  * draft-talpey-rdma-commit (Atomic Write, RDMA Flush) through
- * ib_post_send(), which has no work request layout for them upstream.
+ * ib_post_send(), which has no work request layout for them upstream, and
+ * RDMA Verify, which has no verb at all (xiw_post_verify()).
  *
  * Each operation has a work request that begins with its struct
  * ib_send_wr, as struct ib_rdma_wr and struct ib_atomic_wr do: fill the
@@ -11,8 +12,8 @@
  * IB_DEVICE_FLUSH_GLOBAL, IB_DEVICE_FLUSH_PERSISTENT). Any other device
  * must be given these opcodes in its own layout, if it has one.
  */
-#ifndef XIW_VERBS_H
-#define XIW_VERBS_H
+#ifndef XIW_ULP_VERBS_H
+#define XIW_ULP_VERBS_H
 
 #include <rdma/ib_verbs.h>
 
@@ -93,4 +94,63 @@ static inline const struct xiw_flush_wr *xiw_flush_wr(const struct ib_send_wr *w
 	return container_of(wr, struct xiw_flush_wr, wr);
 }
 
-#endif /* XIW_VERBS_H */
+/*
+ * RDMA Verify has no verb upstream: xiw_post_verify() posts one, as this
+ * private opcode, which no other device is given; it completes with
+ * XIW_WC_VERIFY in ib_wc.opcode.
+ */
+#define XIW_WR_VERIFY		IB_WR_RESERVED1
+#define XIW_WC_VERIFY		0x40
+
+/* The longest hash a Verify carries: SHA-512's */
+#define XIW_VERIFY_HASH_MAX	64
+
+/**
+ * enum xiw_verify_alg - the hash a responder computes over a Verify's
+ *	range: a property of its MR (xiw_mr_set_verify()), never on the wire
+ * @XIW_VERIFY_NONE: not verifiable (the default)
+ * @XIW_VERIFY_CRC32C: CRC32c: 4 octets, as the crypto API's "crc32c"
+ *	gives them
+ * @XIW_VERIFY_SHA256: SHA-256: 32 octets
+ */
+enum xiw_verify_alg {
+	XIW_VERIFY_NONE,
+	XIW_VERIFY_CRC32C,
+	XIW_VERIFY_SHA256,
+};
+
+/**
+ * struct xiw_verify_wr - an RDMA Verify: the responder hashes a range of
+ *	its memory, compares an expected hash if one is given, and returns
+ *	the hash
+ * @wr: the work request: wr_id or wr_cqe, send_flags (IB_SEND_SIGNALED,
+ *	IB_SEND_FENCE), one SGE (num_sge 1, not inline): a buffer with
+ *	local write access where the hash lands; it should hold
+ *	XIW_VERIFY_HASH_MAX octets (a longer hash than it holds fails the
+ *	work request). The completion's byte_len is the hash's length.
+ * @remote_addr: first octet of the range
+ * @rkey: the responder's STag; its MR needs IB_ACCESS_REMOTE_READ and a
+ *	hash algorithm (xiw_mr_set_verify())
+ * @length: octets
+ * @expect: the expected hash, or NULL; copied when posted
+ * @expect_len: its octets, at most XIW_VERIFY_HASH_MAX
+ *
+ * With an expected hash, a mismatch (a hash of another length included)
+ * makes the responder terminate the stream: the work request completes in
+ * error (IB_WC_REM_INV_REQ_ERR) and the QP goes to the error state.
+ */
+struct xiw_verify_wr {
+	struct ib_send_wr wr;
+	u64 remote_addr;
+	u32 rkey;
+	u32 length;
+	const u8 *expect;
+	u8 expect_len;
+};
+
+bool xiw_device(const struct ib_device *dev);
+int xiw_post_verify(struct ib_qp *qp, const struct xiw_verify_wr *wr,
+		    const struct ib_send_wr **bad_wr);
+int xiw_mr_set_verify(struct ib_mr *mr, enum xiw_verify_alg alg);
+
+#endif /* XIW_ULP_VERBS_H */

@@ -140,10 +140,15 @@ CASES = {
                                    term(0, 2, 0x06), True),
     "reserved_opcode": (untagged(0x12, 0, 1), term(0, 2, 0x06), False),
     "last_five_bit_opcode": (untagged(0x1F, 1, 1), term(0, 2, 0x06), False),
-    # The commit draft's Verify, in the five-bit opcode encoding of
-    # Documentation/commit-draft.md: well formed, but not served yet.
-    "verify_request_not_served": (untagged(0xE, 1, 1, body=struct.pack(
-        ">IIQ", 0xDEAD0100, 8, 0)), term(0, 2, 0x06), False),
+    # RDMA Verify (commit draft section 3.1.2): the STag first; an
+    # expected hash longer than any xiw computes is DDP's "message too
+    # long"; a response must answer an outstanding Verify.
+    "verify_unknown_stag": (untagged(0xE, 1, 1, body=struct.pack(
+        ">IIQ", 0xDEAD0100, 8, 0)), term(0, 1, 0x00), True),
+    "verify_hash_too_long": (untagged(0xE, 1, 1, body=struct.pack(
+        ">IIQ", 0xDEAD0100, 8, 0) + b"h" * 65), term(1, 2, 0x05), True),
+    "verify_response_without_request": (untagged(0xF, 3, 1, body=b"h" * 4),
+                                        term(0, 2, 0x06), True),
     "rdmap_version_2": (_rv2(untagged(3, 0, 1, body=b"hi")),
                         term(0, 2, 0x05), False),
     # RFC 7306: the draft's Swap (1) is no AOpCode of the RFC's; a target

@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <sys/socket.h>
 
+#include <cstdint>
 #include <cstring>
 #include <initializer_list>
 #include <string_view>
@@ -127,7 +128,7 @@ TEST_F(XiwperfArgs, SgeAndInline)
     EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "write", "--sge"}),
               "--sge needs a value");
     EXPECT_EQ(usage_error(one_op("read", {"--inline"})),
-              "client: --inline works with --op send, write, write_imm and flush only");
+              "client: --inline works with --op send, write, write_imm, flush and verify only");
     EXPECT_EQ(usage_error({"client", "--inline=yes"}), "--inline takes no value");
     EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "--sge", "2"}),
               "server: unknown option \"--sge\"");
@@ -183,8 +184,8 @@ TEST_F(XiwperfArgs, MrAndRemoteMrTakeDmaOrFrwr)
               "--remote-mr: \"FRWR\" is not one of dma, frwr");
     EXPECT_EQ(usage_error(one_op("write", {"--mr"})), "--mr needs a value");
     EXPECT_EQ(usage_error(one_op("send", {"--remote-mr", "frwr"})),
-              "client: --remote-mr works with --op write, write_imm, read, atomic_write, flush "
-              "and the atomic operations only");
+              "client: --remote-mr works with --op write, write_imm, read, atomic_write, flush, "
+              "verify and the atomic operations only");
     EXPECT_EQ(usage_error(one_op("send", {"--mr", "frwr", "--inline"})),
               "client: --mr frwr and --inline exclude each other (inline data is not "
               "registered)");
@@ -427,7 +428,7 @@ TEST_F(XiwperfArgs, AtomicRefusesWhatDoesNotFit)
                   "client: the atomic operations have one SGE (--sge 1)")
             << op;
         EXPECT_EQ(usage_error(with({"--inline"})),
-                  "client: --inline works with --op send, write, write_imm and flush only")
+                  "client: --inline works with --op send, write, write_imm, flush and verify only")
             << op;
         EXPECT_EQ(usage_error(with({"--solicit", "1"})),
                   "client: --solicit works with --op send, write_imm and imm only")
@@ -566,7 +567,7 @@ TEST_F(XiwperfArgs, AtomicWriteRefusesWhatDoesNotFit)
     EXPECT_EQ(usage_error(atomic("atomic_write", {"--mr", "frwr"})),
               "client: --op atomic_write has no local buffer to register (--mr frwr)");
     EXPECT_EQ(usage_error(atomic("atomic_write", {"--inline"})),
-              "client: --inline works with --op send, write, write_imm and flush only");
+              "client: --inline works with --op send, write, write_imm, flush and verify only");
     EXPECT_EQ(usage_error(atomic("atomic_write", {"--solicit", "1"})),
               "client: --solicit works with --op send, write_imm and imm only");
     EXPECT_EQ(usage_error(atomic("atomic_write", {"--srq"})),
@@ -779,6 +780,249 @@ TEST_F(XiwperfArgs, FlushInjectedFaults)
             << kind;
 }
 
+namespace {
+
+// "client --addr 10.0.0.1 --op verify --size 4K --count 8 --remote-mr
+// frwr", then @extra (no --hash: the tests say which).
+Words verify(WordList extra = {})
+{
+    Words w{"client", "--addr",  "10.0.0.1", "--op",        "verify", "--size",
+            "4K",     "--count", "8",        "--remote-mr", "frwr"};
+    w.insert(w.end(), extra);
+    return w;
+}
+
+using Bytes = std::vector<std::uint8_t>;
+
+}  // namespace
+
+TEST_F(XiwperfArgs, VerifyAndItsDefaults)
+{
+    Client c = client(verify({"--hash", "crc32c"}));
+    EXPECT_EQ(c.op, Op::verify);
+    EXPECT_EQ(xiwperf::op_name(c.op), "verify");
+    EXPECT_EQ(static_cast<int>(c.op), XIWPERF_OP_VERIFY);
+    EXPECT_EQ(static_cast<int>(c.op), 12);
+    EXPECT_TRUE(xiwperf::writes_first(c.op));
+    EXPECT_TRUE(xiwperf::writes_first(Op::flush));
+    EXPECT_FALSE(xiwperf::writes_first(Op::write));
+    EXPECT_FALSE(xiwperf::targets_word(c.op));
+    EXPECT_FALSE(xiwperf::is_atomic(c.op));
+    EXPECT_FALSE(xiwperf::is_imm(c.op));
+    EXPECT_FALSE(xiwperf::takes_receives(c.op));
+    EXPECT_EQ(c.hash, xiwperf::Hash::crc32c);
+    EXPECT_EQ(static_cast<int>(c.hash), XIWPERF_HASH_CRC32C);
+    EXPECT_FALSE(c.expect);
+    EXPECT_TRUE(c.expect_hash.empty());
+    EXPECT_EQ(c.size, 4096u);
+    EXPECT_EQ(c.sge, 1u);
+    EXPECT_EQ(c.remote_mr, Mr::frwr);
+    EXPECT_EQ(c.mr, Mr::dma);
+    EXPECT_EQ(c.inject, Inject::none);
+    EXPECT_FALSE(c.check);
+    // the Flush's options stay off
+    EXPECT_FALSE(c.persist);
+    EXPECT_FALSE(c.global);
+
+    c = client(verify({"--hash", "sha256"}));
+    EXPECT_EQ(c.hash, xiwperf::Hash::sha256);
+    EXPECT_EQ(static_cast<int>(c.hash), XIWPERF_HASH_SHA256);
+    EXPECT_EQ(client(verify({"--hash=sha256"})).hash, xiwperf::Hash::sha256);
+    // the last one counts
+    EXPECT_EQ(client(verify({"--hash", "sha256", "--hash", "crc32c"})).hash,
+              xiwperf::Hash::crc32c);
+    EXPECT_EQ(xiwperf::hash_name(xiwperf::Hash::crc32c), "crc32c");
+    EXPECT_EQ(xiwperf::hash_name(xiwperf::Hash::sha256), "sha256");
+    EXPECT_EQ(xiwperf::hash_name(xiwperf::Hash::none), "");
+
+    // what a write takes, the Write before the Verify takes; --check too
+    c = client(verify({"--hash", "crc32c", "--sge", "4", "--inline", "--check", "--qps", "4",
+                       "--depth", "8", "--size", "256"}));
+    EXPECT_EQ(c.sge, 4u);
+    EXPECT_TRUE(c.inline_data);
+    EXPECT_TRUE(c.check);
+    EXPECT_EQ(c.size, 256u);
+    EXPECT_EQ(client(verify({"--hash", "crc32c", "--mr", "frwr"})).mr, Mr::frwr);
+    EXPECT_EQ(client(verify({"--hash", "crc32c", "--size", "1"})).size, 1u);
+    EXPECT_EQ(client(verify({"--hash", "crc32c", "--size", "4M"})).size, 4u << 20);
+}
+
+TEST_F(XiwperfArgs, VerifyNeedsAHash)
+{
+    const std::string none = "client: --op verify needs --hash {crc32c,sha256} (what the "
+                             "server's device hashes the region with)";
+    EXPECT_EQ(usage_error(verify()), none);
+    EXPECT_EQ(usage_error(verify({"--check"})), none);
+    EXPECT_EQ(usage_error(verify({"--expect"})), none);
+    EXPECT_EQ(usage_error(verify({"--expect", "00112233"})), none);
+    for (auto bad : {"crc32", "CRC32C", "sha-256", "md5", ""})
+        EXPECT_EQ(usage_error(verify({"--hash", bad})),
+                  std::string("--hash: \"") + bad + "\" is not one of crc32c, sha256")
+            << bad;
+    EXPECT_EQ(usage_error(verify({"--hash"})), "--hash needs a value");
+}
+
+TEST_F(XiwperfArgs, VerifyExpectOwnOrFixed)
+{
+    // alone: the client's own hash, whatever follows
+    for (auto words : {WordList{"--expect"}, WordList{"--expect", "--check"},
+                       WordList{"--expect", "-c"}, WordList{"--check", "--expect"}}) {
+        Words w = verify({"--hash", "crc32c"});
+        w.insert(w.end(), words);
+        Client c = client(w);
+        EXPECT_TRUE(c.expect);
+        EXPECT_TRUE(c.expect_hash.empty());
+    }
+    EXPECT_TRUE(client(verify({"--expect", "--check", "--hash", "crc32c"})).check);
+
+    // with a value: its octets, most significant digit first, any case
+    Client c = client(verify({"--hash", "crc32c", "--expect", "00fFa5C3"}));
+    EXPECT_TRUE(c.expect);
+    EXPECT_EQ(c.expect_hash, (Bytes{0x00, 0xff, 0xa5, 0xc3}));
+    EXPECT_EQ(client(verify({"--hash", "crc32c", "--expect=0102"})).expect_hash,
+              (Bytes{0x01, 0x02}));
+    EXPECT_EQ(client(verify({"--expect", "7f", "--hash", "crc32c"})).expect_hash, (Bytes{0x7f}));
+    // SHA-256 of "abc", as sha256sum prints it
+    c = client(verify({"--hash", "sha256", "--expect",
+                       "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"}));
+    ASSERT_EQ(c.expect_hash.size(), 32u);
+    EXPECT_EQ(c.expect_hash.front(), 0xba);
+    EXPECT_EQ(c.expect_hash.back(), 0xad);
+    // the longest, XIWPERF_HASH_MAX octets; the length is not the
+    // algorithm's business here (the server compares what it is given)
+    std::string longest(2 * XIWPERF_HASH_MAX, 'e');
+    c = client(verify({"--hash", "crc32c", "--expect", longest}));
+    EXPECT_EQ(c.expect_hash, Bytes(XIWPERF_HASH_MAX, 0xee));
+
+    // the last --expect counts, own or fixed
+    c = client(verify({"--hash", "crc32c", "--expect", "0102", "--expect"}));
+    EXPECT_TRUE(c.expect);
+    EXPECT_TRUE(c.expect_hash.empty());
+    c = client(verify({"--hash", "crc32c", "--expect", "--expect", "abcd"}));
+    EXPECT_EQ(c.expect_hash, (Bytes{0xab, 0xcd}));
+}
+
+TEST_F(XiwperfArgs, VerifyExpectRefusesBadHex)
+{
+    auto expect = [](std::string_view hex) {
+        return verify({"--hash", "sha256", "--expect", hex});
+    };
+    for (auto bad : {"0x1234", "12 34", "zz", "12g4", "+1", "12:34"})
+        EXPECT_EQ(usage_error(expect(bad)),
+                  std::string("--expect: \"") + bad +
+                      "\" is not a hash in hexadecimal (digits 0-9, a-f, two per octet, no 0x)")
+            << bad;
+    EXPECT_EQ(usage_error(expect("abc")),
+              "--expect: \"abc\" has an odd number of hex digits (3; two per octet)");
+    EXPECT_EQ(usage_error(expect("1")),
+              "--expect: \"1\" has an odd number of hex digits (1; two per octet)");
+    std::string too_long(2 * XIWPERF_HASH_MAX + 2, '0');
+    EXPECT_EQ(usage_error(expect(too_long)),
+              "--expect: 65 octets is too long: a hash has at most 64 (128 hex digits)");
+    // "--expect=" says it has a value, and it is empty
+    EXPECT_EQ(usage_error(verify({"--hash", "sha256", "--expect="})),
+              "--expect= needs a value (or give --expect alone)");
+    // a word that is no option is its value, not another word
+    EXPECT_EQ(usage_error(verify({"--hash", "sha256", "--expect", "extra"})),
+              "--expect: \"extra\" is not a hash in hexadecimal (digits 0-9, a-f, two per "
+              "octet, no 0x)");
+}
+
+TEST_F(XiwperfArgs, VerifyOptionsWorkWithVerifyOnly)
+{
+    for (auto op : {"send", "write", "read", "write_imm"}) {
+        for (auto words : {WordList{"--hash", "crc32c"}, WordList{"--hash", "sha256"}})
+            EXPECT_EQ(usage_error(one_op(op, words)),
+                      "client: --hash works with --op verify only")
+                << op;
+        for (auto words : {WordList{"--expect"}, WordList{"--expect", "0011"},
+                           WordList{"--expect=0011"}})
+            EXPECT_EQ(usage_error(one_op(op, words)),
+                      "client: --expect works with --op verify only")
+                << op;
+    }
+    for (auto op : {"fetch_add", "atomic_write"})
+        EXPECT_EQ(usage_error(atomic(op, {"--hash", "crc32c"})),
+                  "client: --hash works with --op verify only")
+            << op;
+    EXPECT_EQ(usage_error(flush({"--persist", "--expect"})),
+              "client: --expect works with --op verify only");
+    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "imm", "--count", "1",
+                           "--hash", "sha256"}),
+              "client: --hash works with --op verify only");
+    // the Flush's options are not a Verify's
+    EXPECT_EQ(usage_error(verify({"--hash", "crc32c", "--persist"})),
+              "client: --persist works with --op flush only");
+    EXPECT_EQ(usage_error(verify({"--hash", "crc32c", "--whole-mr"})),
+              "client: --whole-mr works with --op flush only");
+    EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "--hash", "crc32c"}),
+              "server: unknown option \"--hash\"");
+    EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "--expect"}),
+              "server: unknown option \"--expect\"");
+}
+
+TEST_F(XiwperfArgs, VerifyRefusesWhatDoesNotFit)
+{
+    // the hash algorithm is set on the server's registrations
+    const std::string frwr = "client: --op verify needs --remote-mr frwr (the server sets the "
+                             "hash algorithm on its fast registrations; its global rkey has "
+                             "none; only an --inject run goes without)";
+    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "verify", "--size", "4K",
+                           "--count", "8", "--hash", "crc32c"}),
+              frwr);
+    EXPECT_EQ(usage_error(verify({"--hash", "crc32c", "--remote-mr", "dma"})), frwr);
+    // a Write's --size, said
+    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "verify", "--count", "8",
+                           "--remote-mr", "frwr", "--hash", "crc32c"}),
+              "client: missing --size BYTES");
+    EXPECT_EQ(usage_error(verify({"--hash", "crc32c", "--size", "0"})),
+              "--size: must be 1 to 4194304 bytes");
+    EXPECT_EQ(usage_error(verify({"--hash", "crc32c", "--size", "5M"})),
+              "--size: must be 1 to 4194304 bytes");
+    // no receive at the server, no operand, no immediate value
+    EXPECT_EQ(usage_error(verify({"--hash", "crc32c", "--solicit", "1"})),
+              "client: --solicit works with --op send, write_imm and imm only");
+    EXPECT_EQ(usage_error(verify({"--hash", "crc32c", "--srq"})),
+              "client: --srq works with --op send, write_imm and imm only");
+    EXPECT_EQ(usage_error(verify({"--hash", "crc32c", "--imm", "1"})),
+              "client: --imm works with --op write_imm and imm only");
+    EXPECT_EQ(usage_error(verify({"--hash", "crc32c", "--add", "1"})),
+              "client: --add works with --op fetch_add and masked_fetch_add only");
+    EXPECT_EQ(usage_error(verify({"--hash", "crc32c", "--mr", "frwr", "--inline"})),
+              "client: --mr frwr and --inline exclude each other (inline data is not "
+              "registered)");
+    EXPECT_EQ(usage_error(verify({"--hash", "crc32c", "--qps", "9"})),
+              "client: --count must be at least --qps (9)");
+}
+
+TEST_F(XiwperfArgs, VerifyTakesOnlyABadKeyAsInjectedFault)
+{
+    const std::string only = "client: --op verify takes --inject stag only (the Verify's key)";
+    for (auto kind : {"bounds", "rights", "invalidated", "dma-invalidate", "wrap", "foreign",
+                      "lkey", "unaligned", "cq-overflow"}) {
+        EXPECT_EQ(usage_error(verify({"--hash", "crc32c", "--qps", "2", "--inject", kind})),
+                  only)
+            << kind;
+        EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "verify", "--size", "4K",
+                               "--count", "8", "--hash", "sha256", "--expect", "--inject",
+                               kind}),
+                  only)
+            << kind;
+    }
+    // A bad key needs no fast registrations: it also shows a peer
+    // without Verify (siw) refusing the request.
+    auto c = client(verify({"--hash", "crc32c", "--inject", "stag"}));
+    EXPECT_EQ(c.inject, Inject::stag);
+    auto g = client({"client", "--addr", "10.0.0.1", "--op", "verify", "--size", "4K", "--count",
+                     "8", "--hash", "sha256", "--inject", "stag"});
+    EXPECT_EQ(g.inject, Inject::stag);
+    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "verify", "--size", "4K",
+                           "--count", "8", "--hash", "sha256"}),
+              "client: --op verify needs --remote-mr frwr (the server sets the hash algorithm "
+              "on its fast registrations; its global rkey has none; only an --inject run goes "
+              "without)");
+}
+
 TEST_F(XiwperfArgs, CqOverflowNeedsTwoUnsolicitedSendsAndABystander)
 {
     WordList ok = {"--solicit", "3", "--depth", "2", "--qps", "2", "--count", "8",
@@ -826,7 +1070,7 @@ TEST_F(XiwperfArgs, ShortOptionsNameThemselvesInErrors)
     EXPECT_EQ(usage_error(one_op("read", {"-s", "0"})), "--size: must be 1 to 4194304 bytes");
     EXPECT_EQ(usage_error(one_op("read", {"-o", "x"})),
               "--op: \"x\" is not one of send, write, read, fetch_add, cmp_swap, "
-              "masked_fetch_add, masked_cmp_swap, write_imm, imm, atomic_write, flush");
+              "masked_fetch_add, masked_cmp_swap, write_imm, imm, atomic_write, flush, verify");
     EXPECT_EQ(usage_error({"client", "-a", "x"}),
               "--addr: \"x\" is not a numeric IPv4 or IPv6 address");
 }
@@ -838,7 +1082,7 @@ TEST_F(XiwperfArgs, ClientRequiresAddrOpSizeCount)
     EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--size", "1", "--count", "1"}),
               "client: missing --op "
               "{send,write,read,fetch_add,cmp_swap,masked_fetch_add,masked_cmp_swap,write_imm,imm,"
-              "atomic_write,flush}");
+              "atomic_write,flush,verify}");
     EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "read", "--count", "1"}),
               "client: missing --size BYTES");
     EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "read", "--size", "1"}),
@@ -850,7 +1094,7 @@ TEST_F(XiwperfArgs, ClientRejectsBadValues)
     EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "atomic", "--size", "1",
                            "--count", "1"}),
               "--op: \"atomic\" is not one of send, write, read, fetch_add, cmp_swap, "
-              "masked_fetch_add, masked_cmp_swap, write_imm, imm, atomic_write, flush");
+              "masked_fetch_add, masked_cmp_swap, write_imm, imm, atomic_write, flush, verify");
     EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "read", "--size", "0",
                            "--count", "1"}),
               "--size: must be 1 to 4194304 bytes");
@@ -959,6 +1203,10 @@ TEST_F(XiwperfArgs, Help)
     EXPECT_NE(xiwperf::usage().find("{--persist,--global} [--range|--whole-mr]"),
               std::string::npos);
     EXPECT_NE(xiwperf::usage().find("flush is an RDMA Write"), std::string::npos);
+    EXPECT_NE(xiwperf::usage().find("--op verify --size BYTES --count N"), std::string::npos);
+    EXPECT_NE(xiwperf::usage().find("--hash {crc32c,sha256} [--expect [HEX]]"),
+              std::string::npos);
+    EXPECT_NE(xiwperf::usage().find("verify is an RDMA Write"), std::string::npos);
 }
 
 TEST_F(XiwperfArgs, Sizes)

@@ -5,6 +5,8 @@
 
 #include <sys/socket.h>
 
+#include <cstdint>
+#include <string>
 #include <string_view>
 #include <variant>
 #include <vector>
@@ -118,6 +120,80 @@ TEST(XiwperfDevice, FlushRun)
     EXPECT_EQ(run.inject, XIWPERF_INJECT_RIGHTS);
 }
 
+TEST(XiwperfDevice, VerifyRun)
+{
+    Client c = parsed({"--op", "verify", "--size", "4K", "--remote-mr", "frwr", "--hash",
+                       "crc32c", "--check", "--depth", "4"});
+    xiwperf_run run = run_request(c);
+    EXPECT_EQ(run.version, XIWPERF_ABI_VERSION);
+    EXPECT_EQ(run.op, XIWPERF_OP_VERIFY);
+    EXPECT_EQ(run.op, 12u);
+    EXPECT_EQ(run.hash, XIWPERF_HASH_CRC32C);
+    EXPECT_EQ(run.hash, 1u);
+    // no --expect: no flag, no expected hash
+    EXPECT_EQ(run.flags, XIWPERF_F_CHECK | XIWPERF_F_REMOTE_FRWR);
+    EXPECT_EQ(run.expect_len, 0u);
+    EXPECT_EQ(run.expect, 0u);
+    EXPECT_EQ(run.size, 4096u);
+    EXPECT_EQ(run.sge, 1u);
+    EXPECT_EQ(run.count, 1000u);
+    EXPECT_EQ(run.qps, 2u);
+    EXPECT_EQ(run.depth, 4u);
+    EXPECT_EQ(run.inject, XIWPERF_INJECT_NONE);
+    EXPECT_EQ(run.compare_add, 0u);
+    EXPECT_EQ(run.swap, 0u);
+    EXPECT_EQ(run.compare_add_mask, 0u);
+    EXPECT_EQ(run.swap_mask, 0u);
+    EXPECT_EQ(run.imm, 0u);
+    EXPECT_EQ(run.reserved_imm, 0u);
+    for (auto r : run.reserved)
+        EXPECT_EQ(r, 0u);
+
+    // --expect alone: the client's own hash (length 0, no pointer)
+    c = parsed({"--op", "verify", "--size", "4K", "--remote-mr", "frwr", "--hash", "sha256",
+                "--expect"});
+    run = run_request(c);
+    EXPECT_EQ(run.hash, XIWPERF_HASH_SHA256);
+    EXPECT_EQ(run.hash, 2u);
+    EXPECT_EQ(run.flags, XIWPERF_F_REMOTE_FRWR | XIWPERF_F_EXPECT);
+    EXPECT_EQ(run.flags, 0x410u);
+    EXPECT_EQ(run.expect_len, 0u);
+    EXPECT_EQ(run.expect, 0u);
+
+    // --expect HEX: its octets, where the Client keeps them
+    c = parsed({"--op", "verify", "--size", "4K", "--remote-mr", "frwr", "--hash", "crc32c",
+                "--expect", "deadbeef", "--check"});
+    run = run_request(c);
+    EXPECT_EQ(run.flags, XIWPERF_F_CHECK | XIWPERF_F_REMOTE_FRWR | XIWPERF_F_EXPECT);
+    EXPECT_EQ(run.expect_len, 4u);
+    ASSERT_NE(run.expect, 0u);
+    EXPECT_EQ(run.expect, reinterpret_cast<std::uintptr_t>(c.expect_hash.data()));
+    const auto* bytes = reinterpret_cast<const std::uint8_t*>(run.expect);
+    EXPECT_EQ((std::vector<std::uint8_t>(bytes, bytes + run.expect_len)),
+              (std::vector<std::uint8_t>{0xde, 0xad, 0xbe, 0xef}));
+    // a copy of the Client owns a copy of them
+    Client copy = c;
+    EXPECT_EQ(run_request(copy).expect, reinterpret_cast<std::uintptr_t>(copy.expect_hash.data()));
+    EXPECT_NE(run_request(copy).expect, run.expect);
+
+    // the longest
+    std::string longest(2 * XIWPERF_HASH_MAX, '5');
+    c = parsed({"--op", "verify", "--size", "4K", "--remote-mr", "frwr", "--hash", "sha256",
+                "--expect=" + longest});
+    run = run_request(c);
+    EXPECT_EQ(run.expect_len, XIWPERF_HASH_MAX);
+    EXPECT_EQ(run.expect, reinterpret_cast<std::uintptr_t>(c.expect_hash.data()));
+
+    // the Write's options as for write
+    run = run_request(parsed({"--op", "verify", "--size", "100", "--remote-mr", "frwr",
+                              "--hash", "crc32c", "--sge", "3", "--inline"}));
+    EXPECT_EQ(run.flags, XIWPERF_F_REMOTE_FRWR | XIWPERF_F_INLINE);
+    EXPECT_EQ(run.sge, 3u);
+    run = run_request(parsed({"--op", "verify", "--size", "4K", "--remote-mr", "frwr",
+                              "--hash", "crc32c", "--mr", "frwr"}));
+    EXPECT_EQ(run.flags, XIWPERF_F_REMOTE_FRWR | XIWPERF_F_FRWR);
+}
+
 TEST(XiwperfDevice, OtherOpsKeepTheirValuesAndOperands)
 {
     xiwperf_run run = run_request(parsed({"--op", "fetch_add", "--remote-mr", "frwr", "--add",
@@ -140,4 +216,8 @@ TEST(XiwperfDevice, OtherOpsKeepTheirValuesAndOperands)
     EXPECT_EQ(run.flags, XIWPERF_F_FRWR);  // no flush flag
     EXPECT_EQ(run.size, 4096u);
     EXPECT_EQ(run.compare_add, 0u);
+    // no hash, no expected one
+    EXPECT_EQ(run.hash, 0u);
+    EXPECT_EQ(run.expect_len, 0u);
+    EXPECT_EQ(run.expect, 0u);
 }

@@ -1226,3 +1226,144 @@ TEST_F(XiwperfReport, FlushFailures)
     EXPECT_EQ(json_error(a, o), mismatch_message(a, o.result));
     EXPECT_EQ(exit_status(a, o), exit_mismatch);
 }
+
+namespace {
+
+// A Verify run as args() has it (1000 of 64 KiB over 2 QPs, checked),
+// CRC32c, through the server's registrations, without --expect.
+Client verify_args()
+{
+    Client c;
+    c.addr = *parse_address("10.1.0.1");
+    c.port = 9000;
+    c.op = Op::verify;
+    c.size = 65536;
+    c.count = 1000;
+    c.depth = 16;
+    c.qps = 2;
+    c.check = true;
+    c.remote_mr = Mr::frwr;
+    c.hash = Hash::crc32c;
+    return c;
+}
+
+}  // namespace
+
+TEST_F(XiwperfReport, VerifyJsonAndText)
+{
+    Client a = verify_args();
+    Outcome o = good();
+    auto j = to_json(a, o);
+    EXPECT_EQ(j["op"], "verify");
+    EXPECT_EQ(j["size"], 65536);
+    EXPECT_EQ(j["data_ok"], true);
+    EXPECT_EQ(j["remote_mr"], "frwr");
+    ASSERT_TRUE(j.contains("verify"));
+    EXPECT_EQ(j["verify"], (nlohmann::json{{"hash", "crc32c"}, {"expect", nullptr}}));
+    EXPECT_TRUE(j["verify"]["expect"].is_null());
+    for (auto key : {"flush", "imm", "atomic_init", "atomic_final", "atomic_expected", "add",
+                     "solicit", "srq", "error"})
+        EXPECT_FALSE(j.contains(key)) << key;
+    EXPECT_EQ(exit_status(a, o), exit_ok);
+    EXPECT_EQ(to_text(a, o),
+              "verify 65536 B x 1000 on siw0, 2 QPs, depth 16, remote mr frwr, verify crc32c: "
+              "1000 completed, 0 errors, data ok\n"
+              "2.000 s, 0.262 Gbit/s, 0.0005 Mop/s, latency us p50 2.5 p99 9.0 max 12.0\n");
+
+    // --expect alone: the client's own hash
+    a.hash = Hash::sha256;
+    a.expect = true;
+    j = to_json(a, o);
+    EXPECT_EQ(j["verify"], (nlohmann::json{{"hash", "sha256"}, {"expect", "own"}}));
+    EXPECT_NE(to_text(a, o).find(", remote mr frwr, verify sha256, expect own: "),
+              std::string::npos)
+        << to_text(a, o);
+
+    // --expect HEX: lower-case digits, two per octet, no prefix
+    a.expect_hash = {0x00, 0xDE, 0xad, 0x0f};
+    j = to_json(a, o);
+    EXPECT_EQ(j["verify"], (nlohmann::json{{"hash", "sha256"}, {"expect", "00dead0f"}}));
+    EXPECT_NE(to_text(a, o).find(", verify sha256, expect 00dead0f: "), std::string::npos)
+        << to_text(a, o);
+    EXPECT_EQ(j.dump().find("\"verify\":{\"expect\":\"00dead0f\",\"hash\":\"sha256\"}") !=
+                  std::string::npos,
+              true)
+        << j.dump();
+
+    // failed or not, the hash is there
+    Outcome f = failed(EIO, XIWPERF_REASON_WC);
+    f.result.wc_status = 11;
+    EXPECT_EQ(to_json(a, f)["verify"]["hash"], "sha256");
+    EXPECT_EQ(to_json(a, f)["verify"]["expect"], "00dead0f");
+
+    // not for the other operations
+    for (Op op : {Op::write, Op::send, Op::read, Op::write_imm, Op::flush}) {
+        Client other = op == Op::flush ? flush_args() : args(op);
+        EXPECT_FALSE(to_json(other, good()).contains("verify")) << op_name(op);
+        EXPECT_EQ(to_text(other, good()).find("verify"), std::string::npos) << op_name(op);
+    }
+}
+
+TEST_F(XiwperfReport, VerifyMismatch)
+{
+    Client a = verify_args();
+    Outcome o = good();
+    o.result.data_ok = 0;
+    o.result.mismatches = 3;
+    o.result.first_bad_qp = 1;
+    o.result.first_bad_seq = 17;
+    o.result.first_bad_offset = 5;  // no byte to name: hashes are compared
+    const std::string msg = "verify mismatch: 3 of 1000 Verify operations returned a hash other "
+                            "than the client's (or completed with the wrong opcode); first: "
+                            "connection 1, operation 17";
+    EXPECT_EQ(mismatch_message(a, o.result), msg);
+    EXPECT_EQ(json_error(a, o), msg);
+    EXPECT_EQ(exit_status(a, o), exit_mismatch);
+    // none, none said
+    EXPECT_EQ(mismatch_message(a, good().result), "");
+    // the flush wording stays the flush's
+    EXPECT_EQ(mismatch_message(flush_args(), o.result).rfind("data mismatch: 3 of 1000 ", 0), 0u);
+}
+
+TEST_F(XiwperfReport, VerifyFailures)
+{
+    // without --expect a failed completion is just that
+    Client a = verify_args();
+    Outcome o = failed(EIO, XIWPERF_REASON_WC);
+    o.result.wc_status = 9;  // what xiw's Verify completes with on a mismatch
+    o.result.completed = 7;
+    const std::string failed_op = "an operation failed with REM_INV_REQ_ERR after 7 completed";
+    EXPECT_EQ(error_message(a, o), failed_op);
+
+    // with --expect the server's device ends the stream on a hash other
+    // than the expected one: the run fails with the remote error
+    a.expect = true;
+    const std::string own = " (with --expect the server's device terminates the stream when the "
+                            "region's hash is not the expected one)";
+    EXPECT_EQ(error_message(a, o), failed_op + own);
+    EXPECT_EQ(json_error(a, o), failed_op + own);
+    EXPECT_EQ(exit_status(a, o), exit_failed);
+    a.expect_hash = {0x01, 0x02};
+    const std::string fixed = " (with --expect the server's device terminates the stream when "
+                              "the region's hash is not the expected one: is the --expect value "
+                              "right?)";
+    EXPECT_EQ(error_message(a, o), failed_op + fixed);
+    // or the connection's end, seen first
+    Outcome d = failed(ECONNRESET, XIWPERF_REASON_DISCONNECTED);
+    d.result.completed = 7;
+    EXPECT_EQ(error_message(a, d), "the server disconnected after 7 operations completed" + fixed);
+    a.expect = false;
+    a.expect_hash.clear();
+    EXPECT_EQ(error_message(a, d), "the server disconnected after 7 operations completed");
+    // not for the other operations
+    EXPECT_EQ(error_message(args(Op::write), o), failed_op);
+
+    // --check wants a region per outstanding operation, as write's
+    o = failed(EMSGSIZE, XIWPERF_REASON_REMOTE_TOO_SMALL);
+    o.result.remote_size = 1 << 20;
+    o.result.regions = 16;
+    EXPECT_EQ(error_message(a, o),
+              "the server's buffer (1048576 bytes) holds 16 regions of 65536 bytes, verify "
+              "--check needs one per outstanding operation (qps * depth = 32): start the "
+              "server with a larger --size");
+}

@@ -72,6 +72,17 @@ public:
         return next();
     }
 
+    // The value of option @opt if it has one: "--opt=value", or a next
+    // word that is no option (does not start with '-'); else nullopt.
+    std::optional<std::string_view> optional_value()
+    {
+        if (pending_)
+            return next();
+        if (i_ < w_.size() && !w_[i_].starts_with("-"))
+            return next();
+        return std::nullopt;
+    }
+
     // True if "--opt=value" left a value the option did not take.
     [[nodiscard]] bool dangling() const { return pending_.has_value(); }
 
@@ -84,7 +95,7 @@ private:
 constexpr Op ops[] = {Op::send,            Op::write,     Op::read,
                       Op::fetch_add,       Op::cmp_swap,  Op::masked_fetch_add,
                       Op::masked_cmp_swap, Op::write_imm, Op::imm,
-                      Op::atomic_write,    Op::flush};
+                      Op::atomic_write,    Op::flush,     Op::verify};
 
 xiw::Result<Op> parse_op(std::string_view text)
 {
@@ -93,7 +104,7 @@ xiw::Result<Op> parse_op(std::string_view text)
             return op;
     return usage_error("--op: " + quoted(text) +
                        " is not one of send, write, read, fetch_add, cmp_swap, masked_fetch_add, "
-                       "masked_cmp_swap, write_imm, imm, atomic_write, flush");
+                       "masked_cmp_swap, write_imm, imm, atomic_write, flush, verify");
 }
 
 xiw::Result<Mr> parse_mr(std::string_view opt, std::string_view text)
@@ -103,6 +114,53 @@ xiw::Result<Mr> parse_mr(std::string_view opt, std::string_view text)
     if (text == "frwr")
         return Mr::frwr;
     return usage_error(std::string(opt) + ": " + quoted(text) + " is not one of dma, frwr");
+}
+
+constexpr Hash hashes[] = {Hash::crc32c, Hash::sha256};
+
+xiw::Result<Hash> parse_hash(std::string_view text)
+{
+    for (Hash h : hashes)
+        if (text == hash_name(h))
+            return h;
+    return usage_error("--hash: " + quoted(text) + " is not one of crc32c, sha256");
+}
+
+// The value of a hex digit, or -1.
+int hex_digit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+// An expected hash (--expect HEX): two hex digits per octet, most
+// significant first, as sha256sum prints them; 1 to XIWPERF_HASH_MAX
+// octets.
+xiw::Result<std::vector<std::uint8_t>> parse_hash_bytes(std::string_view text)
+{
+    for (char c : text)
+        if (hex_digit(c) < 0)
+            return usage_error("--expect: " + quoted(text) +
+                               " is not a hash in hexadecimal (digits 0-9, a-f, two per octet, "
+                               "no 0x)");
+    if (text.size() % 2)
+        return usage_error("--expect: " + quoted(text) + " has an odd number of hex digits (" +
+                           std::to_string(text.size()) + "; two per octet)");
+    if (text.size() / 2 > XIWPERF_HASH_MAX)
+        return usage_error("--expect: " + std::to_string(text.size() / 2) +
+                           " octets is too long: a hash has at most " +
+                           std::to_string(XIWPERF_HASH_MAX) + " (" +
+                           std::to_string(2 * XIWPERF_HASH_MAX) + " hex digits)");
+    std::vector<std::uint8_t> bytes;
+    for (size_t i = 0; i < text.size(); i += 2)
+        bytes.push_back(static_cast<std::uint8_t>(hex_digit(text[i]) * 16 +
+                                                  hex_digit(text[i + 1])));
+    return bytes;
 }
 
 constexpr Inject injects[] = {Inject::stag,        Inject::bounds,         Inject::rights,
@@ -140,6 +198,9 @@ constexpr unsigned seen_imm = 1U << 9;
 // and --whole-mr.
 constexpr unsigned seen_range = 1U << 10;
 constexpr unsigned seen_whole_mr = 1U << 11;
+// A Verify's --hash and --expect, noted to refuse them with another op.
+constexpr unsigned seen_hash = 1U << 12;
+constexpr unsigned seen_expect = 1U << 13;
 
 // What the options of either subcommand set.
 struct Settings {
@@ -152,14 +213,19 @@ struct Settings {
     unsigned seen = 0;
 };
 
-// Applies one option; @opt is the word as given, @value "" for a flag.
+// Applies one option; @opt is the word as given, @value "" for a flag
+// (and for an optional value not given).
 using Apply = xiw::Status (*)(Settings& s, std::string_view opt, std::string_view value);
+
+// What an option takes after it: nothing (a flag), a value, or a value
+// if one follows ("--opt=value", or a next word that is no option).
+enum class Takes { flag, value, optional };
 
 struct Option {
     std::string_view name;
     std::string_view alias;  // the short form, or ""
     unsigned commands;       // in_server, in_client
-    bool takes_value;
+    Takes takes;
     Apply apply;
 };
 
@@ -346,6 +412,32 @@ xiw::Status set_whole_mr(Settings& s, std::string_view, std::string_view)
     return xiw::Ok{};
 }
 
+xiw::Status set_hash(Settings& s, std::string_view, std::string_view value)
+{
+    auto h = parse_hash(value);
+    if (!h)
+        return h.error();
+    s.client.hash = *h;
+    s.seen |= seen_hash;
+    return xiw::Ok{};
+}
+
+// --expect (the client's own hash) or --expect HEX (a fixed one); the
+// last one given counts.
+xiw::Status set_expect(Settings& s, std::string_view, std::string_view value)
+{
+    s.client.expect = true;
+    s.client.expect_hash.clear();
+    s.seen |= seen_expect;
+    if (value.empty())
+        return xiw::Ok{};
+    auto bytes = parse_hash_bytes(value);
+    if (!bytes)
+        return bytes.error();
+    s.client.expect_hash = std::move(*bytes);
+    return xiw::Ok{};
+}
+
 // An atomic operand (--add, ...) into Client::*field, noted as @seen.
 template <auto field, unsigned seen>
 xiw::Status set_operand(Settings& s, std::string_view opt, std::string_view value)
@@ -374,37 +466,41 @@ xiw::Status set_imm(Settings& s, std::string_view opt, std::string_view value)
 // Every option of both subcommands; an option's name may appear once per
 // subcommand (the server's --size is its buffer, the client's an operation).
 constexpr Option options[] = {
-    {"--addr", "-a", in_server | in_client, true, set_addr},
-    {"--port", "-p", in_server | in_client, true, set_port},
-    {"--json", "-j", in_server | in_client, false, set_json},
-    {"--help", "-h", in_server | in_client, false, set_help},
-    {"--size", "-s", in_server, true, set_buffer},
-    {"--size", "-s", in_client, true, set_size},
-    {"--op", "-o", in_client, true, set_op},
-    {"--count", "-n", in_client, true, set_count},
-    {"--depth", "-d", in_client, true, client_number<&Client::depth, 1, XIWPERF_MAX_DEPTH>},
-    {"--qps", "-q", in_client, true, client_number<&Client::qps, 1, XIWPERF_MAX_QPS>},
-    {"--timeout", "-t", in_client, true, set_timeout},
-    {"--sge", "", in_client, true, client_number<&Client::sge, 1, XIWPERF_MAX_SGE>},
-    {"--solicit", "", in_client, true,
+    {"--addr", "-a", in_server | in_client, Takes::value, set_addr},
+    {"--port", "-p", in_server | in_client, Takes::value, set_port},
+    {"--json", "-j", in_server | in_client, Takes::flag, set_json},
+    {"--help", "-h", in_server | in_client, Takes::flag, set_help},
+    {"--size", "-s", in_server, Takes::value, set_buffer},
+    {"--size", "-s", in_client, Takes::value, set_size},
+    {"--op", "-o", in_client, Takes::value, set_op},
+    {"--count", "-n", in_client, Takes::value, set_count},
+    {"--depth", "-d", in_client, Takes::value,
+     client_number<&Client::depth, 1, XIWPERF_MAX_DEPTH>},
+    {"--qps", "-q", in_client, Takes::value, client_number<&Client::qps, 1, XIWPERF_MAX_QPS>},
+    {"--timeout", "-t", in_client, Takes::value, set_timeout},
+    {"--sge", "", in_client, Takes::value,
+     client_number<&Client::sge, 1, XIWPERF_MAX_SGE>},
+    {"--solicit", "", in_client, Takes::value,
      client_number<&Client::solicit, 1, std::numeric_limits<std::uint32_t>::max()>},
-    {"--inline", "", in_client, false, set_inline},
-    {"--mr", "", in_client, true, set_mr<&Client::mr>},
-    {"--remote-mr", "", in_client, true, set_mr<&Client::remote_mr>},
-    {"--inject", "", in_client, true, set_inject},
-    {"--srq", "", in_client, false, set_srq},
-    {"--persist", "", in_client, false, set_persist},
-    {"--global", "", in_client, false, set_global},
-    {"--range", "", in_client, false, set_range},
-    {"--whole-mr", "", in_client, false, set_whole_mr},
-    {"--add", "", in_client, true, set_operand<&Client::add, seen_add>},
-    {"--compare", "", in_client, true, set_operand<&Client::compare, seen_compare>},
-    {"--swap", "", in_client, true, set_operand<&Client::swap, seen_swap>},
-    {"--mask", "", in_client, true, set_operand<&Client::mask, seen_mask>},
-    {"--imm", "", in_client, true, set_imm},
-    {"--compare-mask", "", in_client, true,
+    {"--inline", "", in_client, Takes::flag, set_inline},
+    {"--mr", "", in_client, Takes::value, set_mr<&Client::mr>},
+    {"--remote-mr", "", in_client, Takes::value, set_mr<&Client::remote_mr>},
+    {"--inject", "", in_client, Takes::value, set_inject},
+    {"--srq", "", in_client, Takes::flag, set_srq},
+    {"--persist", "", in_client, Takes::flag, set_persist},
+    {"--global", "", in_client, Takes::flag, set_global},
+    {"--range", "", in_client, Takes::flag, set_range},
+    {"--whole-mr", "", in_client, Takes::flag, set_whole_mr},
+    {"--hash", "", in_client, Takes::value, set_hash},
+    {"--expect", "", in_client, Takes::optional, set_expect},
+    {"--add", "", in_client, Takes::value, set_operand<&Client::add, seen_add>},
+    {"--compare", "", in_client, Takes::value, set_operand<&Client::compare, seen_compare>},
+    {"--swap", "", in_client, Takes::value, set_operand<&Client::swap, seen_swap>},
+    {"--mask", "", in_client, Takes::value, set_operand<&Client::mask, seen_mask>},
+    {"--imm", "", in_client, Takes::value, set_imm},
+    {"--compare-mask", "", in_client, Takes::value,
      set_operand<&Client::compare_mask, seen_compare_mask>},
-    {"--check", "-c", in_client, false, set_check},
+    {"--check", "-c", in_client, Takes::flag, set_check},
 };
 
 const Option* find_option(std::string_view word, unsigned command)
@@ -425,11 +521,17 @@ xiw::Result<Settings> parse_options(Words& w, unsigned command, std::string_view
         if (!o)
             return usage_error(std::string(name) + ": unknown option " + quoted(opt));
         std::string_view value;
-        if (o->takes_value) {
+        if (o->takes == Takes::value) {
             auto v = w.value(opt);
             if (!v)
                 return v.error();
             value = *v;
+        } else if (o->takes == Takes::optional) {
+            auto v = w.optional_value();
+            if (v && v->empty())
+                return usage_error(std::string(opt) + "= needs a value (or give " +
+                                   std::string(opt) + " alone)");
+            value = v.value_or("");
         }
         if (auto st = o->apply(s, opt, value); !st)
             return st.error();
@@ -653,6 +755,35 @@ xiw::Status check_flush(const Client& c, unsigned seen)
     return xiw::Ok{};
 }
 
+// What a Verify (--op verify) takes: the hash algorithm (--hash), which
+// the server sets on its fast registrations (so --remote-mr frwr), and
+// optionally an expected hash (--expect [HEX]). The Write before it takes
+// what a write does (--size, --sge, --inline, --mr, --check). Its one
+// fault is a bad key on the Verify (--inject stag, which needs no fast
+// registrations: it shows a peer without Verify refusing it). --hash and
+// --expect are refused with any other operation.
+xiw::Status check_verify(const Client& c, unsigned seen)
+{
+    if (c.op != Op::verify) {
+        if (seen & seen_hash)
+            return usage_error("client: --hash works with --op verify only");
+        if (seen & seen_expect)
+            return usage_error("client: --expect works with --op verify only");
+        return xiw::Ok{};
+    }
+    std::string op = "client: --op verify";
+    if (c.hash == Hash::none)
+        return usage_error(op + " needs --hash {crc32c,sha256} (what the server's device hashes "
+                                "the region with)");
+    if (c.inject != Inject::none && c.inject != Inject::stag)
+        return usage_error(op + " takes --inject stag only (the Verify's key)");
+    if (c.remote_mr != Mr::frwr && c.inject == Inject::none)
+        return usage_error(op + " needs --remote-mr frwr (the server sets the hash algorithm on "
+                                "its fast registrations; its global rkey has none; only an "
+                                "--inject run goes without)");
+    return xiw::Ok{};
+}
+
 xiw::Result<Command> parse_client(Words& w)
 {
     auto s = parse_options(w, in_client, "client");
@@ -669,7 +800,7 @@ xiw::Result<Command> parse_client(Words& w)
     if (!(s->seen & seen_op))
         return usage_error(
             "client: missing --op {send,write,read,fetch_add,cmp_swap,masked_fetch_add,"
-            "masked_cmp_swap,write_imm,imm,atomic_write,flush}");
+            "masked_cmp_swap,write_imm,imm,atomic_write,flush,verify}");
     if (!(s->seen & seen_size) && targets_word(c.op))
         c.size = atomic_size;
     else if (!(s->seen & seen_size) && c.op == Op::imm)
@@ -686,6 +817,8 @@ xiw::Result<Command> parse_client(Words& w)
         return st.error();
     if (auto st = check_flush(c, s->seen); !st)
         return st.error();
+    if (auto st = check_verify(c, s->seen); !st)
+        return st.error();
     if (c.size == 0 && c.op != Op::imm)
         return usage_error("--size: must be 1 to " + std::to_string(XIWPERF_MAX_SIZE) +
                            " bytes");
@@ -693,9 +826,9 @@ xiw::Result<Command> parse_client(Words& w)
         return usage_error("client: --qps * --depth * --size must not exceed " +
                            std::to_string(XIWPERF_MAX_MEMORY) + " bytes");
     if (c.inline_data && c.op != Op::send && c.op != Op::write && c.op != Op::write_imm &&
-        c.op != Op::flush)
-        return usage_error("client: --inline works with --op send, write, write_imm and flush "
-                           "only");
+        !writes_first(c.op))
+        return usage_error("client: --inline works with --op send, write, write_imm, flush and "
+                           "verify only");
     if (c.solicit && !takes_receives(c.op))
         return usage_error("client: --solicit works with --op send, write_imm and imm only");
     if (c.mr == Mr::frwr && c.inline_data)
@@ -703,7 +836,7 @@ xiw::Result<Command> parse_client(Words& w)
                            "not registered)");
     if (c.remote_mr == Mr::frwr && c.op == Op::send)
         return usage_error("client: --remote-mr works with --op write, write_imm, read, "
-                           "atomic_write, flush and the atomic operations only");
+                           "atomic_write, flush, verify and the atomic operations only");
     if (c.srq && !takes_receives(c.op))
         return usage_error("client: --srq works with --op send, write_imm and imm only");
     if (c.srq && c.solicit)
@@ -743,6 +876,21 @@ std::string_view op_name(Op op)
         return "atomic_write";
     case Op::flush:
         return "flush";
+    case Op::verify:
+        return "verify";
+    }
+    return "?";
+}
+
+std::string_view hash_name(Hash hash)
+{
+    switch (hash) {
+    case Hash::none:
+        return "";
+    case Hash::crc32c:
+        return "crc32c";
+    case Hash::sha256:
+        return "sha256";
     }
     return "?";
 }
@@ -898,6 +1046,10 @@ std::string usage()
            "                      --remote-mr frwr {--persist,--global} [--range|--whole-mr]\n"
            "                      [--depth N] [--qps N] [--sge N] [--inline] [--mr {dma,frwr}]\n"
            "                      [--inject KIND] [--check] [--timeout SEC] [--json]\n"
+           "       xiwperf client --addr IP [--port N] --op verify --size BYTES --count N\n"
+           "                      --remote-mr frwr --hash {crc32c,sha256} [--expect [HEX]]\n"
+           "                      [--depth N] [--qps N] [--sge N] [--inline] [--mr {dma,frwr}]\n"
+           "                      [--check] [--timeout SEC] [--json]\n"
            "\n"
            "server  listen on IP:PORT (default port " +
            std::to_string(XIWPERF_DEFAULT_PORT) +
@@ -910,9 +1062,9 @@ std::string usage()
            "        --sge N (1 to " +
            std::to_string(XIWPERF_MAX_SGE) +
            ", default 1) splits each operation's buffer into N SGEs (the\n"
-           "        server's receives too); --inline posts send, write, write_imm and\n"
-           "        flush's Write with inline data. A device that cannot do either fails\n"
-           "        the run.\n"
+           "        server's receives too); --inline posts send, write, write_imm and the\n"
+           "        Write of flush and verify with inline data. A device that cannot do\n"
+           "        either fails the run.\n"
            "        --solicit N (send, write_imm, imm) sets the Solicited Event flag on every\n"
            "        Nth message, the last one and any that takes the last credit; the server\n"
            "        then processes its receives only when a solicited one wakes it.\n"
@@ -952,6 +1104,19 @@ std::string usage()
            "        the Flush after a good Write: its key, or its right (chunk 0's read-only\n"
            "        rkey). Plain memory at the server refuses --persist (REM_ACCESS_ERR)\n"
            "        unless xiw's module parameter dram_persistent=1; --global always works.\n"
+           "        verify is an RDMA Write of SIZE bytes, as write, then an RDMA Verify (xiw\n"
+           "        devices only) of the region just written: the server's device hashes it\n"
+           "        with --hash (crc32c or sha256, set on the server's registrations, so\n"
+           "        --remote-mr frwr) and returns the hash; each operation completes with\n"
+           "        its Verify. --check compares the returned hash with the client's own.\n"
+           "        --expect sends an expected hash with each Verify for the server to\n"
+           "        compare: alone, the client's own hash of what it wrote; --expect HEX\n"
+           "        (or --expect=HEX) a fixed one, two hex digits per octet, 1 to " +
+           std::to_string(XIWPERF_HASH_MAX) +
+           "\n"
+           "        octets. A hash other than the expected one terminates the stream: the\n"
+           "        run fails with a remote error. --sge, --inline and --mr as for write;\n"
+           "        no --inject.\n"
            "        write_imm is an RDMA Write with Immediate (like write, --size bytes),\n"
            "        imm a Send with Immediate without payload (--size 0 or omitted); each\n"
            "        takes a receive at the server, which checks the completion and the\n"

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include "xiw/result.hpp"
 
@@ -27,10 +28,11 @@ enum class Op {
     imm = 9,
     atomic_write = 10,
     flush = 11,
+    verify = 12,
 };
 
 /// "send", ..., "masked_cmp_swap", "write_imm", "imm", "atomic_write",
-/// "flush" (as --op takes them).
+/// "flush", "verify" (as --op takes them).
 std::string_view op_name(Op op);
 
 /// fetch_add, cmp_swap and their masked forms: the RFC 7306 atomic
@@ -74,6 +76,20 @@ constexpr bool takes_receives(Op op)
 
 /// Bytes of an operation on the word (targets_word()): one 64-bit word.
 constexpr std::uint64_t atomic_size = 8;
+
+/// Write, then a second operation on the region just written (the Write's
+/// options: --size, --sge, --inline, --mr, --check's regions): RDMA Flush
+/// and RDMA Verify.
+constexpr bool writes_first(Op op)
+{
+    return op == Op::flush || op == Op::verify;
+}
+
+/// The hash of an RDMA Verify (--hash); values as enum xiwperf_hash.
+enum class Hash { none = 0, crc32c = 1, sha256 = 2 };
+
+/// "crc32c", "sha256"; "" for none.
+std::string_view hash_name(Hash hash);
 
 /// How a buffer is registered: the PD's DMA lkey / the global rkey, or
 /// fast registration (--mr, --remote-mr).
@@ -138,6 +154,16 @@ struct Client {
     bool persist = false;          ///< --persist: to persistence (flush)
     bool global = false;           ///< --global: to global visibility (flush)
     bool whole_mr = false;         ///< --whole-mr: the whole MR, not --range (flush)
+    // What a Verify (--op verify) hashes the region with (--hash), and
+    // whether each carries an expected hash for the server to compare
+    // (--expect): the client's own hash of what it wrote (--expect alone,
+    // expect_hash empty) or a fixed one (--expect HEX, its octets).
+    Hash hash = Hash::none;        ///< --hash ALG (verify)
+    bool expect = false;           ///< --expect [HEX] (verify)
+    /// --expect HEX: the expected hash, 1..XIWPERF_HASH_MAX octets; empty
+    /// for the client's own. run_request() points run.expect at it, so
+    /// the Client must outlive the ioctl that uses the request.
+    std::vector<std::uint8_t> expect_hash;
     // Atomic operands, as the options give them (see atomic.hpp).
     std::uint64_t add = 1;                 ///< --add (fetch_add, masked_fetch_add)
     std::uint64_t compare = 0;             ///< --compare (cmp_swap, masked_cmp_swap)

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 
 #include "atomic.hpp"
@@ -29,6 +30,10 @@ static_assert(static_cast<int>(Op::write_imm) == XIWPERF_OP_WRITE_IMM);
 static_assert(static_cast<int>(Op::imm) == XIWPERF_OP_IMM);
 static_assert(static_cast<int>(Op::atomic_write) == XIWPERF_OP_ATOMIC_WRITE);
 static_assert(static_cast<int>(Op::flush) == XIWPERF_OP_FLUSH);
+static_assert(static_cast<int>(Op::verify) == XIWPERF_OP_VERIFY);
+// ... and enum class Hash as enum xiwperf_hash.
+static_assert(static_cast<int>(Hash::crc32c) == XIWPERF_HASH_CRC32C);
+static_assert(static_cast<int>(Hash::sha256) == XIWPERF_HASH_SHA256);
 
 Fd& Fd::operator=(Fd&& o) noexcept
 {
@@ -110,7 +115,7 @@ xiwperf_run run_request(const Client& args)
                 (args.remote_mr == Mr::frwr ? XIWPERF_F_REMOTE_FRWR : 0) |
                 (args.srq ? XIWPERF_F_SRQ : 0) | (args.imm ? XIWPERF_F_IMM : 0) |
                 (args.persist ? XIWPERF_F_PERSIST : 0) | (args.global ? XIWPERF_F_GLOBAL : 0) |
-                (args.whole_mr ? XIWPERF_F_FLUSH_MR : 0);
+                (args.whole_mr ? XIWPERF_F_FLUSH_MR : 0) | (args.expect ? XIWPERF_F_EXPECT : 0);
     run.addr = abi_address(args.addr, args.port);
     // enum class Op has enum xiwperf_op's values (XIWPERF_OP_ATOMIC_WRITE
     // too, whose operands below are all zero: it has none).
@@ -129,6 +134,14 @@ xiwperf_run run_request(const Client& args)
     run.compare_add_mask = a.compare_add_mask;
     run.swap_mask = a.swap_mask;
     run.imm = args.imm.value_or(0);
+    // A Verify's algorithm, and with --expect HEX the expected hash: a
+    // pointer into args, which the caller keeps until the ioctl returns
+    // (--expect alone: length 0, null, the client's own hash).
+    run.hash = static_cast<__u32>(args.hash);
+    if (args.expect && !args.expect_hash.empty()) {
+        run.expect_len = static_cast<__u32>(args.expect_hash.size());
+        run.expect = reinterpret_cast<std::uintptr_t>(args.expect_hash.data());
+    }
     return run;
 }
 

@@ -54,7 +54,9 @@ private:
 xiwperf_addr abi_address(const Address& a, std::uint16_t port);
 
 /// The argument of XIWPERF_IOC_RUN for @p args (what Device::run() passes;
-/// apart so that it can be tested without the module).
+/// apart so that it can be tested without the module). With --expect HEX
+/// its expect field points at @p args.expect_hash: @p args must live, and
+/// keep that vector unchanged, as long as the request is used.
 xiwperf_run run_request(const Client& args);
 
 }  // namespace xiwperf

@@ -68,6 +68,40 @@ std::string flush_disposition(const Client& args)
     return args.persist ? "persistence" : "global visibility";
 }
 
+// Octets as lower-case hex digits, two each, without prefix (--expect HEX
+// as given, whatever its case).
+std::string hex_bytes(const std::vector<std::uint8_t>& bytes)
+{
+    static constexpr char digits[] = "0123456789abcdef";
+    std::string s;
+    for (std::uint8_t b : bytes) {
+        s += digits[b >> 4];
+        s += digits[b & 0xf];
+    }
+    return s;
+}
+
+// What a Verify run sends as the expected hash: "own" (the client's own
+// hash), its hex digits, or "" without --expect.
+std::string verify_expect(const Client& args)
+{
+    if (!args.expect)
+        return {};
+    return args.expect_hash.empty() ? "own" : hex_bytes(args.expect_hash);
+}
+
+// Why a Verify run with --expect may fail (a failed completion, or the
+// connection's end seen first): the server's device terminates the stream
+// when the hash is not the expected one. "" for other runs.
+std::string expect_hint(const Client& args)
+{
+    if (args.op != Op::verify || !args.expect)
+        return {};
+    return std::string(" (with --expect the server's device terminates the stream when the "
+                       "region's hash is not the expected one") +
+           (args.expect_hash.empty() ? ")" : ": is the --expect value right?)");
+}
+
 std::string unsupported_text(const Client& args, const Outcome& out)
 {
     const xiwperf_result& r = out.result;
@@ -309,15 +343,15 @@ std::string error_message(const Client& args, const Outcome& out)
             msg += " (a server refuses a Flush to persistence of memory that is not persistent: "
                    "xiw counts plain memory (DRAM) as persistent only with its module parameter "
                    "dram_persistent=1)";
-        return msg;
+        return msg + expect_hint(args);
     }
     case XIWPERF_REASON_DISCONNECTED:
         return "the server disconnected after " + std::to_string(r.completed) +
-               " operations completed";
+               " operations completed" + expect_hint(args);
     case XIWPERF_REASON_DEVICE_REMOVED:
         return "the RDMA device went away";
     case XIWPERF_REASON_REMOTE_TOO_SMALL:
-        if ((args.op == Op::write || args.op == Op::flush) && args.check && r.regions)
+        if ((args.op == Op::write || writes_first(args.op)) && args.check && r.regions)
             return "the server's buffer (" + std::to_string(r.remote_size) + " bytes) holds " +
                    std::to_string(r.regions) + " regions of " + std::to_string(args.size) +
                    " bytes, " + std::string(op_name(args.op)) +
@@ -377,6 +411,13 @@ std::string mismatch_message(const Client& args, const xiwperf_result& r)
         return atomic_write_mismatch_message(args, r);
     if (!r.mismatches)
         return {};
+    // A Verify's check compares hashes (and opcodes): no byte to name.
+    if (args.op == Op::verify)
+        return "verify mismatch: " + std::to_string(r.mismatches) + " of " +
+               std::to_string(r.completed) +
+               " Verify operations returned a hash other than the client's (or completed with "
+               "the wrong opcode); first: connection " +
+               std::to_string(r.first_bad_qp) + ", operation " + std::to_string(r.first_bad_seq);
     if (is_imm(args.op)) {
         std::string first = "connection " + std::to_string(r.first_bad_qp) + ", operation " +
                             std::to_string(r.first_bad_seq);
@@ -477,6 +518,14 @@ nlohmann::json to_json(const Client& args, const Outcome& out)
         j["flush"] = {{"persist", args.persist},
                       {"global", args.global},
                       {"level", args.whole_mr ? "mr" : "range"}};
+    // The hash and the expected one sent (null, "own" or hex): verify runs
+    // only.
+    if (args.op == Op::verify) {
+        std::string expect = verify_expect(args);
+        j["verify"] = {{"hash", hash_name(args.hash)}, {"expect", nullptr}};
+        if (!expect.empty())
+            j["verify"]["expect"] = expect;
+    }
     if (targets_word(args.op)) {
         for (const Operand& o : operands(args))
             j[o.key] = o.value;
@@ -528,6 +577,12 @@ std::string to_text(const Client& args, const Outcome& out)
     if (args.op == Op::flush)
         how += ", flush to " + flush_disposition(args) +
                (args.whole_mr ? " (whole MR)" : " (range)");
+    if (args.op == Op::verify) {
+        how += ", verify " + std::string(hash_name(args.hash));
+        if (args.expect)
+            how += args.expect_hash.empty() ? ", expect own"
+                                            : ", expect " + verify_expect(args);
+    }
     if (args.inject != Inject::none)
         how += ", inject " + std::string(inject_name(args.inject));
     std::string text =

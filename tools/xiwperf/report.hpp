@@ -43,7 +43,9 @@ std::string completion_message(const xiwperf_result& r);
 
 /// "N of M operations had wrong data; first: ..."; for an atomic run what
 /// its --check found wrong ("atomic mismatch: ..."), for an Atomic Write
-/// run likewise ("atomic write mismatch: ..."); "" if nothing.
+/// run likewise ("atomic write mismatch: ..."), for a Verify run the
+/// hashes ("verify mismatch: N of M Verify operations returned a hash
+/// other than the client's ..."); "" if nothing.
 std::string mismatch_message(const Client& args, const xiwperf_result& r);
 
 /// The JSON object --json prints (an "error" member only on failure).

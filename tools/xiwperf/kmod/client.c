@@ -369,6 +369,9 @@ static int xp_cconn_qp(struct xp_cconn *c)
 	if (cl->op == XIWPERF_OP_FLUSH && !xp_flush_supported(dev, cl->flags))
 		return xp_fail_unsupported(cl, -EOPNOTSUPP,
 					   XIWPERF_UNSUPPORTED_FLUSH, 0);
+	if (cl->op == XIWPERF_OP_VERIFY && !xp_verify_supported(cl, dev))
+		return xp_fail_unsupported(cl, -EOPNOTSUPP,
+					   XIWPERF_UNSUPPORTED_VERIFY, 0);
 	if (cl->op == XIWPERF_OP_READ)
 		limit = min_t(u32, limit, dev->attrs.max_sge_rd);
 	if (cl->nsge > limit)
@@ -438,6 +441,8 @@ static int xp_cconn_connect(struct xp_cconn *c)
 		hello.flags |= XP_HELLO_SRQ;
 	if (cl->flags & XIWPERF_F_REMOTE_FRWR)
 		hello.flags |= XP_HELLO_REMOTE_FRWR;
+	if (cl->op == XIWPERF_OP_VERIFY)
+		hello.imm = cpu_to_be32(cl->hash);	/* see struct xp_hello */
 	if (cl->imm_fixed) {
 		hello.flags |= XP_HELLO_IMM;
 		hello.imm = cpu_to_be32(cl->imm);
@@ -456,7 +461,7 @@ static int xp_cconn_connect(struct xp_cconn *c)
 	hello.qps = cpu_to_be32(cl->qps);
 	/* Every run reads the chunk table; some read (or atomics) all along. */
 	reads = cl->op == XIWPERF_OP_READ || cl->atomic ||
-		cl->op == XIWPERF_OP_FLUSH ||
+		cl->op == XIWPERF_OP_FLUSH || cl->op == XIWPERF_OP_VERIFY ||
 		(cl->op == XIWPERF_OP_WRITE &&
 		 ((cl->flags & XIWPERF_F_CHECK) || cl->inject));
 	param.private_data = &hello;
@@ -506,6 +511,7 @@ static void xp_cconn_destroy(struct xp_cconn *c)
 		for (i = 0; c->lanes && i < c->cl->depth; i++) {
 			xp_unmap(&c->lanes[i].map);
 			xp_unmap(&c->lanes[i].vmap);
+			xp_unmap(&c->lanes[i].hmap);
 		}
 		xp_unmap(&c->rx_map);
 		xp_unmap(&c->table_map);
@@ -516,6 +522,7 @@ static void xp_cconn_destroy(struct xp_cconn *c)
 	kfree(c->table);
 	for (i = 0; c->lanes && i < c->cl->depth; i++) {
 		xp_buf_free(c->lanes[i].vbuf);
+		xp_buf_free(c->lanes[i].hbuf);
 		xp_buf_free(c->lanes[i].buf);
 	}
 	kfree(c->rx);
@@ -583,6 +590,8 @@ static int xp_client_go(struct xp_client *cl, u64 *t_start)
 	}
 	if ((cl->flags & XIWPERF_F_CHECK) &&
 	    ((xp_op_puts(cl->op) &&
+	      cl->nslot < (u64)cl->qps * cl->depth) ||
+	     (cl->op == XIWPERF_OP_VERIFY &&
 	      cl->nslot < (u64)cl->qps * cl->depth) ||
 	     (cl->op == XIWPERF_OP_WRITE_IMM &&
 	      cl->nslot < (u64)cl->qps * cl->window)))
@@ -728,7 +737,7 @@ static int xp_run_valid(const struct xiwperf_run *run)
 	    (run->flags & XIWPERF_F_REMOTE_FRWR && send) ||
 	    (run->flags & XIWPERF_F_SRQ && (!recv || solicit)) ||
 	    !xp_inject_valid(run) || !xp_atomic_valid(run) ||
-	    !xp_flush_valid(run) ||
+	    !xp_flush_valid(run) || !xp_verify_valid(run) ||
 	    !xp_imm_valid(run) || run->sge > XIWPERF_MAX_SGE ||
 	    (solicit && !recv) || solicit != !!run->solicit ||
 	    !run->qps || run->qps > XIWPERF_MAX_QPS ||
@@ -748,7 +757,8 @@ static int xp_run_valid(const struct xiwperf_run *run)
 static u32 xp_wrs_per_op(const struct xiwperf_run *run)
 {
 	return (run->flags & XIWPERF_F_FRWR ? 3 : 1) +
-	       (run->op == XIWPERF_OP_FLUSH);	/* its Write */
+	       (run->op == XIWPERF_OP_FLUSH ||	/* their Write */
+		run->op == XIWPERF_OP_VERIFY);
 }
 
 /**
@@ -823,6 +833,13 @@ int xp_client_run(struct xiwperf_run *run)
 			goto out;
 		}
 	}
+	if (cl->op == XIWPERF_OP_VERIFY) {
+		ret = xp_verify_start(cl, run);
+		if (ret) {
+			xp_fail(cl, ret, XIWPERF_REASON_RESOURCES);
+			goto out;
+		}
+	}
 	for (i = 0; i < cl->qps; i++) {
 		struct xp_cconn *c = kzalloc(sizeof(*c), GFP_KERNEL);
 
@@ -862,6 +879,7 @@ out:
 	for (i = 0; cl->conns && i < cl->qps && cl->conns[i]; i++)
 		xp_cconn_destroy(cl->conns[i]);
 	kfree(cl->conns);
+	xp_verify_stop(cl);	/* no QP posts any more */
 	kfree(cl);
 	return ret;
 }

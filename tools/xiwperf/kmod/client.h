@@ -51,6 +51,9 @@ struct xp_lane {
 	struct xp_frmr frmr;	/* --mr frwr */
 	void *vbuf;		/* write --check: what was read back */
 	struct xp_map vmap;
+	void *hbuf;		/* verify: the hash that came back */
+	struct xp_map hmap;
+	u8 hash[XIWPERF_HASH_MAX];	/* verify: the client's own */
 };
 
 /**
@@ -228,6 +231,13 @@ struct xp_client {
 	spinlock_t lock;		/* the first failure */
 	struct xiwperf_result *res;
 	struct xp_async async;		/* of every connection */
+	u32 hash;			/* verify: enum xiwperf_hash */
+	u32 expect_len;			/* verify: a fixed expected hash */
+	u8 expect[XIWPERF_HASH_MAX];
+	/* verify: xiw's functions (symbol_get()), NULL without xiw */
+	int (*post_verify)(struct ib_qp *qp, const struct xiw_verify_wr *wr,
+			   const struct ib_send_wr **bad_wr);
+	bool (*is_xiw)(const struct ib_device *dev);
 };
 
 /*
@@ -291,6 +301,17 @@ bool xp_flush_valid(const struct xiwperf_run *run);
 bool xp_flush_supported(const struct ib_device *dev, u32 flags);
 void xp_flush_wr(struct xp_lane *lane, struct xiw_flush_wr *wr);
 void xp_put_done(struct ib_cq *cq, struct ib_wc *wc);
+
+/* verify.c */
+u32 xp_hash_len(u32 alg);
+bool xp_verify_valid(const struct xiwperf_run *run);
+int xp_verify_start(struct xp_client *cl, const struct xiwperf_run *run);
+void xp_verify_stop(struct xp_client *cl);
+bool xp_verify_supported(const struct xp_client *cl,
+			 const struct ib_device *dev);
+void xp_verify_wr(struct xp_lane *lane, struct xiw_verify_wr *wr,
+		  struct ib_sge *sge);
+void xp_verify_op_done(struct xp_lane *lane, const struct ib_wc *wc);
 
 /* inject.c */
 bool xp_inject_valid(const struct xiwperf_run *run);

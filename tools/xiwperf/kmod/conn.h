@@ -14,7 +14,7 @@
 #include "xiwperf.h"
 
 /* The last value of enum xiwperf_op. */
-#define XP_OP_LAST	XIWPERF_OP_FLUSH
+#define XP_OP_LAST	XIWPERF_OP_VERIFY
 
 /* Whether enum xiwperf_op @op is one of the atomic operations. */
 static inline bool xp_op_atomic(u32 op)

@@ -131,6 +131,36 @@ void xp_chain_add(struct xp_chain *ch, struct ib_send_wr *wr, u32 kind)
 }
 
 /*
+ * Post the work requests of @ch in order: in one ib_post_send(), or, for a
+ * Verify, which xiw's own function posts, the requests before it, then
+ * it, then the rest.
+ */
+static int xp_chain_post_wrs(struct xp_cconn *c, struct xp_chain *ch,
+			     const struct ib_send_wr **bad)
+{
+	u32 i = 0, j;
+	int ret = 0;
+
+	while (!ret && i < ch->n) {
+		for (j = i; j < ch->n && ch->wr[j]->opcode != XIW_WR_VERIFY; j++)
+			;
+		if (j > i) {
+			ch->wr[j - 1]->next = NULL;
+			ret = ib_post_send(c->q.qp, ch->wr[i], bad);
+		}
+		if (!ret && j < ch->n) {
+			ch->wr[j]->next = NULL;
+			ret = c->cl->post_verify(c->q.qp,
+						 container_of(ch->wr[j],
+							      struct xiw_verify_wr,
+							      wr), bad);
+		}
+		i = j + 1;
+	}
+	return ret;
+}
+
+/*
  * Post @ch for @lane: its kinds are pending from before the post (a
  * completion may come before ib_post_send() returns), and again not
  * pending if they were not posted after all.
@@ -145,7 +175,7 @@ static int xp_chain_post(struct xp_lane *lane, struct xp_chain *ch)
 
 	for (i = 0; i < ch->n; i++)
 		set_bit(ch->kind[i], &lane->pending);
-	ret = ib_post_send(c->q.qp, ch->wr[0], &bad);
+	ret = xp_chain_post_wrs(c, ch, &bad);
 	if (!ret)
 		return 0;
 	/* @bad and what follows it were not posted. */
@@ -222,9 +252,11 @@ static void xp_lane_rdma_wr(struct xp_lane *lane, struct ib_rdma_wr *wr,
 	case XIWPERF_OP_WRITE:
 	case XIWPERF_OP_WRITE_IMM:
 	case XIWPERF_OP_FLUSH:
+	case XIWPERF_OP_VERIFY:
 		wr->wr.opcode = cl->op == XIWPERF_OP_WRITE_IMM ?
 				IB_WR_RDMA_WRITE_WITH_IMM : IB_WR_RDMA_WRITE;
-		if (check)
+		/* A Verify hashes the pattern: its Write always has one. */
+		if (check || cl->op == XIWPERF_OP_VERIFY)
 			xp_pattern_fill(lane->buf, cl->size,
 					xp_pattern_seed(cl->op, c->index,
 							lane->seq), 0, false);
@@ -252,6 +284,8 @@ static int xp_lane_post(struct xp_lane *lane)
 	struct ib_send_wr inv, sinv;
 	struct ib_rdma_wr probe;
 	struct xiw_flush_wr flush;
+	struct xiw_verify_wr verify;
+	struct ib_sge vsge;
 	struct ib_reg_wr reg;
 	struct xp_chain ch = {};
 	bool solicited = false;
@@ -310,6 +344,14 @@ static int xp_lane_post(struct xp_lane *lane)
 		op.raddr = &flush.remote_addr;
 		op.rkey = &flush.rkey;
 		xp_chain_add(&ch, &flush.wr, XP_WR_OP);
+	} else if (cl->op == XIWPERF_OP_VERIFY) {
+		/* The Write, then the Verify of what it wrote. */
+		op.wr.wr_cqe = &lane->cqe[XP_WR_PUT];
+		xp_chain_add(&ch, &op.wr, XP_WR_PUT);
+		xp_verify_wr(lane, &verify, &vsge);
+		op.raddr = &verify.remote_addr;
+		op.rkey = &verify.rkey;
+		xp_chain_add(&ch, &verify.wr, XP_WR_OP);
 	} else {
 		xp_chain_add(&ch, &op.wr, XP_WR_OP);
 	}
@@ -527,6 +569,8 @@ static void xp_op_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	if (cl->atomic)
 		xp_atomic_done(lane, wc);
+	if (cl->op == XIWPERF_OP_VERIFY)
+		xp_verify_op_done(lane, wc);
 	xp_lane_step(lane);
 }
 
@@ -682,6 +726,15 @@ int xp_cconn_buffers(struct xp_cconn *c)
 		if (cl->flags & XIWPERF_F_FRWR) {
 			/* Each lane's addresses of their own: see xp_frmr. */
 			ret = xp_lane_frmr(lane, c->index * cl->depth + i + 1);
+			if (ret)
+				return ret;
+		}
+		if (cl->op == XIWPERF_OP_VERIFY) {
+			lane->hbuf = xp_buf_alloc(XIWPERF_HASH_MAX);
+			if (!lane->hbuf)
+				return -ENOMEM;
+			ret = xp_map(&lane->hmap, dev, lane->hbuf,
+				     XIWPERF_HASH_MAX);
 			if (ret)
 				return ret;
 		}

@@ -67,8 +67,10 @@
  * @run_id: identifies the client run (random); with XP_HELLO_SRQ the
  *	connections with the same @run_id share one SRQ.
  * @qps: connections in the run (XP_HELLO_SRQ: how many will share it).
- * @imm: with XP_HELLO_IMM: the immediate value of every message; else
- *	zero (and in a request from a client that predates it).
+ * @imm: with XP_HELLO_IMM: the immediate value of every message; for
+ *	XIWPERF_OP_VERIFY the hash (enum xiwperf_hash) the server sets on
+ *	its registrations; else zero (and in a request from a client that
+ *	predates it).
  *
  * 48 bytes: fits the 56 bytes an IB connect request leaves for rdma_cm
  * users as well as an MPA request. A server takes a request of at least

@@ -513,7 +513,10 @@ static bool xp_hello_parse(struct xp_sconn *c, const struct rdma_cm_event *ev)
 	       (!c->frwr || (c->op != XIWPERF_OP_SEND &&
 			     c->op != XIWPERF_OP_IMM)) &&
 	       (!c->inv_recv || !xp_op_recv(c->op)) &&
-	       (xp_op_imm(c->op) || (!c->imm_fixed && !c->imm)) &&
+	       /* a Verify's hello carries the hash where @imm goes */
+	       (xp_op_imm(c->op) ||
+		(c->op == XIWPERF_OP_VERIFY ? !c->imm_fixed :
+					      !c->imm_fixed && !c->imm)) &&
 	       (c->op == XIWPERF_OP_IMM ? !c->size : c->size) &&
 	       c->size <= XIWPERF_MAX_SIZE && c->depth &&
 	       c->depth <= XIWPERF_MAX_DEPTH && c->count &&
@@ -648,6 +651,12 @@ static int xp_sconn_setup(struct xp_sconn *c, struct rdma_cm_id *id,
 		return XIWPERF_REJECT_RESOURCES;
 	if (xp_sconn_map_chunks(c))
 		return XIWPERF_REJECT_RESOURCES;
+	if (c->op == XIWPERF_OP_VERIFY && c->frwr &&
+	    xp_sconn_setup_verify(c, c->imm)) {
+		*what = XIWPERF_UNSUPPORTED_VERIFY;
+		*limit = 0;
+		return XIWPERF_REJECT_UNSUPPORTED;
+	}
 	if ((xp_op_recv(c->op) || c->frwr) && xp_sconn_setup_ctrl(c))
 		return XIWPERF_REJECT_RESOURCES;
 	if (xp_op_recv(c->op) && !c->use_srq && xp_sconn_setup_recv(c))

@@ -257,4 +257,6 @@ void xp_sconn_post_frwr(struct xp_sconn *c);
 /* inject.c */
 int xp_sconn_setup_inv(struct xp_sconn *c);
 
+int xp_sconn_setup_verify(struct xp_sconn *c, u32 alg);
+
 #endif /* XIWPERF_SERVER_H */
