@@ -1367,3 +1367,19 @@ TEST_F(XiwperfReport, VerifyFailures)
               "--check needs one per outstanding operation (qps * depth = 32): start the "
               "server with a larger --size");
 }
+
+TEST_F(XiwperfReport, VerifyUnsupported)
+{
+    Client a = verify_args();
+    Outcome o = failed(EOPNOTSUPP, XIWPERF_REASON_UNSUPPORTED);
+    std::strcpy(o.result.device, "siw0");
+    o.result.unsupported = XIWPERF_UNSUPPORTED_VERIFY;
+    EXPECT_EQ(error_message(a, o),
+              "device siw0 does not support RDMA Verify: it is not an xiw device (or the xiw "
+              "module is not loaded)");
+    EXPECT_EQ(exit_status(a, o), exit_failed);
+    o.result.remote_reason = XIWPERF_REJECT_UNSUPPORTED;
+    EXPECT_EQ(error_message(a, o),
+              "the server at 10.1.0.1:9000 rejected the connection: its device does not "
+              "support RDMA Verify: it is not an xiw device (or the xiw module is not loaded)");
+}

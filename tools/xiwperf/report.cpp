@@ -161,6 +161,15 @@ std::string unsupported_text(const Client& args, const Outcome& out)
         return device_or(r, "the device") + " does not support RDMA Flush to " +
                flush_disposition(args) + ": " + flags + " in its device_cap_flags";
     }
+    case XIWPERF_UNSUPPORTED_VERIFY: {
+        // Verify has no verb: only an xiw device posts or serves one.
+        std::string why = "does not support RDMA Verify: it is not an xiw device (or the xiw "
+                          "module is not loaded)";
+        if (r.remote_reason == XIWPERF_REJECT_UNSUPPORTED)
+            return "the server at " + endpoint(args) + " rejected the connection: its device " +
+                   why;
+        return device_or(r, "the device") + " " + why;
+    }
     case XIWPERF_UNSUPPORTED_INLINE: {
         std::string what = device_or(r, "the device") + " does not support " +
                            plural(args.size, "byte", "bytes") + " of inline data: ";
