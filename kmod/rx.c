@@ -806,12 +806,12 @@ static enum ib_wc_status xiw_rx_refused_status(int cause)
 
 /*
  * A Terminate whose included headers are one of our requests of queue 1
- * (Read, Atomic, Atomic Write): that request completes with the error the peer gave rather
- * than being flushed. The Read Request header, when included, picks the
- * Read among those outstanding (stock siw's MSN there is not one); else
- * the DDP header's MSN on queue 1 does. Any other Terminate names no work
- * request of ours: Sends and Writes complete when TCP has them, and the
- * rest flushes.
+ * (Read, Atomic, Atomic Write, Flush, Verify): that request completes with
+ * the error the peer gave rather than being flushed. The Read Request
+ * header, when included, picks the Read among those outstanding (stock
+ * siw's MSN there is not one); else the DDP header's MSN on queue 1 does.
+ * Any other Terminate names no work request of ours: Sends and Writes
+ * complete when TCP has them, and the rest flushes.
  */
 static bool xiw_rx_names_request(const struct xiw_wqe *w,
 				 const struct xiw_untagged_hdr *u,
