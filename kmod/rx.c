@@ -420,14 +420,89 @@ static int xiw_rx_atomic_resp(struct xiw_qp *qp, u32 len)
 	return bad;
 }
 
-/* xiw_mr_place() callback: the octets of an Atomic Response's value. */
-static int xiw_rx_put_orig(void *ctx, u8 *p, u32 len)
+/* xiw_mr_place() callback: the octets a response returns, in order. */
+static int xiw_rx_put_bytes(void *ctx, u8 *p, u32 len)
 {
 	const u8 **src = ctx;
 
 	memcpy(p, *src, len);
 	*src += len;
 	return 0;
+}
+
+/**
+ * xiw_rx_resp_land() - put what a delivered response returns into the
+ *	first SGE of the request it answers, the oldest outstanding one
+ * @qp: the QP
+ * @src: the octets
+ * @len: how many
+ * @wqe: set to that request; NULL if a flush took it since the response's
+ *	header was checked (nothing lands then)
+ *
+ * The SGE is the consumer's, checked when the request went out; its key
+ * may have been invalidated since.
+ *
+ * Return: IB_WC_SUCCESS, IB_WC_LOC_LEN_ERR for an SGE shorter than @len,
+ * or IB_WC_LOC_PROT_ERR if the octets could not land.
+ */
+u8 xiw_rx_resp_land(struct xiw_qp *qp, const u8 *src, u32 len,
+		    struct xiw_wqe **wqe)
+{
+	unsigned long flags;
+	struct ib_sge sge;
+	struct xiw_mr *mr;
+	u8 status;
+	int bad;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	*wqe = xiw_qp_orq_oldest(qp);
+	if (*wqe)
+		sge = (*wqe)->sge[0];
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	if (!*wqe)
+		return IB_WC_SUCCESS;
+	if (len > sge.length)
+		return IB_WC_LOC_LEN_ERR;
+	mr = xiw_mr_lookup(qp->xdev, sge.lkey, to_xiw_pd(qp->ibqp.pd),
+			   IB_ACCESS_LOCAL_WRITE, sge.addr, len, &bad);
+	if (!mr)
+		return IB_WC_LOC_PROT_ERR;
+	status = xiw_mr_place(mr, sge.lkey, sge.addr, len, xiw_rx_put_bytes,
+			      &src) ? IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS;
+	xiw_mr_put(mr);
+	return status;
+}
+
+/**
+ * xiw_rx_resp_retire() - a response of queue 3 was delivered: complete the
+ *	request it answered
+ * @qp: the QP
+ * @wqe: that request, the oldest outstanding one when the response was
+ *	delivered; it completes only if it still is (a flush may have taken
+ *	it). A Verify completes with the length of the hash it got.
+ * @status: IB_WC_* it completes with; anything but success is a local
+ *	failure, which ends the stream
+ *
+ * Return: 0, or the Terminate cause of the local failure.
+ */
+int xiw_rx_resp_retire(struct xiw_qp *qp, struct xiw_wqe *wqe, u8 status)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	if (wqe && xiw_qp_orq_oldest(qp) == wqe) {
+		wqe->status = status;
+		if (wqe->opcode == XIW_WR_VERIFY)
+			wqe->verify.hash_len = qp->rx.hash_len;
+		wqe->done = true;
+		qp->orq_tail++;
+	}
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	qp->rx.msn[XIW_QN_ATOMIC_RESP]++;
+	xiw_qp_sq_complete(qp);
+	xiw_tx_kick(qp);	/* an ORD slot is free */
+	return status ? XIW_TERM(XIW_TERM_LAYER_RDMAP,
+				 XIW_RDMAP_ETYPE_CATASTROPHIC, 0) : 0;
 }
 
 /*
@@ -440,43 +515,12 @@ static int xiw_rx_atomic_resp_done(struct xiw_qp *qp)
 	struct xiw_atomic_resp *r = (struct xiw_atomic_resp *)(h + 1);
 	u64 orig = be64_to_cpu(r->orig);
 	struct xiw_wqe *wqe;
-	unsigned long flags;
-	struct ib_sge sge;
-	struct xiw_mr *mr;
-	int bad = 0;
+	u8 status;
 
-	spin_lock_irqsave(&qp->sq_lock, flags);
-	wqe = xiw_qp_orq_oldest(qp);
-	if (wqe)
-		sge = wqe->sge[0];
-	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	status = xiw_rx_resp_land(qp, (const u8 *)&orig, sizeof(orig), &wqe);
 	if (!wqe)	/* flushed since its header was checked */
 		return 0;
-
-	/* The consumer's buffer, checked when the request went out. */
-	mr = xiw_mr_lookup(qp->xdev, sge.lkey, to_xiw_pd(qp->ibqp.pd),
-			   IB_ACCESS_LOCAL_WRITE, sge.addr, sizeof(orig), &bad);
-	if (mr) {
-		const u8 *src = (const u8 *)&orig;
-
-		if (xiw_mr_place(mr, sge.lkey, sge.addr, sizeof(orig),
-				 xiw_rx_put_orig, &src))
-			bad = -EACCES;
-		xiw_mr_put(mr);
-	}
-	spin_lock_irqsave(&qp->sq_lock, flags);
-	if (xiw_qp_orq_oldest(qp) == wqe) {
-		if (bad)
-			wqe->status = IB_WC_LOC_PROT_ERR;
-		wqe->done = true;
-		qp->orq_tail++;
-	}
-	spin_unlock_irqrestore(&qp->sq_lock, flags);
-	qp->rx.msn[XIW_QN_ATOMIC_RESP]++;
-	xiw_qp_sq_complete(qp);
-	xiw_tx_kick(qp);	/* an ORD slot is free */
-	return bad ? XIW_TERM(XIW_TERM_LAYER_RDMAP,
-			      XIW_RDMAP_ETYPE_CATASTROPHIC, 0) : 0;
+	return xiw_rx_resp_retire(qp, wqe, status);
 }
 
 /*

@@ -81,6 +81,9 @@ int xiw_rx_check_whole(struct xiw_qp *qp, u8 qn);
 int xiw_rx_irq_take(struct xiw_qp *qp, struct xiw_mr *mr,
 		    struct xiw_irq_entry **slot);
 int xiw_rx_request_done(struct xiw_qp *qp);
+u8 xiw_rx_resp_land(struct xiw_qp *qp, const u8 *src, u32 len,
+		    struct xiw_wqe **wqe);
+int xiw_rx_resp_retire(struct xiw_qp *qp, struct xiw_wqe *wqe, u8 status);
 
 /* rx_commit.c */
 int xiw_rx_flush_req(struct xiw_qp *qp, u32 len);

@@ -128,16 +128,9 @@ int xiw_rx_bare_resp_done(struct xiw_qp *qp)
 	unsigned long flags;
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
-	wqe = xiw_qp_orq_oldest(qp);
-	if (wqe) {	/* else flushed since its header was checked */
-		wqe->done = true;
-		qp->orq_tail++;
-	}
+	wqe = xiw_qp_orq_oldest(qp);	/* NULL: flushed since its header */
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
-	qp->rx.msn[XIW_QN_ATOMIC_RESP]++;
-	xiw_qp_sq_complete(qp);
-	xiw_tx_kick(qp);	/* an ORD slot is free */
-	return 0;
+	return xiw_rx_resp_retire(qp, wqe, IB_WC_SUCCESS);
 }
 
 /*
@@ -201,70 +194,20 @@ int xiw_rx_verify_resp(struct xiw_qp *qp, u32 len)
 	return 0;
 }
 
-/* xiw_mr_place() callback: the octets of a Verify Response's hash. */
-static int xiw_rx_put_hash(void *ctx, u8 *p, u32 len)
-{
-	const u8 **src = ctx;
-
-	memcpy(p, *src, len);
-	*src += len;
-	return 0;
-}
-
 /*
- * ...delivered: the hash lands in the Verify's SGE (the consumer's,
- * checked when the request went out) and the Verify completes with its
- * length. A hash longer than the SGE fails it (a local length error, and
- * the stream ends: nothing of it landed).
+ * ...delivered: the hash lands in the Verify's SGE and the Verify
+ * completes with its length. A hash longer than the SGE fails it (a local
+ * length error, and the stream ends: nothing of it landed).
  */
 int xiw_rx_verify_resp_done(struct xiw_qp *qp)
 {
-	struct xiw_rx *rx = &qp->rx;
 	struct xiw_wqe *wqe;
-	unsigned long flags;
-	struct ib_sge sge;
-	struct xiw_mr *mr;
-	int bad = 0;
-	u8 status = IB_WC_SUCCESS;
+	u8 status;
 
-	spin_lock_irqsave(&qp->sq_lock, flags);
-	wqe = xiw_qp_orq_oldest(qp);
-	if (wqe)
-		sge = wqe->sge[0];
-	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	status = xiw_rx_resp_land(qp, qp->rx.hash, qp->rx.hash_len, &wqe);
 	if (!wqe)	/* flushed since its header was checked */
 		return 0;
-
-	if (rx->hash_len > sge.length) {
-		status = IB_WC_LOC_LEN_ERR;
-	} else {
-		mr = xiw_mr_lookup(qp->xdev, sge.lkey, to_xiw_pd(qp->ibqp.pd),
-				   IB_ACCESS_LOCAL_WRITE, sge.addr,
-				   rx->hash_len, &bad);
-		if (mr) {
-			const u8 *src = rx->hash;
-
-			if (xiw_mr_place(mr, sge.lkey, sge.addr, rx->hash_len,
-					 xiw_rx_put_hash, &src))
-				status = IB_WC_LOC_PROT_ERR;
-			xiw_mr_put(mr);
-		} else {
-			status = IB_WC_LOC_PROT_ERR;
-		}
-	}
-	spin_lock_irqsave(&qp->sq_lock, flags);
-	if (xiw_qp_orq_oldest(qp) == wqe) {
-		wqe->status = status;
-		wqe->verify.hash_len = rx->hash_len;
-		wqe->done = true;
-		qp->orq_tail++;
-	}
-	spin_unlock_irqrestore(&qp->sq_lock, flags);
-	qp->rx.msn[XIW_QN_ATOMIC_RESP]++;
-	xiw_qp_sq_complete(qp);
-	xiw_tx_kick(qp);	/* an ORD slot is free */
-	return status ? XIW_TERM(XIW_TERM_LAYER_RDMAP,
-				 XIW_RDMAP_ETYPE_CATASTROPHIC, 0) : 0;
+	return xiw_rx_resp_retire(qp, wqe, status);
 }
 
 /*
