@@ -1,6 +1,7 @@
 """Packet captures in the guest and their decoding by tshark, the
 wire-format oracle for MPA, DDP and RDMAP."""
 import shlex
+import struct
 
 from conftest import wait_until
 from xiwperf_run import PORT
@@ -31,6 +32,47 @@ def tshark(vm, pcap, *args):
     return vm.run("tshark -n --disable-protocol rpcordma -r {} {} "
                   "2>/dev/null".format(
         pcap, " ".join(shlex.quote(a) for a in args)), timeout=300).out
+
+
+def rdmap_terminates(vm, pcap):
+    """Every Terminate of a capture that carries an RDMAP error: (source,
+    layer, error type, code, the DDP header it includes, the RDMAP header
+    it includes), the numbers as ints, the headers as tshark shows them
+    ("" when not included)."""
+    rows = tshark(vm, pcap, "-Y", "iwarp_rdma.opcode == 7", "-T", "fields",
+                  "-e", "ip.src", "-e", "iwarp_rdma.term_layer",
+                  "-e", "iwarp_rdma.term_etype_rdma",
+                  "-e", "iwarp_rdma.term_errcode_rdma",
+                  "-e", "iwarp_rdma.term_ddp_h",
+                  "-e", "iwarp_rdma.term_rdma_h").splitlines()
+    found = []
+    for row in rows:
+        src, layer, etype, code, ddp_h, rdma_h = row.split("\t")
+        found.append((src, int(layer, 16), int(etype, 16), int(code, 16),
+                      ddp_h, rdma_h))
+    return found
+
+
+def untagged_fpdus(vm, pcap):
+    """(RDMAP control octet, QN, MSN, what follows the untagged DDP
+    header) of every untagged DDP segment of queues 1 and 3 in a capture:
+    from the TCP payload (tshark's RDMAP dissector reads four opcode bits
+    and knows none of the draft's messages). The FPDUs of a segment are
+    walked by their lengths; no marker is negotiated."""
+    out = []
+    for row in tshark(vm, pcap, "-Y", "tcp.len > 0", "-T", "fields", "-e",
+                      "tcp.payload").split():
+        data = bytes.fromhex(row.replace(":", ""))
+        while len(data) >= 2 + 18:
+            ulpdu = struct.unpack(">H", data[:2])[0]
+            seg = data[2:2 + ulpdu]
+            data = data[2 + ulpdu + (-(ulpdu + 2) % 4) + 4:]
+            if seg[0] & 0x80:           # tagged
+                continue
+            qn, msn = struct.unpack(">II", seg[6:14])
+            if qn in (1, 3):
+                out.append((seg[1], qn, msn, seg[18:]))
+    return out
 
 
 def assert_crcs(vm, pcap, crc, at_least):

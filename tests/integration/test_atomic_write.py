@@ -9,7 +9,7 @@ import struct
 
 import pytest
 
-from capture import capture, tshark
+from capture import capture, rdmap_terminates, untagged_fpdus
 from xiwperf_run import client, wait_resources_released
 
 SERVER = "192.0.2.2"
@@ -55,28 +55,6 @@ def test_the_word_holds_the_value_in_host_order(pair):
     Read, in host order) as xiwperf_aw_value(0)."""
     atomic_write(pair, 1)
     assert read_word(pair) == aw_value(0)
-
-
-def untagged_fpdus(vm, pcap):
-    """(RDMAP control octet, QN, MSN, what follows the untagged DDP
-    header) of every untagged DDP segment of queues 1 and 3 in a capture:
-    from the TCP payload (tshark's RDMAP dissector reads four opcode bits
-    and knows none of the draft's messages). The FPDUs of a segment are
-    walked by their lengths; no marker is negotiated."""
-    out = []
-    for row in tshark(vm, pcap, "-Y", "tcp.len > 0", "-T", "fields", "-e",
-                      "tcp.payload").split():
-        data = bytes.fromhex(row.replace(":", ""))
-        while len(data) >= 2 + 18:
-            ulpdu = struct.unpack(">H", data[:2])[0]
-            seg = data[2:2 + ulpdu]
-            data = data[2 + ulpdu + (-(ulpdu + 2) % 4) + 4:]
-            if seg[0] & 0x80:           # tagged
-                continue
-            qn, msn = struct.unpack(">II", seg[6:14])
-            if qn in (1, 3):
-                out.append((seg[1], qn, msn, seg[18:]))
-    return out
 
 
 def test_wire_carries_request_and_response_as_documented(pair):
@@ -135,14 +113,9 @@ def test_faulty_atomic_write_gets_its_terminate_and_changes_nothing(pair,
     r = got["r"]
     assert got["rc"] == 1 and r["wc_status"] == status, r
     assert r["wc_unexpected"] == 0 and r["wc_missing"] == 0, r
-    terms = tshark(pair, pcap, "-Y", "iwarp_rdma.opcode == 7", "-T",
-                   "fields", "-e", "ip.src", "-e", "iwarp_rdma.term_layer",
-                   "-e", "iwarp_rdma.term_etype_rdma",
-                   "-e", "iwarp_rdma.term_errcode_rdma").splitlines()
+    terms = rdmap_terminates(pair, pcap)
     assert len(terms) == 1, terms
-    src, layer, etype, code = terms[0].split("\t")
-    assert (src, int(layer, 16), int(etype, 16), int(code, 16)) == \
-        (SERVER, *want), terms
+    assert terms[0][:4] == (SERVER, *want), terms
     wait_resources_released(pair, {"xiw1": 1})
     assert read_word(pair) == aw_value(0)
 

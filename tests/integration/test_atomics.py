@@ -9,7 +9,7 @@ The reference arithmetic below is written from the RFC's prose, bit by bit
 and field by field, independently of xiw's and xiwperf's formulas."""
 import pytest
 
-from capture import capture, tshark
+from capture import capture, rdmap_terminates, tshark
 from xiwperf_run import (client, load_xiwperf, start_server, stop_server,
                          wait_resources_released)
 
@@ -185,16 +185,10 @@ def test_faulty_atomic_gets_its_terminate_and_changes_nothing(pair, kind):
     r = got["r"]
     assert got["rc"] == 1 and r["wc_status"] == status, r
     assert r["wc_unexpected"] == 0 and r["wc_missing"] == 0, r
-    terms = tshark(pair, pcap, "-Y", "iwarp_rdma.opcode == 7", "-T",
-                   "fields", "-e", "ip.src", "-e", "iwarp_rdma.term_layer",
-                   "-e", "iwarp_rdma.term_etype_rdma",
-                   "-e", "iwarp_rdma.term_errcode_rdma",
-                   "-e", "iwarp_rdma.term_ddp_h",
-                   "-e", "iwarp_rdma.term_rdma_h").splitlines()
+    terms = rdmap_terminates(pair, pcap)
     assert len(terms) == 1, terms
-    src, layer, etype, code, ddp_h, rdma_h = terms[0].split("\t")
-    assert (src, int(layer, 16), int(etype, 16), int(code, 16)) == \
-        (SERVER, *want), terms
+    src, layer, etype, code, ddp_h, rdma_h = terms[0]
+    assert (src, layer, etype, code) == (SERVER, *want), terms
     # Section 8.1: the DDP header comes back, no RDMAP header.
     assert ddp_h and not rdma_h, terms
     wait_resources_released(pair, {"xiw1": 1})

@@ -13,8 +13,7 @@ import struct
 
 import pytest
 
-from capture import capture, tshark
-from test_atomic_write import untagged_fpdus
+from capture import capture, rdmap_terminates, untagged_fpdus
 from xiwperf_run import client, set_params, wait_resources_released
 
 SERVER = "192.0.2.2"
@@ -37,12 +36,7 @@ def dram_persistent(pair):
 
 def terminates(vm, pcap):
     """(source, layer, error type, code) of each Terminate captured."""
-    rows = tshark(vm, pcap, "-Y", "iwarp_rdma.opcode == 7", "-T", "fields",
-                  "-e", "ip.src", "-e", "iwarp_rdma.term_layer",
-                  "-e", "iwarp_rdma.term_etype_rdma",
-                  "-e", "iwarp_rdma.term_errcode_rdma").splitlines()
-    return [(r.split("\t")[0], *(int(v, 16) for v in r.split("\t")[1:]))
-            for r in rows]
+    return [t[:4] for t in rdmap_terminates(vm, pcap)]
 
 
 def test_flush_to_persistence_of_dram_is_refused_by_default(pair):

@@ -12,8 +12,7 @@ import struct
 
 import pytest
 
-from capture import capture, tshark
-from test_atomic_write import untagged_fpdus
+from capture import capture, rdmap_terminates, untagged_fpdus
 from xiwperf_run import client, wait_resources_released
 
 SERVER = "192.0.2.2"
@@ -44,15 +43,6 @@ def test_matching_expected_hash_completes(pair):
     assert r["completed"] == 32 and r["mismatches"] == 0, r
 
 
-def terminates(vm, pcap):
-    rows = tshark(vm, pcap, "-Y", "iwarp_rdma.opcode == 7", "-T", "fields",
-                  "-e", "ip.src", "-e", "iwarp_rdma.term_layer",
-                  "-e", "iwarp_rdma.term_etype_rdma",
-                  "-e", "iwarp_rdma.term_errcode_rdma",
-                  "-e", "iwarp_rdma.term_ddp_h").splitlines()
-    return [r.split("\t") for r in rows]
-
-
 def test_mismatching_expected_hash_terminates_without_a_response(pair):
     """A wrong expected hash (of the right length): the server sends the
     Terminate of a remote operation error with the Verify's DDP header,
@@ -68,11 +58,10 @@ def test_mismatching_expected_hash_terminates_without_a_response(pair):
     r = got["r"]
     assert got["rc"] == 1 and r["wc_status"] == "REM_INV_REQ_ERR", r
     assert r["wc_unexpected"] == 0 and r["wc_missing"] == 0, r
-    terms = terminates(pair, pcap)
+    terms = rdmap_terminates(pair, pcap)
     assert len(terms) == 1, terms
-    src, layer, etype, code, ddp_h = terms[0]
-    assert (src, int(layer, 16), int(etype, 16), int(code, 16)) == \
-        (SERVER, 0, 2, 0xFF), terms
+    src, layer, etype, code, ddp_h, rdma_h = terms[0]
+    assert (src, layer, etype, code) == (SERVER, 0, 2, 0xFF), terms
     assert ddp_h, terms
     segs = untagged_fpdus(pair, pcap)
     assert [s for s in segs if s[0] == 0x4E], segs      # the request
