@@ -1207,6 +1207,8 @@ void xiw_tx_work(struct work_struct *work)
 				return;
 			}
 			if (qp->term_sent) {
+				/* A local error's WQE completes only now. */
+				xiw_qp_sq_complete(qp);
 				xiw_tx_fail(qp, true);
 				return;
 			}
@@ -1231,12 +1233,15 @@ void xiw_tx_work(struct work_struct *work)
 		err = xiw_tx_fill(qp);
 		if (err == XIW_TX_LOCAL_ERR) {
 			/*
-			 * The failed WQE completes with its local error, and
-			 * a Terminate goes out instead of the request (RFC
-			 * 5040 section 7.1, rule 1): control field only.
+			 * A Terminate goes out instead of the request (RFC
+			 * 5040 section 7.1, rule 1): control field only. The
+			 * failed WQE completes with its local error once the
+			 * Terminate is in the socket: a consumer that tears
+			 * the QP down on that completion must not lose it.
 			 */
-			xiw_qp_sq_complete(qp);
-			xiw_qp_terminate(qp, XIW_TERM_LOCAL_CATASTROPHIC, NULL);
+			if (!xiw_qp_terminate(qp, XIW_TERM_LOCAL_CATASTROPHIC,
+					      NULL))
+				xiw_qp_sq_complete(qp);
 			continue;
 		}
 		if (err == XIW_TX_NOMEM) {
