@@ -8,9 +8,11 @@
  *   raw-mode pmem has none, and counts as dram). Persistence is writing
  *   its lines back from the CPU caches, then a store fence.
  * - file: a page-cache page of a file whose mapping writes back (a disk
- *   file, not tmpfs). Persistence is writing that range of the file back
- *   and waiting for it, syncing the inode, then flushing the device's
- *   volatile cache.
+ *   file, not tmpfs) and that xiw can mark dirty safely (see
+ *   xiw_folio_dirtiable()). Persistence is marking the range's folios
+ *   dirty (placement stored through the kernel's mapping, which tells the
+ *   page cache nothing), writing that range of the file back and waiting
+ *   for it, syncing the inode, then flushing the device's volatile cache.
  * - dram: anything else. Nothing makes it persistent; it counts as
  *   persistent only when the administrator says so (dram_persistent, for
  *   battery-backed systems), else a Flush to persistence is refused.
@@ -24,9 +26,12 @@
  */
 #include <linux/backing-dev.h>
 #include <linux/blkdev.h>
+#include <linux/buffer_head.h>
 #include <linux/fs.h>
+#include <linux/iomap.h>
 #include <linux/libnvdimm.h>
 #include <linux/memremap.h>
+#include <linux/migrate.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/pagemap.h>
@@ -94,6 +99,46 @@ static struct page *xiw_persist_page(const void *p)
 	return pfn_valid(pfn) ? pfn_to_page(pfn) : NULL;
 }
 
+/*
+ * May xiw mark this page-cache folio dirty, as a write(2) into it would
+ * have, and trust writeback to store it? Filesystems whose folios carry
+ * no state of their own for dirtying (the generic and iomap helpers) take
+ * any uptodate folio. Buffer-head filesystems write back a folio's dirty
+ * buffers only, and some (ext4) want them attached: their folio must have
+ * buffers, every one backed by a block or a delayed allocation. Any
+ * other filesystem keeps per-folio state xiw cannot judge: not dirtiable,
+ * so its pages are no persistence domain.
+ *
+ * Unlocked (when a request arrives) only the buffers' presence is looked
+ * at, as a hint; @locked (the folio lock held, which keeps its buffers)
+ * the buffers themselves are.
+ */
+static bool xiw_folio_dirtiable(struct address_space *mapping,
+				struct folio *folio, bool locked)
+{
+	const struct address_space_operations *ops = mapping->a_ops;
+	struct buffer_head *head, *bh;
+
+	if (ops->dirty_folio == filemap_dirty_folio ||
+	    ops->dirty_folio == iomap_dirty_folio)
+		return true;
+	if (ops->migrate_folio != buffer_migrate_folio &&
+	    ops->migrate_folio != buffer_migrate_folio_norefs)
+		return false;
+	if (!locked)
+		return folio_test_private(folio);
+	head = folio_buffers(folio);
+	if (!head)
+		return false;
+	bh = head;
+	do {
+		if (!buffer_mapped(bh) && !buffer_delay(bh))
+			return false;
+		bh = bh->b_this_page;
+	} while (bh != head);
+	return true;
+}
+
 /* The domain of one page (NULL: memory without a struct page). */
 static u8 xiw_page_domain(struct page *page)
 {
@@ -111,7 +156,8 @@ static u8 xiw_page_domain(struct page *page)
 		return XIW_DOMAIN_DRAM;
 	mapping = folio_mapping(folio);
 	if (!mapping || !mapping->host || shmem_mapping(mapping) ||
-	    !mapping_can_writeback(mapping))
+	    !mapping_can_writeback(mapping) ||
+	    !xiw_folio_dirtiable(mapping, folio, false))
 		return XIW_DOMAIN_DRAM;
 	return XIW_DOMAIN_FILE;
 }
@@ -200,6 +246,44 @@ static int xiw_persist_walk(struct xiw_mr *mr, u32 stag, u64 to, u64 len,
 	return 0;
 }
 
+/*
+ * Mark the cached folios of [start, end] of a file dirty, so that writeback
+ * stores what placement put in them. Return: 0, or -EIO if one cannot be
+ * dirtied safely (it lost its buffers, or is not uptodate) and the range
+ * cannot be made persistent.
+ */
+static int xiw_persist_dirty(struct address_space *mapping, loff_t start,
+			     loff_t end)
+{
+	pgoff_t index = start >> PAGE_SHIFT;
+	pgoff_t last = end >> PAGE_SHIFT;
+	int err = 0;
+
+	while (!err && index <= last) {
+		struct folio *folio = filemap_get_folio(mapping, index);
+
+		if (IS_ERR(folio)) {
+			index++;	/* not cached: nothing was placed there */
+			continue;
+		}
+		folio_lock(folio);
+		if (folio->mapping != mapping) {
+			index++;	/* truncated meanwhile: not the file's */
+		} else {
+			if (!folio_test_uptodate(folio) ||
+			    !xiw_folio_dirtiable(mapping, folio, true))
+				err = -EIO;
+			else
+				folio_mark_dirty(folio);
+			index = folio_next_index(folio);
+		}
+		folio_unlock(folio);
+		folio_put(folio);
+		cond_resched();
+	}
+	return err;
+}
+
 /* Write back the files a walk collected, and forget them. */
 static int xiw_persist_files(struct xiw_persist_walk *w)
 {
@@ -210,6 +294,9 @@ static int xiw_persist_files(struct xiw_persist_walk *w)
 		struct xiw_persist_file *f = &w->files[i];
 		struct block_device *bdev = f->inode->i_sb->s_bdev;
 
+		if (!err)
+			err = xiw_persist_dirty(f->inode->i_mapping, f->start,
+						f->end);
 		if (!err)
 			err = filemap_write_and_wait_range(f->inode->i_mapping,
 							   f->start, f->end);
