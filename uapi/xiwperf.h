@@ -371,11 +371,19 @@ struct xiwperf_addr {
 /**
  * struct xiwperf_listen - argument of XIWPERF_IOC_LISTEN.
  * @version: in: XIWPERF_ABI_VERSION.
- * @flags: in: 0.
+ * @flags: in: 0 or XIWPERF_LISTEN_BACKED.
  * @addr: in: address to listen on (may be the wildcard); out: port bound.
  * @size: in: target buffer size in bytes, 0 for XIWPERF_DEFAULT_BUF, at
  *	most XIWPERF_MAX_BUF; out: the size used.
  * @device: out: the RDMA device the address belongs to, "" for a wildcard.
+ * @backing: in, with XIWPERF_LISTEN_BACKED: the caller's shared mapping
+ *	(MAP_SHARED, readable and writable, page-aligned) of at least @size
+ *	bytes of a file or DAX device, which becomes the target buffer: the
+ *	server pins its pages (the filesystem allocates blocks for them as
+ *	for a write) and fills it with the read pattern, which the caller
+ *	may then fsync(). Only an xiw device serves such a buffer (a
+ *	connection through another is rejected, XIWPERF_UNSUPPORTED_BACKING).
+ *	0 without the flag: kernel memory.
  * @reserved: in: zero.
  */
 struct xiwperf_listen {
@@ -384,8 +392,12 @@ struct xiwperf_listen {
 	struct xiwperf_addr addr;
 	__u64 size;
 	char device[XIWPERF_NAME_MAX];
-	__u64 reserved[4];
+	__u64 backing;
+	__u64 reserved[3];
 };
+
+/* xiwperf_listen.flags: the buffer is the caller's mapping at @backing. */
+#define XIWPERF_LISTEN_BACKED	0x1U
 
 /**
  * struct xiwperf_serve - argument of XIWPERF_IOC_SERVE (counters are out).
@@ -503,6 +515,10 @@ enum xiwperf_reason {
  *	xiw device (RDMA Verify has no verb: only xiw's own function posts
  *	one), or the server's is not (the server rejected the connection);
  *	result.limit is 0.
+ * @XIWPERF_UNSUPPORTED_BACKING: the server's buffer is a file or DAX
+ *	mapping (XIWPERF_LISTEN_BACKED) and its device is no xiw device,
+ *	which alone places into such memory (the server rejected the
+ *	connection); result.limit is 0.
  */
 enum xiwperf_unsupported {
 	XIWPERF_UNSUPPORTED_SGE = 1,
@@ -514,6 +530,7 @@ enum xiwperf_unsupported {
 	XIWPERF_UNSUPPORTED_ATOMIC = 7,
 	XIWPERF_UNSUPPORTED_FLUSH = 8,
 	XIWPERF_UNSUPPORTED_VERIFY = 9,
+	XIWPERF_UNSUPPORTED_BACKING = 10,
 };
 
 /**

@@ -1181,6 +1181,61 @@ TEST_F(XiwperfArgs, Server)
                   std::string("server: unknown option \"") + opt + "\"");
 }
 
+TEST_F(XiwperfArgs, ServerBacking)
+{
+    using xiwperf::Backing;
+    auto cmd = parse({"server", "--addr", "10.0.0.1", "--backing", "file:/var/tmp/xiwperf.buf"});
+    ASSERT_TRUE(cmd) << cmd.error().context;
+    auto s = std::get<Server>(*cmd);
+    EXPECT_EQ(s.backing.kind, Backing::Kind::file);
+    EXPECT_EQ(s.backing.path, "/var/tmp/xiwperf.buf");
+    EXPECT_EQ(xiwperf::backing_text(s.backing), "file:/var/tmp/xiwperf.buf");
+    EXPECT_EQ(s.size, 0u);
+
+    cmd = parse({"server", "--addr", "10.0.0.1", "--size", "8M", "--backing=pmem:/dev/dax0.0"});
+    ASSERT_TRUE(cmd) << cmd.error().context;
+    s = std::get<Server>(*cmd);
+    EXPECT_EQ(s.backing.kind, Backing::Kind::pmem);
+    EXPECT_EQ(s.backing.path, "/dev/dax0.0");
+    EXPECT_EQ(xiwperf::backing_text(s.backing), "pmem:/dev/dax0.0");
+    EXPECT_EQ(s.size, 8u << 20);
+
+    // PATH is all after the first colon, relative or holding colons; the
+    // last --backing counts.
+    cmd = parse({"server", "--addr", "10.0.0.1", "--backing", "pmem:/dev/dax0.0", "--backing",
+                 "file:buf:1"});
+    ASSERT_TRUE(cmd) << cmd.error().context;
+    s = std::get<Server>(*cmd);
+    EXPECT_EQ(s.backing, (Backing{Backing::Kind::file, "buf:1"}));
+
+    // without it: kernel memory
+    cmd = parse({"server", "--addr", "10.0.0.1"});
+    ASSERT_TRUE(cmd);
+    s = std::get<Server>(*cmd);
+    EXPECT_EQ(s.backing.kind, Backing::Kind::none);
+    EXPECT_EQ(s.backing.path, "");
+    EXPECT_EQ(xiwperf::backing_text(s.backing), "");
+}
+
+TEST_F(XiwperfArgs, ServerBackingRefusesWhatIsNoKindAndPath)
+{
+    for (auto bad : {"x:y", "/tmp/buf", "file", "pmem", "FILE:/tmp/buf", "dax:/dev/dax0.0",
+                     ":/tmp/buf", ""})
+        EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "--backing", bad}),
+                  std::string("--backing: \"") + bad + "\" is not file:PATH or pmem:PATH");
+    EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "--backing", "file:"}),
+              "--backing: \"file:\" has no PATH after the colon");
+    EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "--backing=pmem:"}),
+              "--backing: \"pmem:\" has no PATH after the colon");
+    EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "--backing"}),
+              "--backing needs a value");
+    // a server option only
+    EXPECT_EQ(usage_error(one_op("write", {"--backing", "file:/tmp/buf"})),
+              "client: unknown option \"--backing\"");
+    EXPECT_EQ(usage_error(one_op("flush", {"--persist", "--backing=pmem:/dev/dax0.0"})),
+              "client: unknown option \"--backing\"");
+}
+
 TEST_F(XiwperfArgs, Help)
 {
     for (auto words : {WordList{"help"}, WordList{"--help"}, WordList{"-h"},
@@ -1207,6 +1262,10 @@ TEST_F(XiwperfArgs, Help)
     EXPECT_NE(xiwperf::usage().find("--hash {crc32c,sha256} [--expect [HEX]]"),
               std::string::npos);
     EXPECT_NE(xiwperf::usage().find("verify is an RDMA Write"), std::string::npos);
+    EXPECT_NE(xiwperf::usage().find("[--backing {file,pmem}:PATH]"), std::string::npos);
+    EXPECT_NE(xiwperf::usage().find("--backing file:PATH makes a regular file the buffer"),
+              std::string::npos);
+    EXPECT_NE(xiwperf::usage().find("--backing pmem:PATH maps a DAX device"), std::string::npos);
 }
 
 TEST_F(XiwperfArgs, Sizes)

@@ -1383,3 +1383,23 @@ TEST_F(XiwperfReport, VerifyUnsupported)
               "the server at 10.1.0.1:9000 rejected the connection: its device does not "
               "support RDMA Verify: it is not an xiw device (or the xiw module is not loaded)");
 }
+
+TEST_F(XiwperfReport, BackedServerRejectsOtherDevices)
+{
+    Client a = args();
+    Outcome o = failed(EOPNOTSUPP, XIWPERF_REASON_UNSUPPORTED);
+    std::strcpy(o.result.device, "siw0");
+    o.result.unsupported = XIWPERF_UNSUPPORTED_BACKING;
+    o.result.remote_reason = XIWPERF_REJECT_UNSUPPORTED;
+    const std::string msg = "the server at 10.1.0.1:9000 rejected the connection: its buffer is "
+                            "backed by a file or DAX device, which only an xiw device serves";
+    EXPECT_EQ(error_message(a, o), msg);
+    EXPECT_EQ(json_error(a, o), msg);
+    EXPECT_EQ(exit_status(a, o), exit_failed);
+    // whatever the operation, and an IPv6 server in brackets
+    a = verify_args();
+    a.addr = *parse_address("fd00::1");
+    EXPECT_EQ(error_message(a, o),
+              "the server at [fd00::1]:9000 rejected the connection: its buffer is backed by a "
+              "file or DAX device, which only an xiw device serves");
+}

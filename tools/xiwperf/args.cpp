@@ -178,6 +178,25 @@ xiw::Result<Inject> parse_inject(std::string_view text)
                        "foreign, lkey, unaligned, cq-overflow");
 }
 
+// What backs the server's buffer (--backing KIND:PATH): KIND up to the
+// first colon, PATH (which may hold colons too) after it.
+xiw::Result<Backing> parse_backing(std::string_view text)
+{
+    auto colon = text.find(':');
+    std::string_view kind = text.substr(0, colon);
+    Backing b;
+    if (colon != std::string_view::npos && kind == backing_kind_name(Backing::Kind::file))
+        b.kind = Backing::Kind::file;
+    else if (colon != std::string_view::npos && kind == backing_kind_name(Backing::Kind::pmem))
+        b.kind = Backing::Kind::pmem;
+    else
+        return usage_error("--backing: " + quoted(text) + " is not file:PATH or pmem:PATH");
+    b.path = text.substr(colon + 1);
+    if (b.path.empty())
+        return usage_error("--backing: " + quoted(text) + " has no PATH after the colon");
+    return b;
+}
+
 // The subcommands an option applies to.
 constexpr unsigned in_server = 1U << 0;
 constexpr unsigned in_client = 1U << 1;
@@ -209,6 +228,7 @@ struct Settings {
     bool json = false;
     bool help = false;
     std::uint64_t buffer = 0;  // server --size
+    Backing backing;           // server --backing
     Client client;             // the client's own options
     unsigned seen = 0;
 };
@@ -298,6 +318,15 @@ xiw::Status set_buffer(Settings& s, std::string_view, std::string_view value)
     if (!n)
         return n.error();
     s.buffer = *n;
+    return xiw::Ok{};
+}
+
+xiw::Status set_backing(Settings& s, std::string_view, std::string_view value)
+{
+    auto b = parse_backing(value);
+    if (!b)
+        return b.error();
+    s.backing = std::move(*b);
     return xiw::Ok{};
 }
 
@@ -471,6 +500,7 @@ constexpr Option options[] = {
     {"--json", "-j", in_server | in_client, Takes::flag, set_json},
     {"--help", "-h", in_server | in_client, Takes::flag, set_help},
     {"--size", "-s", in_server, Takes::value, set_buffer},
+    {"--backing", "", in_server, Takes::value, set_backing},
     {"--size", "-s", in_client, Takes::value, set_size},
     {"--op", "-o", in_client, Takes::value, set_op},
     {"--count", "-n", in_client, Takes::value, set_count},
@@ -552,7 +582,7 @@ xiw::Result<Command> parse_server(Words& w)
         return Command{Help{}};
     if (!(s->seen & seen_addr))
         return usage_error("server: missing --addr IP (0.0.0.0 or :: listens on all)");
-    return Command{Server{s->addr, s->port, s->buffer, s->json}};
+    return Command{Server{s->addr, s->port, s->buffer, s->json, std::move(s->backing)}};
 }
 
 // What --inject KIND needs: an RDMA or atomic operation (or an Atomic
@@ -895,6 +925,26 @@ std::string_view hash_name(Hash hash)
     return "?";
 }
 
+std::string_view backing_kind_name(Backing::Kind kind)
+{
+    switch (kind) {
+    case Backing::Kind::none:
+        return "";
+    case Backing::Kind::file:
+        return "file";
+    case Backing::Kind::pmem:
+        return "pmem";
+    }
+    return "?";
+}
+
+std::string backing_text(const Backing& backing)
+{
+    if (backing.kind == Backing::Kind::none)
+        return {};
+    return std::string(backing_kind_name(backing.kind)) + ":" + backing.path;
+}
+
 std::string_view mr_name(Mr mr)
 {
     return mr == Mr::frwr ? "frwr" : "dma";
@@ -1027,7 +1077,8 @@ xiw::Result<Command> parse(std::span<const std::string_view> args)
 
 std::string usage()
 {
-    return "Usage: xiwperf server --addr IP [--port N] [--size BYTES] [--json]\n"
+    return "Usage: xiwperf server --addr IP [--port N] [--size BYTES]\n"
+           "                      [--backing {file,pmem}:PATH] [--json]\n"
            "       xiwperf client --addr IP [--port N] --op {send,write,read,write_imm} --size BYTES\n"
            "                      --count N [--depth N] [--qps N] [--sge N] [--inline]\n"
            "                      [--solicit N] [--mr {dma,frwr}] [--remote-mr {dma,frwr}]\n"
@@ -1055,6 +1106,13 @@ std::string usage()
            std::to_string(XIWPERF_DEFAULT_PORT) +
            ") and serve clients until SIGINT/SIGTERM;\n"
            "        --size is the buffer clients read and write (default 4M, at most 1G).\n"
+           "        --backing file:PATH makes a regular file the buffer (created if missing,\n"
+           "        grown to --size, never shrunk): what clients write lives in the file's\n"
+           "        page cache, and an RDMA Flush to persistence writes it back to the\n"
+           "        disk. --backing pmem:PATH maps a DAX device (/dev/daxN.M) or a file on\n"
+           "        a DAX filesystem as it is (neither created nor resized). Either way the\n"
+           "        server fills it with the read pattern at start (file: and syncs it);\n"
+           "        only an xiw device serves a backed buffer (others are rejected).\n"
            "client  run COUNT operations of SIZE bytes (at most 4M; suffixes K, M, G) over QPS\n"
            "        connections with DEPTH outstanding each (defaults 1); --check verifies\n"
            "        every byte; --timeout gives up after SEC seconds without progress\n"

@@ -125,11 +125,29 @@ struct Address {
     bool operator==(const Address&) const = default;
 };
 
+/// What the server's buffer is (--backing KIND:PATH): kernel memory
+/// (none), or the pages of a regular file (file) or of a DAX device or a
+/// file on a DAX filesystem (pmem), mapped shared (backing.hpp).
+struct Backing {
+    enum class Kind { none, file, pmem };
+    Kind kind = Kind::none;
+    std::string path;  ///< "" for none
+
+    bool operator==(const Backing&) const = default;
+};
+
+/// "file", "pmem"; "" for none.
+std::string_view backing_kind_name(Backing::Kind kind);
+
+/// "KIND:PATH" as --backing takes it; "" for none.
+std::string backing_text(const Backing& backing);
+
 struct Server {
     Address addr;
     std::uint16_t port = 0;
     std::uint64_t size = 0;  ///< 0: the module's default
     bool json = false;
+    Backing backing;         ///< --backing: none, kernel memory
 };
 
 struct Client {

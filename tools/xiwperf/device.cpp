@@ -80,17 +80,26 @@ xiw::Result<Device> Device::open()
     return Device(std::move(fd));
 }
 
-xiw::Status Device::listen(const Server& args, xiwperf_listen& out)
+xiw::Status Device::listen(const Server& args, xiwperf_listen& out, std::uint64_t backing)
 {
     out = xiwperf_listen{};
     out.version = XIWPERF_ABI_VERSION;
     out.addr = abi_address(args.addr, args.port);
     out.size = args.size;
+    if (backing) {
+        out.flags = XIWPERF_LISTEN_BACKED;
+        out.backing = backing;
+    }
     if (::ioctl(fd_.get(), XIWPERF_IOC_LISTEN, &out) < 0) {
         int err = errno;
         std::string what = "listening on " + args.addr.text + " port " + std::to_string(args.port);
         if (err == ENODEV)
             what += " (no RDMA device has this address)";
+        else if (backing && err == EFAULT)
+            what += " (the pages of " + backing_text(args.backing) + " could not be pinned)";
+        else if (backing && err == EINVAL)
+            what += " with " + backing_text(args.backing) +
+                    " (does the xiwperf module take --backing?)";
         return xiw::make_error(err, what);
     }
     return xiw::Ok{};

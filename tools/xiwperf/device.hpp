@@ -2,6 +2,8 @@
 // /dev/xiwperf: the open file (RAII) and its three ioctls.
 #pragma once
 
+#include <cstdint>
+
 #include "args.hpp"
 #include "report.hpp"
 #include "uapi/xiwperf.h"
@@ -35,8 +37,11 @@ public:
     static xiw::Result<Device> open();
 
     /// XIWPERF_IOC_LISTEN; on success @p out holds the bound port,
-    /// buffer size and device.
-    xiw::Status listen(const Server& args, xiwperf_listen& out);
+    /// buffer size and device. A non-zero @p backing is the address of
+    /// the caller's shared mapping (BackedBuffer::address(), at least the
+    /// buffer's size) that becomes the buffer (XIWPERF_LISTEN_BACKED):
+    /// it must stay mapped until the server is done.
+    xiw::Status listen(const Server& args, xiwperf_listen& out, std::uint64_t backing = 0);
 
     /// XIWPERF_IOC_SERVE: blocks until a signal (EINTR) or the device's
     /// removal (ENODEV); @p stats is filled in either way.

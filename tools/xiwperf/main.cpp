@@ -4,12 +4,15 @@
 #include <csignal>
 #include <cstring>
 #include <iostream>
+#include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "args.hpp"
+#include "backing.hpp"
 #include "device.hpp"
 #include "report.hpp"
 
@@ -44,26 +47,43 @@ std::string device_name(const char* name, size_t len)
 
 int run_server(const Server& args)
 {
+    // --backing: the mapping the server's buffer is, declared first so
+    // that it outlives the server (torn down when dev closes).
+    std::optional<BackedBuffer> backed;
     auto dev = Device::open();
     if (!dev)
         return fail(dev.error().message());
+    if (args.backing.kind != Backing::Kind::none) {
+        auto b = BackedBuffer::open(args.backing, args.size);
+        if (!b)
+            return fail(b.error().message());
+        backed.emplace(std::move(b).value());
+    }
     catch_signals();
     xiwperf_listen l{};
-    if (auto st = dev->listen(args, l); !st)
+    if (auto st = dev->listen(args, l, backed ? backed->address() : 0); !st)
         return fail(st.error().message());
+    // The disk holds the read pattern the module filled in: the start
+    // state, whatever clients write later.
+    if (backed && args.backing.kind == Backing::Kind::file) {
+        if (auto st = backed->sync(); !st)
+            return fail(st.error().message());
+    }
     std::string device = device_name(l.device, sizeof(l.device));
+    std::string backing = backing_text(args.backing);
     if (args.json) {
-        std::cout << nlohmann::json{{"event", "listening"},
-                                    {"addr", args.addr.text},
-                                    {"port", l.addr.port},
-                                    {"device", device},
-                                    {"size", l.size}}
-                         .dump()
-                  << std::endl;
+        nlohmann::json j{{"event", "listening"},
+                         {"addr", args.addr.text},
+                         {"port", l.addr.port},
+                         {"device", device},
+                         {"size", l.size}};
+        if (!backing.empty())
+            j["backing"] = backing;
+        std::cout << j.dump() << std::endl;
     } else {
         std::cout << "xiwperf server: listening on " << args.addr.text << " port " << l.addr.port
                   << ", device " << (device.empty() ? "any" : device) << ", buffer " << l.size
-                  << " bytes" << std::endl;
+                  << " bytes" << (backing.empty() ? "" : ", backed by " + backing) << std::endl;
     }
 
     xiwperf_serve s{};

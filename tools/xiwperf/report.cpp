@@ -170,6 +170,11 @@ std::string unsupported_text(const Client& args, const Outcome& out)
                    why;
         return device_or(r, "the device") + " " + why;
     }
+    case XIWPERF_UNSUPPORTED_BACKING:
+        // Only xiw places into a file's or DAX device's pages: the server's
+        // check alone.
+        return "the server at " + endpoint(args) + " rejected the connection: its buffer is " +
+               "backed by a file or DAX device, which only an xiw device serves";
     case XIWPERF_UNSUPPORTED_INLINE: {
         std::string what = device_or(r, "the device") + " does not support " +
                            plural(args.size, "byte", "bytes") + " of inline data: ";

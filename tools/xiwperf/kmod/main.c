@@ -78,10 +78,12 @@ static long xp_ioctl_listen(struct xp_file *xf, void __user *uarg)
 
 	if (copy_from_user(&arg, uarg, sizeof(arg)))
 		return -EFAULT;
-	ret = xp_check_header(arg.version, arg.flags, 0, arg.reserved,
-			      sizeof(arg.reserved));
+	ret = xp_check_header(arg.version, arg.flags, XIWPERF_LISTEN_BACKED,
+			      arg.reserved, sizeof(arg.reserved));
 	if (ret)
 		return ret;
+	if (!(arg.flags & XIWPERF_LISTEN_BACKED) && arg.backing)
+		return -EINVAL;
 
 	mutex_lock(&xf->lock);
 	if (xf->srv) {

@@ -597,6 +597,11 @@ static int xp_sconn_setup(struct xp_sconn *c, struct rdma_cm_id *id,
 	};
 	int why;
 
+	if (!xp_backing_device_ok(c->srv, dev)) {
+		*what = XIWPERF_UNSUPPORTED_BACKING;
+		*limit = 0;
+		return XIWPERF_REJECT_UNSUPPORTED;
+	}
 	/*
 	 * No check of the server's atomic_cap: a device without atomics
 	 * refuses them on the wire, which is worth seeing.
@@ -842,10 +847,17 @@ int xp_server_listen(struct xp_server **srvp, struct xiwperf_listen *arg)
 	srv->chunks = kcalloc(srv->nchunks, sizeof(*srv->chunks), GFP_KERNEL);
 	if (!srv->chunks)
 		goto err;
+	if (arg->flags & XIWPERF_LISTEN_BACKED) {
+		ret = xp_backing_pin(srv, arg->backing);
+		if (ret)
+			goto err;
+		ret = -ENOMEM;
+	}
 	for (i = 0; i < srv->nchunks; i++) {
 		size_t len = xp_server_chunk_len(srv, i);
 
-		srv->chunks[i] = xp_buf_alloc(len);
+		if (!srv->pages)
+			srv->chunks[i] = xp_buf_alloc(len);
 		if (!srv->chunks[i])
 			goto err;
 		xp_pattern_fill(srv->chunks[i], len,
@@ -942,6 +954,8 @@ void xp_server_destroy(struct xp_server *srv)
 	/* Releases that took their connection off the list themselves. */
 	if (srv->wq)
 		destroy_workqueue(srv->wq);
+	if (srv->pages)
+		xp_backing_release(srv);
 	for (i = 0; srv->chunks && i < srv->nchunks; i++)
 		xp_buf_free(srv->chunks[i]);
 	kfree(srv->chunks);

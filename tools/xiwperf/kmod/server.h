@@ -3,7 +3,8 @@
  * xiwperf server internals: what the files of the server share. server.c
  * listens, accepts and serves connections, srq.c runs the shared receive
  * queues of XP_HELLO_SRQ, frwr.c the fast registrations of
- * XP_HELLO_REMOTE_FRWR and inject.c the receive of XP_HELLO_INV_RECV.
+ * XP_HELLO_REMOTE_FRWR, inject.c the receive of XP_HELLO_INV_RECV and
+ * backing.c a buffer backed by a file or DAX device.
  */
 #ifndef XIWPERF_SERVER_H
 #define XIWPERF_SERVER_H
@@ -36,6 +37,9 @@ struct xp_server {
 	u32 nchunks;
 	size_t chunk;
 	size_t size;
+	/* A backed buffer (backing.c): its pinned pages; NULL for kmalloc'd */
+	struct page **pages;
+	unsigned long npages;
 	struct workqueue_struct *wq;
 	spinlock_t lock;		/* conns, conn->node */
 	struct list_head conns;
@@ -258,5 +262,11 @@ void xp_sconn_post_frwr(struct xp_sconn *c);
 int xp_sconn_setup_inv(struct xp_sconn *c);
 
 int xp_sconn_setup_verify(struct xp_sconn *c, u32 alg);
+
+/* backing.c */
+int xp_backing_pin(struct xp_server *srv, u64 uaddr);
+void xp_backing_release(struct xp_server *srv);
+bool xp_backing_device_ok(const struct xp_server *srv,
+			  const struct ib_device *dev);
 
 #endif /* XIWPERF_SERVER_H */
