@@ -427,7 +427,11 @@ struct xiw_stream_params {
  * @sq_completing: a caller of xiw_qp_sq_complete() is adding completions
  *	to the CQ; others leave theirs to it, to keep posting order
  * @orq: SQ indices of Reads sent and not yet answered, @orq_head/@orq_tail
- * @irq: inbound Read Requests, @irq_head/@irq_tail, @ird entries
+ * @irq: inbound requests of queue 1 (Reads, atomics, the commit draft's)
+ *	awaiting their answer, @irq_head/@irq_tail; @irq_size entries, the
+ *	IRD the connection negotiated (allocated when it starts: an idle QP
+ *	has none)
+ * @irq_size: entries of @irq
  * @rq: receive queue (empty with an SRQ)
  * @srq: the shared receive queue Sends go to, or NULL
  * @srq_last_wqe: IB_EVENT_QP_LAST_WQE_REACHED was delivered (xchg)
@@ -501,6 +505,7 @@ struct xiw_qp {
 	u32 orq_head;
 	u32 orq_tail;
 	struct xiw_irq_entry *irq;
+	u32 irq_size;
 	u32 irq_head;
 	u32 irq_tail;
 
@@ -613,6 +618,16 @@ static inline struct xiw_wqe *xiw_qp_orq_oldest(struct xiw_qp *qp)
 }
 
 /**
+ * xiw_qp_irq_at() - the IRQ entry at a position
+ * @qp: a started QP
+ * @i: position (free-running, as @qp->irq_head and @qp->irq_tail)
+ */
+static inline struct xiw_irq_entry *xiw_qp_irq_at(struct xiw_qp *qp, u32 i)
+{
+	return &qp->irq[i % qp->irq_size];
+}
+
+/**
  * xiw_qp_irq_oldest() - the oldest inbound request of queue 1 not yet
  *	answered
  * @qp: the QP; the caller holds its sq_lock
@@ -624,7 +639,7 @@ static inline struct xiw_irq_entry *xiw_qp_irq_oldest(struct xiw_qp *qp)
 	lockdep_assert_held(&qp->sq_lock);
 	if (qp->irq_tail == qp->irq_head)
 		return NULL;
-	return &qp->irq[qp->irq_tail % XIW_MAX_IRD];
+	return xiw_qp_irq_at(qp, qp->irq_tail);
 }
 
 static inline struct xiw_pd *to_xiw_pd(struct ib_pd *pd)

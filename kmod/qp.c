@@ -156,10 +156,9 @@ int xiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	err = -ENOMEM;
 	qp->sq = kvcalloc(qp->sq_size, sizeof(*qp->sq), GFP_KERNEL);
 	qp->orq = kcalloc(XIW_MAX_ORD, sizeof(*qp->orq), GFP_KERNEL);
-	qp->irq = kcalloc(XIW_MAX_IRD, sizeof(*qp->irq), GFP_KERNEL);
 	/* With an SRQ the QP's own ring stays empty (post_recv refuses). */
 	if (xiw_rq_init(&qp->rq, qp->srq ? 1 : max(attr->cap.max_recv_wr, 1U)) ||
-	    !qp->sq || !qp->orq || !qp->irq)
+	    !qp->sq || !qp->orq)
 		goto fail;
 
 	err = xa_alloc_cyclic_irq(&xdev->qps, &qpn, qp,
@@ -465,7 +464,7 @@ void xiw_qp_flush(struct xiw_qp *qp)
 	WRITE_ONCE(qp->sq_ack, qp->sq_head);
 	qp->orq_tail = qp->orq_head;
 	while (qp->irq_tail != qp->irq_head) {
-		struct xiw_irq_entry *e = &qp->irq[qp->irq_tail % XIW_MAX_IRD];
+		struct xiw_irq_entry *e = xiw_qp_irq_at(qp, qp->irq_tail);
 
 		if (e->mr)
 			xiw_mr_put(e->mr);
@@ -872,14 +871,27 @@ int xiw_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 int xiw_qp_start(struct xiw_qp *qp, struct socket *sock,
 		 const struct xiw_stream_params *p)
 {
+	u32 irq_size = clamp_t(u32, p->ird, 1, XIW_MAX_IRD);
+	struct xiw_irq_entry *irq, *old = NULL;
 	unsigned long flags;
 	int i;
 
+	/* Sized by the IRD: up to 128 entries of a Verify's hash and more. */
+	irq = kcalloc(irq_size, sizeof(*irq), GFP_KERNEL);
+	if (!irq)
+		return -ENOMEM;
 	spin_lock_irqsave(&qp->lock, flags);
 	if (qp->state != XIW_QPS_IDLE) {
 		spin_unlock_irqrestore(&qp->lock, flags);
+		kfree(irq);
 		return -EINVAL;
 	}
+	/* Idle: no engine runs, the queue is empty. */
+	old = qp->irq;
+	qp->irq = irq;
+	qp->irq_size = irq_size;
+	qp->irq_head = 0;
+	qp->irq_tail = 0;
 	qp->sock = sock;
 	qp->crc = p->crc;
 	qp->mulpdu = max(xiw_mpa_mulpdu(tcp_sk(sock->sk)->mss_cache,
@@ -899,6 +911,7 @@ int xiw_qp_start(struct xiw_qp *qp, struct socket *sock,
 	}
 	qp->state = XIW_QPS_RTS;
 	spin_unlock_irqrestore(&qp->lock, flags);
+	kfree(old);
 	xiw_tx_kick(qp);
 	return 0;
 }

@@ -38,7 +38,7 @@ void xiw_rx_reset(struct xiw_qp *qp)
 		rx->place_mr = NULL;
 	}
 	if (rx->irq_pending) {
-		struct xiw_irq_entry *e = &qp->irq[qp->irq_head % XIW_MAX_IRD];
+		struct xiw_irq_entry *e = xiw_qp_irq_at(qp, qp->irq_head);
 
 		if (e->mr)
 			xiw_mr_put(e->mr);
@@ -304,7 +304,7 @@ int xiw_rx_irq_take(struct xiw_qp *qp, struct xiw_mr *mr,
 			xiw_mr_put(mr);
 		return bad;
 	}
-	*slot = &qp->irq[qp->irq_head % XIW_MAX_IRD];
+	*slot = xiw_qp_irq_at(qp, qp->irq_head);
 	memset(*slot, 0, sizeof(**slot));
 	(*slot)->mr = mr;
 	qp->rx.irq_pending = true;

@@ -216,7 +216,7 @@ int xiw_rx_verify_resp_done(struct xiw_qp *qp)
  */
 int xiw_rx_place_expect(struct xiw_qp *qp, struct xiw_rx_copy *c, u32 len)
 {
-	struct xiw_irq_entry *e = &qp->irq[qp->irq_head % XIW_MAX_IRD];
+	struct xiw_irq_entry *e = xiw_qp_irq_at(qp, qp->irq_head);
 	int err = xiw_rx_copy_fn(c, e->expect + e->expect_len, len);
 
 	if (!err)
