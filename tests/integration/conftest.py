@@ -33,6 +33,9 @@ def default_modules(siw_ko):
             siw_ko]
 
 
+SCRATCH_BYTES = 256 << 20
+
+
 class Guest:
     """The running VM plus helpers the scenarios share."""
 
@@ -46,7 +49,13 @@ class Guest:
         if self.vm is None or not self.vm.alive():
             if self.vm is not None:
                 self.vm.stop()
-            self.vm = xiwvm.VM(self.workdir, modules=self.modules).start()
+            # A scratch disk (/dev/vda, sparse) for the scenarios that
+            # need a filesystem on a block device: see the disk fixture.
+            scratch = os.path.join(self.workdir, "scratch.img")
+            with open(scratch, "wb") as f:
+                f.truncate(SCRATCH_BYTES)
+            self.vm = xiwvm.VM(self.workdir, modules=self.modules,
+                               disks=[scratch]).start()
             self.vm.new_dmesg()
         return self.vm
 
@@ -115,8 +124,7 @@ def rdma_devs(vm):
     return json.loads(vm.run("rdma -j dev show").out or "[]")
 
 
-@pytest.fixture
-def hosts(vm):
+def two_hosts(vm):
     """Two hosts: netns 'a' (v0, 192.0.2.1/24) and 'b' (v1, 192.0.2.2/24)
     joined by a veth pair."""
     vm.run("""
@@ -129,16 +137,27 @@ def hosts(vm):
     return vm
 
 
-@pytest.fixture
-def pair(hosts):
-    """xiw0 on v0 in a, xiw1 on v1 in b, an xiwperf server in b."""
-    from xiwperf_run import (load_xiwperf, start_server, static_neighbours,
-                             stop_server)
-    vm = hosts
+def xiw_links(vm):
+    """On two_hosts(): xiwperf loaded, xiw0 on v0 in a, xiw1 on v1 in b."""
+    from xiwperf_run import load_xiwperf, static_neighbours
     load_xiwperf(vm)
     static_neighbours(vm)
     vm.ns("a", "rdma link add xiw0 type xiw netdev v0")
     vm.ns("b", "rdma link add xiw1 type xiw netdev v1")
+
+
+@pytest.fixture
+def hosts(vm):
+    """two_hosts() in the test's VM."""
+    return two_hosts(vm)
+
+
+@pytest.fixture
+def pair(hosts):
+    """xiw0 on v0 in a, xiw1 on v1 in b, an xiwperf server in b."""
+    from xiwperf_run import start_server, stop_server
+    vm = hosts
+    xiw_links(vm)
     log = start_server(vm, "b", "192.0.2.2", "b")
     yield vm
     stop_server(vm, log)

@@ -37,14 +37,15 @@ def client(vm, ns, addr, *args, check=True, timeout=120, port=PORT):
     return res.rc, result
 
 
-def start_server(vm, ns, addr, tag, port=PORT, json_out=False):
-    """Start an xiwperf server in ns and wait until it listens; with
-    json_out, stop_server() returns its counters."""
+def start_server(vm, ns, addr, tag, *args, port=PORT, json_out=False):
+    """Start an xiwperf server in ns, with further options args, and wait
+    until it listens; with json_out, stop_server() returns its counters."""
     log = f"/tmp/xiwperf-server-{tag}.log"
     prefix = f"ip netns exec {ns} " if ns else ""
     vm.run(f"{prefix}{XIWPERF} server --addr {addr} --port {port} "
            f"--size {SERVER_BUF} {'--json' if json_out else ''} "
-           f"> {log} 2>&1 & echo $! > {log}.pid")
+           + " ".join(str(a) for a in args) +
+           f" > {log} 2>&1 & echo $! > {log}.pid")
     wait_until(vm, f"grep -q listening {log} || "
                f"{{ ! kill -0 $(cat {log}.pid) && cat {log} && false; }}",
                f"xiwperf server on {addr} listening", tries=600)

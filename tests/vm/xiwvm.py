@@ -93,7 +93,7 @@ class VM:
     """One QEMU guest. Use as a context manager, or start()/stop()."""
 
     def __init__(self, workdir, modules=None, mem_mb=2048, smp=2,
-                 mode="agent", extra_append=""):
+                 mode="agent", extra_append="", disks=()):
         self.kver = target_kver()
         self.workdir = os.path.abspath(workdir)
         self.outdir = os.path.join(self.workdir, "out")
@@ -103,6 +103,10 @@ class VM:
         self.smp = smp
         self.mode = mode
         self.extra_append = extra_append
+        # Raw images the guest sees as virtio disks, /dev/vda first. QEMU
+        # writes through to the image file (the host's page cache): what
+        # the guest wrote to a disk survives QEMU's death.
+        self.disks = list(disks)
         self.console_log = os.path.join(self.workdir, "console.log")
         self.sock_path = os.path.join(self.workdir, "agent.sock")
         self.proc = None
@@ -199,6 +203,9 @@ class VM:
                         "server=on,wait=off",
             "-device", "virtserialport,chardev=agent,name=xiw.agent",
         ]
+        for d in self.disks:
+            argv += ["-drive", f"file={d},if=virtio,format=raw,"
+                               "cache=writeback"]
         if accel == "kvm":
             argv += ["-accel", "kvm", "-cpu", "host"]
         else:
@@ -294,6 +301,13 @@ class VM:
             self.sock = None
         self.proc = None
         self.ready = False
+
+    def kill(self):
+        """Power cut: SIGKILL QEMU, the guest given no chance to write
+        anything more to its disks."""
+        if self.proc is not None:
+            self.proc.kill()
+        self.stop()
 
     def __enter__(self):
         return self.start()
