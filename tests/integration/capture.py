@@ -1,15 +1,34 @@
 """Packet captures in the guest and their decoding by tshark, the
-wire-format oracle for MPA, DDP and RDMAP."""
-import shlex
+wire-format oracle for MPA, DDP and RDMAP.
+
+dumpcap records in the guest into its writable share (/run/xiw/out, the
+VM's outdir on the host); tshark decodes on the host, the same binary the
+guest would run (the guest's root is the host's), without the emulation
+cost. A test names its capture by a path; only the file name is used.
+"""
+import os
 import struct
+import subprocess
 
 from conftest import wait_until
 from xiwperf_run import PORT
+
+GUEST_SHARE = "/run/xiw/out"
+
+
+def guest_pcap(pcap):
+    return os.path.join(GUEST_SHARE, os.path.basename(pcap))
+
+
+def host_pcap(vm, pcap):
+    return os.path.join(vm.outdir, os.path.basename(pcap))
 
 
 def capture(vm, ns, dev, fn, pcap, port=PORT):
     """Run fn() while dumpcap records TCP port (xiwperf's by default) on
     dev in ns into pcap."""
+    pcap = guest_pcap(pcap)
+    vm.run(f"rm -f {pcap}")
     vm.ns(ns, f"dumpcap -q -i {dev} -w {pcap} -f 'tcp port {port}' "
               f"> /tmp/dumpcap.log 2>&1 & echo $! > /tmp/dumpcap.pid")
     wait_until(vm, f"test -s {pcap}", "dumpcap started")
@@ -25,13 +44,18 @@ def capture(vm, ns, dev, fn, pcap, port=PORT):
 
 
 def tshark(vm, pcap, *args):
-    """tshark's iwarp_mpa dissector is heuristic: it follows each
-    connection from its MPA Request/Reply, which the capture contains.
-    RPC-over-RDMA's heuristic is off: it claims Send payloads that are not
-    RPC (xiwperf's) and then calls them malformed."""
-    return vm.run("tshark -n --disable-protocol rpcordma -r {} {} "
-                  "2>/dev/null".format(
-        pcap, " ".join(shlex.quote(a) for a in args)), timeout=300).out
+    """tshark's output for a capture made by capture().
+
+    Its iwarp_mpa dissector is heuristic: it follows each connection from
+    its MPA Request/Reply, which the capture contains. RPC-over-RDMA's
+    heuristic is off: it claims Send payloads that are not RPC (xiwperf's)
+    and then calls them malformed."""
+    res = subprocess.run(["tshark", "-n", "--disable-protocol", "rpcordma",
+                          "-r", host_pcap(vm, pcap), *args],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, timeout=300)
+    assert res.returncode == 0, f"tshark {args}: {res.stderr}"
+    return res.stdout
 
 
 def rdmap_terminates(vm, pcap):

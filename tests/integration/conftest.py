@@ -78,6 +78,22 @@ def guest(siw_ko):
     g.stop()
 
 
+def end_test(vm):
+    """After a test: fail if the VM died; delete every RDMA link and
+    namespace and unload xiw (a leak or a hang there is the test's too);
+    fail on any kernel line the test caused that reports a bug."""
+    if not vm.alive():
+        pytest.fail("VM died during the test:\n" + vm.console()[-6000:])
+    vm.run("for d in $(rdma link show | awk '{print $2}' | cut -d/ -f1 "
+           "| sort -u); do rdma link delete $d 2>/dev/null; done; "
+           "ip -all netns delete; ip link del v0 2>/dev/null; "
+           "modprobe -r xiw; true", timeout=60, check=False)
+    log = vm.new_dmesg()
+    bad = xiwvm.VM.bad_lines(log)
+    if bad:
+        pytest.fail("kernel reported problems:\n" + "\n".join(log))
+
+
 @pytest.fixture
 def vm(guest, request):
     """The VM, with every kernel line the test caused checked for bugs.
@@ -88,18 +104,7 @@ def vm(guest, request):
     vm = guest.ensure()
     vm.new_dmesg()
     yield vm
-    if not vm.alive():
-        pytest.fail("VM died during the test:\n" + vm.console()[-6000:])
-    vm.run("for d in $(rdma -j link show | python3 -c 'import json,sys;"
-           "[print(l[\"ifname\"].split(\"/\")[0]) for l in json.load(sys.stdin)]'); do "
-           "rdma link delete $d 2>/dev/null; done; "
-           "for n in $(ip netns list | cut -d' ' -f1); do ip netns del $n; done; "
-           "ip link del v0 2>/dev/null; modprobe -r xiw; true", timeout=60,
-           check=False)
-    log = vm.new_dmesg()
-    bad = xiwvm.VM.bad_lines(log)
-    if bad:
-        pytest.fail("kernel reported problems:\n" + "\n".join(log))
+    end_test(vm)
 
 
 def wait_until(vm, cmd, what, tries=100):
@@ -127,13 +132,17 @@ def rdma_devs(vm):
 def two_hosts(vm):
     """Two hosts: netns 'a' (v0, 192.0.2.1/24) and 'b' (v1, 192.0.2.2/24)
     joined by a veth pair."""
-    vm.run("""
-        ip netns add a && ip netns add b &&
+    vm.run("""ip netns add a && ip netns add b &&
         ip link add v0 netns a type veth peer v1 netns b &&
-        ip -n a addr add 192.0.2.1/24 dev v0 && ip -n b addr add 192.0.2.2/24 dev v1 &&
-        ip -n a link set v0 up && ip -n b link set v1 up &&
-        ip -n a link set lo up && ip -n b link set lo up
-    """)
+        ip -n a -batch - <<'A' && ip -n b -batch - <<'B'
+addr add 192.0.2.1/24 dev v0
+link set v0 up
+link set lo up
+A
+addr add 192.0.2.2/24 dev v1
+link set v1 up
+link set lo up
+B""")
     return vm
 
 

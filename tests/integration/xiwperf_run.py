@@ -46,10 +46,18 @@ def start_server(vm, ns, addr, tag, *args, port=PORT, json_out=False):
            f"--size {SERVER_BUF} {'--json' if json_out else ''} "
            + " ".join(str(a) for a in args) +
            f" > {log} 2>&1 & echo $! > {log}.pid")
-    wait_until(vm, f"grep -q listening {log} || "
-               f"{{ ! kill -0 $(cat {log}.pid) && cat {log} && false; }}",
-               f"xiwperf server on {addr} listening", tries=600)
-    return log
+    # Bounded by guest round trips; a server that exits fails at once.
+    for _ in range(600):
+        state = vm.run(f"if grep -q listening {log}; then echo up; "
+                       f"elif kill -0 $(cat {log}.pid) 2>/dev/null; then "
+                       f"echo starting; else echo exited; fi").out.strip()
+        if state == "up":
+            return log
+        if state == "exited":
+            raise AssertionError(f"xiwperf server on {addr} exited:\n" +
+                                 vm.run(f"cat {log}").out)
+        vm.run("sleep 0.1")
+    raise AssertionError(f"xiwperf server on {addr} never listened")
 
 
 def stop_server(vm, log):
@@ -73,10 +81,10 @@ def set_params(vm, **params):
 def static_neighbours(vm):
     """Static ARP entries between the hosts: no neighbour resolution
     inside the first connect (see Documentation/xiwperf.md)."""
-    mac_a = vm.ns("a", "cat /sys/class/net/v0/address").out.strip()
-    mac_b = vm.ns("b", "cat /sys/class/net/v1/address").out.strip()
-    vm.ns("a", f"ip neigh replace 192.0.2.2 lladdr {mac_b} dev v0")
-    vm.ns("b", f"ip neigh replace 192.0.2.1 lladdr {mac_a} dev v1")
+    vm.run("ma=$(ip -n a -br link show v0 | awk '{print $3}') && "
+           "mb=$(ip -n b -br link show v1 | awk '{print $3}') && "
+           "ip -n a neigh replace 192.0.2.2 lladdr $mb dev v0 && "
+           "ip -n b neigh replace 192.0.2.1 lladdr $ma dev v1")
 
 
 def start_client(vm, ns, addr, tag, *args):

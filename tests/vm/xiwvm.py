@@ -217,6 +217,23 @@ class VM:
         return argv
 
     def start(self, timeout=240):
+        """Boot; a kernel that panics before the agent is up (rare under
+        TCG: an int3 while the boot patches its own text) boots once more,
+        its console kept as console.log.panic. Nothing of xiw runs before
+        the agent: a panic after it is never retried."""
+        try:
+            return self._boot(timeout)
+        except (RuntimeError, TimeoutError):
+            console = self.console()
+            if self.ready or "Kernel panic" not in console:
+                raise
+            self.stop()
+            os.replace(self.console_log, self.console_log + ".panic")
+            print("xiwvm: the guest kernel panicked while booting; "
+                  "booting again", flush=True)
+            return self._boot(timeout)
+
+    def _boot(self, timeout):
         os.makedirs(self.outdir, exist_ok=True)
         for p in (self.sock_path, self.console_log):
             if os.path.exists(p):
