@@ -15,6 +15,7 @@
 #include "cm.h"
 #include "device.h"
 #include "obj.h"
+#include "stats.h"
 #include "verbs.h"
 
 /*
@@ -42,7 +43,9 @@ static const struct ib_device_ops xiw_device_ops = {
 	.uverbs_abi_ver = 1,
 
 	.dealloc_driver = xiw_dealloc_driver,
+	.alloc_hw_port_stats = xiw_alloc_hw_port_stats,
 	.get_dev_fw_str = xiw_get_dev_fw_str,
+	.get_hw_stats = xiw_get_hw_stats,
 	.get_port_immutable = xiw_get_port_immutable,
 	.query_device = xiw_query_device,
 	.query_gid = xiw_query_gid,
@@ -101,6 +104,7 @@ static void xiw_dealloc_driver(struct ib_device *ibdev)
 	xiw_cm_device_gone(xdev);
 
 	netdev_put(xdev->netdev, &xdev->netdev_tracker);
+	xiw_stats_free(xdev->stats);
 }
 
 /*
@@ -180,6 +184,11 @@ static struct xiw_device *xiw_device_alloc(struct net_device *netdev)
 	init_waitqueue_head(&xdev->ceps_gone);
 	xdev->netdev = netdev;
 	netdev_hold(netdev, &xdev->netdev_tracker, GFP_KERNEL);
+	xdev->stats = xiw_stats_alloc();
+	if (!xdev->stats) {
+		ib_dealloc_device(ibdev);	/* calls xiw_dealloc_driver */
+		return ERR_PTR(-ENOMEM);
+	}
 
 	ibdev->node_type = RDMA_NODE_RNIC;
 	ibdev->phys_port_cnt = 1;

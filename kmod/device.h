@@ -12,6 +12,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "stag.h"
+#include "stats.h"
 
 #define XIW_VENDOR_ID		0		/* no IEEE OUI: a software RNIC */
 #define XIW_VENDOR_PART_ID	0x7869		/* "xi" */
@@ -56,6 +57,7 @@
  * @ceps: every connection endpoint of the device, until freed: the
  *	  device's removal ends them and waits for them
  * @ceps_gone: woken when an endpoint leaves @ceps
+ * @stats: the device's counters (stats.h)
  */
 struct xiw_device {
 	struct ib_device ibdev;
@@ -71,6 +73,7 @@ struct xiw_device {
 	spinlock_t ceps_lock;	/* ceps */
 	struct list_head ceps;
 	wait_queue_head_t ceps_gone;
+	struct xiw_stats __percpu *stats;
 };
 
 static inline struct xiw_device *to_xiw_dev(struct ib_device *ibdev)

@@ -41,8 +41,10 @@
 #include <linux/writeback.h>
 
 #include "commit.h"
+#include "device.h"
 #include "obj.h"
 #include "persist.h"
+#include "stats.h"
 
 static bool dram_persistent;
 module_param(dram_persistent, bool, 0644);
@@ -77,6 +79,8 @@ struct xiw_persist_file {
  * @nfiles: entries of @files used
  * @done: octets walked; when @files is full the walk stops there, to be
  *	resumed after they are written back
+ * @pmem_bytes: octets of pmem written back from the CPU caches
+ * @file_bytes: octets of file ranges written back
  */
 struct xiw_persist_walk {
 	u8 domains;
@@ -84,6 +88,8 @@ struct xiw_persist_walk {
 	struct xiw_persist_file files[XIW_PERSIST_FILES];
 	int nfiles;
 	u64 done;
+	u64 pmem_bytes;
+	u64 file_bytes;
 };
 
 /*
@@ -210,8 +216,10 @@ static int xiw_persist_piece(void *ctx, u8 *p, u32 len)
 		u8 dom = xiw_page_domain(page);
 
 		w->domains |= dom;
-		if (w->flush && dom == XIW_DOMAIN_PMEM)
+		if (w->flush && dom == XIW_DOMAIN_PMEM) {
 			arch_wb_cache_pmem(p, n);
+			w->pmem_bytes += n;
+		}
 		if (w->flush && dom == XIW_DOMAIN_FILE &&
 		    !xiw_persist_note_file(w, page, off, n))
 			return 1;	/* resume here */
@@ -301,6 +309,8 @@ static int xiw_persist_files(struct xiw_persist_walk *w)
 			err = filemap_write_and_wait_range(f->inode->i_mapping,
 							   f->start, f->end);
 		if (!err)
+			w->file_bytes += f->end - f->start + 1;
+		if (!err)
 			err = sync_inode_metadata(f->inode, 1);
 		for (j = 0; j < nflushed && flushed[j] != bdev; j++)
 			;
@@ -312,6 +322,25 @@ static int xiw_persist_files(struct xiw_persist_walk *w)
 	}
 	w->nfiles = 0;
 	return err;
+}
+
+/* Count a Flush to persistence carried out (or not: @err). */
+static void xiw_persist_count(struct xiw_stats __percpu *stats,
+			      const struct xiw_persist_walk *w, int err)
+{
+	if (err) {
+		xiw_stat_add(stats, XIW_STAT_FLUSH_FAILED, 1);
+		return;
+	}
+	xiw_stat_add(stats, XIW_STAT_FLUSH_PERSISTENT, 1);
+	if (w->domains & XIW_DOMAIN_PMEM)
+		xiw_stat_add(stats, XIW_STAT_FLUSH_PMEM, 1);
+	if (w->domains & XIW_DOMAIN_FILE)
+		xiw_stat_add(stats, XIW_STAT_FLUSH_FILE, 1);
+	if (w->domains & XIW_DOMAIN_DRAM)
+		xiw_stat_add(stats, XIW_STAT_FLUSH_DRAM, 1);
+	xiw_stat_add(stats, XIW_STAT_PMEM_WB_BYTES, w->pmem_bytes);
+	xiw_stat_add(stats, XIW_STAT_FILE_WB_BYTES, w->file_bytes);
 }
 
 /**
@@ -345,9 +374,12 @@ int xiw_persist_check(struct xiw_mr *mr, u32 stag, u64 to, u64 len,
 		return XIW_TERM(XIW_TERM_LAYER_RDMAP, XIW_RDMAP_ETYPE_PROT,
 				err == -EACCES ? XIW_RDMAP_INV_STAG :
 						 XIW_RDMAP_BOUNDS);
-	if (w.domains & XIW_DOMAIN_DRAM)
+	if (w.domains & XIW_DOMAIN_DRAM) {
+		xiw_stat_add(to_xiw_dev(mr->ibmr.device)->stats,
+			     XIW_STAT_FLUSH_REFUSED, 1);
 		return XIW_TERM(XIW_TERM_LAYER_RDMAP, XIW_RDMAP_ETYPE_PROT,
 				XIW_RDMAP_ACCESS);
+	}
 	return 0;
 }
 
@@ -370,12 +402,15 @@ int xiw_persist_check(struct xiw_mr *mr, u32 stag, u64 to, u64 len,
 int xiw_persist_flush(struct xiw_mr *mr, u32 stag, u64 to, u64 len,
 		      u8 flags)
 {
+	struct xiw_stats __percpu *stats = to_xiw_dev(mr->ibmr.device)->stats;
 	struct xiw_persist_walk w = { .flush = true };
 	int err = 0;
 
 	smp_mb();	/* every placement before the Flush is visible */
-	if (!(flags & XIW_FLUSH_PERSISTENT))
+	if (!(flags & XIW_FLUSH_PERSISTENT)) {
+		xiw_stat_add(stats, XIW_STAT_FLUSH_GLOBAL, 1);
 		return 0;
+	}
 	while (!err && w.done < len) {
 		u64 before = w.done;
 
@@ -390,5 +425,6 @@ int xiw_persist_flush(struct xiw_mr *mr, u32 stag, u64 to, u64 len,
 	}
 	if (w.domains & XIW_DOMAIN_PMEM)
 		pmem_wmb();
+	xiw_persist_count(stats, &w, err);
 	return err;
 }

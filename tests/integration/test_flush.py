@@ -14,7 +14,8 @@ import struct
 import pytest
 
 from capture import capture, rdmap_terminates, untagged_fpdus
-from xiwperf_run import client, set_params, wait_resources_released
+from xiwperf_run import (client, counted, hw_counters, set_params,
+                         wait_resources_released)
 
 SERVER = "192.0.2.2"
 FRWR = ("--remote-mr", "frwr")
@@ -49,21 +50,28 @@ def test_flush_to_persistence_of_dram_is_refused_by_default(pair):
 
     def run():
         got["rc"], got["r"] = flush(pair, 1, "--persist", check=False)
+    before = hw_counters(pair, "xiw1")
     capture(pair, "a", "v0", run, pcap)
     r = got["r"]
     assert got["rc"] == 1 and r["wc_status"] == "REM_ACCESS_ERR", r
     assert r["wc_unexpected"] == 0 and r["wc_missing"] == 0, r
     assert terminates(pair, pcap) == [(SERVER, RDMAP, PROT, 0x02)]
     wait_resources_released(pair, {"xiw1": 1})
+    n = counted(before, hw_counters(pair, "xiw1"))
+    assert n["flush_refused"] == 1 and n["flush_persistent"] == 0, n
 
 
 def test_flush_to_persistence_succeeds_when_dram_is_declared_persistent(
         dram_persistent):
     """With dram_persistent=1 every Flush to persistence completes as
     IB_WC_FLUSH, after the data of its Write (read back) is in place."""
+    before = hw_counters(dram_persistent, "xiw1")
     rc, r = flush(dram_persistent, 400, "--persist", "--check", qps=2,
                   depth=8)
     assert r["completed"] == 400 and r["mismatches"] == 0, r
+    n = counted(before, hw_counters(dram_persistent, "xiw1"))
+    assert n["flush_persistent"] == 400 and n["flush_dram"] == 400, n
+    assert n["pmem_writeback_bytes"] == n["file_writeback_bytes"] == 0, n
 
 
 @pytest.mark.parametrize("level", ["--range", "--whole-mr"])

@@ -16,7 +16,8 @@ import pytest
 
 from capture import capture, rdmap_terminates
 from conftest import TOP
-from xiwperf_run import client, start_server, stop_server
+from xiwperf_run import (client, counted, hw_counters, start_server,
+                         stop_server)
 
 SERVER = "192.0.2.2"
 PORT = 18517
@@ -88,8 +89,12 @@ def test_flush_to_persistence_puts_what_was_written_on_disk(file_server,
     the data reads back, and afterwards every page the Writes changed is
     on the disk as in the page cache."""
     cache0, _ = pages(file_server)
+    before = hw_counters(file_server, "xiw1")
     rc, r = run(file_server, "flush", 64, "--persist", level, "--check")
     assert r["completed"] == 64 and r["mismatches"] == 0, r
+    n = counted(before, hw_counters(file_server, "xiw1"))
+    assert n["flush_file"] == 64 and n["flush_pmem"] == 0, n
+    assert n["file_writeback_bytes"] >= 64 * 65536, n
     cache, on_disk = pages(file_server)
     assert len(changed(cache0, cache)) >= 65536 // 4096
     assert changed(on_disk, cache) == set()

@@ -78,6 +78,19 @@ def set_params(vm, **params):
         vm.run(f"echo {v} > /sys/module/xiw/parameters/{k}")
 
 
+def hw_counters(vm, dev):
+    """The device's counters, as "rdma statistic show" reads them."""
+    rows = json.loads(vm.run(f"rdma -j statistic show link {dev}/1").out)
+    assert len(rows) == 1, rows
+    return {k: v for k, v in rows[0].items() if isinstance(v, int)
+            and k != "port"}
+
+
+def counted(before, after):
+    """What each counter counted between two hw_counters() readings."""
+    return {k: after[k] - before[k] for k in after}
+
+
 def static_neighbours(vm):
     """Static ARP entries between the hosts: no neighbour resolution
     inside the first connect (see Documentation/xiwperf.md)."""
