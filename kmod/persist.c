@@ -153,11 +153,18 @@ static u8 xiw_page_domain(struct page *page)
 
 	if (!page)
 		return XIW_DOMAIN_DRAM;
-	if (is_zone_device_page(page))
-		return page->pgmap->type == MEMORY_DEVICE_FS_DAX ||
-		       page->pgmap->type == MEMORY_DEVICE_GENERIC ?
-		       XIW_DOMAIN_PMEM : XIW_DOMAIN_DRAM;
 	folio = page_folio(page);
+	if (is_zone_device_page(page)) {
+		/*
+		 * Device-dax maps in compound pages (its alignment): only the
+		 * head has the pgmap, a tail's field holds its head.
+		 */
+		enum memory_type type = folio_page(folio, 0)->pgmap->type;
+
+		return type == MEMORY_DEVICE_FS_DAX ||
+		       type == MEMORY_DEVICE_GENERIC ?
+		       XIW_DOMAIN_PMEM : XIW_DOMAIN_DRAM;
+	}
 	if (folio_test_anon(folio))
 		return XIW_DOMAIN_DRAM;
 	mapping = folio_mapping(folio);

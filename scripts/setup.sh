@@ -14,7 +14,7 @@ PKGS=(
 	libnl-3-dev libnl-genl-3-dev libnl-route-3-dev pkg-config
 	cmake g++ googletest libgtest-dev libgmock-dev nlohmann-json3-dev
 	python3 python3-pytest tshark sparse iproute2 procps
-	nfs-kernel-server
+	nfs-kernel-server ndctl
 )
 
 need_root() {

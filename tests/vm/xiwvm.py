@@ -93,7 +93,7 @@ class VM:
     """One QEMU guest. Use as a context manager, or start()/stop()."""
 
     def __init__(self, workdir, modules=None, mem_mb=2048, smp=2,
-                 mode="agent", extra_append="", disks=()):
+                 mode="agent", extra_append="", disks=(), nvdimms=()):
         self.kver = target_kver()
         self.workdir = os.path.abspath(workdir)
         self.outdir = os.path.join(self.workdir, "out")
@@ -107,6 +107,11 @@ class VM:
         # writes through to the image file (the host's page cache): what
         # the guest wrote to a disk survives QEMU's death.
         self.disks = list(disks)
+        # Files the guest sees as NVDIMMs (ACPI NFIT, label-less: one raw
+        # namespace each until ndctl reconfigures it). Guest stores go
+        # straight to the file's pages (share=on): nothing is volatile
+        # behind the guest's CPU caches, which TCG does not model anyway.
+        self.nvdimms = list(nvdimms)
         self.console_log = os.path.join(self.workdir, "console.log")
         self.sock_path = os.path.join(self.workdir, "agent.sock")
         self.proc = None
@@ -190,7 +195,7 @@ class VM:
         argv = [
             "qemu-system-x86_64", "-nodefaults", "-no-reboot",
             "-display", "none",
-            "-m", str(self.mem_mb), "-smp", str(self.smp),
+            "-m", self.memory_arg(), "-smp", str(self.smp),
             "-kernel", f"/boot/vmlinuz-{self.kver}",
             "-initrd", self.initramfs(),
             "-append", append,
@@ -206,6 +211,12 @@ class VM:
         for d in self.disks:
             argv += ["-drive", f"file={d},if=virtio,format=raw,"
                                "cache=writeback"]
+        if self.nvdimms:
+            argv += ["-machine", "pc,nvdimm=on"]
+        for i, path in enumerate(self.nvdimms):
+            argv += ["-object", f"memory-backend-file,id=nvmem{i},share=on,"
+                                f"mem-path={path},size={os.path.getsize(path)}",
+                     "-device", f"nvdimm,id=nvdimm{i},memdev=nvmem{i}"]
         if accel == "kvm":
             argv += ["-accel", "kvm", "-cpu", "host"]
         else:
@@ -215,6 +226,14 @@ class VM:
         else:
             argv += ["-serial", f"file:{self.console_log}"]
         return argv
+
+    def memory_arg(self):
+        """-m: the RAM, and room for the NVDIMMs beside it."""
+        if not self.nvdimms:
+            return str(self.mem_mb)
+        extra = sum(os.path.getsize(p) for p in self.nvdimms) >> 20
+        return (f"{self.mem_mb}M,slots={len(self.nvdimms)},"
+                f"maxmem={self.mem_mb + extra}M")
 
     def start(self, timeout=240):
         """Boot; a kernel that panics before the agent is up (rare under
