@@ -99,10 +99,12 @@ def untagged_fpdus(vm, pcap):
     return out
 
 
-def assert_crcs(vm, pcap, crc, at_least):
+def assert_crcs(vm, pcap, crc, at_least, where=None):
     """With crc, every FPDU's CRC check (at least at_least of them) is
-    good; without, the capture has none."""
-    lines = [ln for ln in tshark(vm, pcap, "-V", "-Y", "iwarp_mpa.fpdu")
+    good; without, the capture has none. where: a display filter the
+    frames checked must also pass."""
+    shown = "iwarp_mpa.fpdu" + (f" && ({where})" if where else "")
+    lines = [ln for ln in tshark(vm, pcap, "-V", "-Y", shown)
              .splitlines() if "CRC check:" in ln]
     if crc:
         assert len(lines) > at_least, len(lines)

@@ -7,7 +7,11 @@ strips markers and checks the CRC over them, decodes a capture.
 tshark locates markers assuming one FPDU per TCP segment, so the capture
 uses small Sends at depth 1 (FPDUs under 508 octets, at most one marker
 each: its stripping handles no more); the byte-exact matrix covers the
-rest."""
+rest. The server's replies may leave in one segment when they follow
+each other closely (seen under load): tshark then loses track of that
+direction's markers and reports CRC errors where there are none (the
+client, which requires CRC, accepted every FPDU: its run passed). The
+CRC checks are the client's FPDUs', one per segment at depth 1."""
 import pytest
 
 from capture import assert_crcs, capture, tshark
@@ -63,4 +67,4 @@ def test_markers_decode_with_tshark(marked, crc):
                    "tcp.srcport != 18515", "-T", "fields",
                    "-e", "iwarp_ddp.msn").split()
     assert len(sends) >= 40, sends
-    assert_crcs(vm, pcap, crc, 40)
+    assert_crcs(vm, pcap, crc, 40, where=f"tcp.dstport == {PORT}")
