@@ -196,6 +196,7 @@ static int xp_client_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 			   XIWPERF_REASON_UNREACHABLE, ev->status);
 		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
+		complete_all(&c->disconnected);
 		/* Our own disconnect at teardown, or after a finished run. */
 		if (!READ_ONCE(cl->stop) && atomic_read(&cl->running) &&
 		    !xp_cconn_lose(c, XIWPERF_REASON_DISCONNECTED))
@@ -496,6 +497,20 @@ static int xp_cconn_connect(struct xp_cconn *c)
 			return ret;
 	}
 	return xp_read_table(c);
+}
+
+/*
+ * Wait for the DISCONNECTED event of an established connection, which
+ * its disconnect (xp_qp_destroy()) started: a graceful close ends when
+ * the peer closed too, and destroying the id before would drop the
+ * event. Bounded (a peer that never closes: the device gives up on its
+ * own) and cut short by a signal (an interrupted run ends at once).
+ */
+static void xp_cconn_disconnected(struct xp_cconn *c)
+{
+	if (c->id && READ_ONCE(c->established))
+		wait_for_completion_interruptible_timeout(&c->disconnected,
+							  XP_DISCONNECT_WAIT);
 }
 
 static void xp_cconn_destroy(struct xp_cconn *c)
@@ -851,6 +866,7 @@ int xp_client_run(struct xiwperf_run *run)
 		c->index = i;
 		c->isolated = cl->inject == XIWPERF_INJECT_CQ_OVERFLOW && !i;
 		spin_lock_init(&c->lock);
+		init_completion(&c->disconnected);
 		c->total = div_u64_rem(cl->count, cl->qps, &rem) +
 			   (i < rem ? 1 : 0);
 		if (cl->ack)
@@ -876,6 +892,8 @@ out:
 	/* Every completion has run now: collect, then free. */
 	xp_client_results(cl, run, t_start, ret);
 	xp_atomic_check_free(cl);
+	for (i = 0; cl->conns && i < cl->qps && cl->conns[i]; i++)
+		xp_cconn_disconnected(cl->conns[i]);
 	for (i = 0; cl->conns && i < cl->qps && cl->conns[i]; i++)
 		xp_cconn_destroy(cl->conns[i]);
 	kfree(cl->conns);

@@ -145,6 +145,8 @@ struct xp_cconn {
 	int step;
 	bool addr_timeout;
 	bool established;
+	/* the DISCONNECTED event came: the peer's, or our own disconnect's */
+	struct completion disconnected;
 	bool registered;	/* XP_MSG_READY arrived */
 	bool read_inv;		/* the device has IB_WR_RDMA_READ_WITH_INV */
 	/* from the server's accept, and its chunk table */
@@ -252,6 +254,11 @@ struct xp_chain {
 
 /* The local buffer of an atomic operation: the word's original value. */
 #define XP_ATOMIC_LEN	sizeof(u64)
+/*
+ * Longest wait for a connection's DISCONNECTED event at the end of a run:
+ * more than xiw's own limit on a graceful close (mpa_timeout_ms, 10 s).
+ */
+#define XP_DISCONNECT_WAIT	(15 * HZ)
 
 /* client.c */
 int xp_fail(struct xp_client *cl, int status, u32 reason);
