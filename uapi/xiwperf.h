@@ -130,6 +130,8 @@
  *	XIWPERF_F_EXPECT the request carries an expected hash, which the
  *	server compares (a mismatch terminates the stream): run.expect_len
  *	octets at run.expect, or, with run.expect_len 0, the client's own.
+ *	With XIWPERF_F_NO_WRITE there is no Write: the Verify hashes the
+ *	region as it stands.
  *
  * The atomic operations (4 to 7) all target one 64-bit word, at
  * offset 0 of the server's buffer, from every connection and lane: the
@@ -288,6 +290,13 @@ static inline __u64 xiwperf_aw_value(__u32 tag)
  * hash with each Verify (see XIWPERF_OP_VERIFY).
  */
 #define XIWPERF_F_EXPECT	0x400U
+/*
+ * Client flag (--no-write), XIWPERF_OP_VERIFY only: no Write before the
+ * Verify, which hashes what the region holds (e.g. what an earlier run
+ * wrote and flushed). The client has no hash of its own then: not with
+ * XIWPERF_F_CHECK, and XIWPERF_F_EXPECT needs a fixed run.expect.
+ */
+#define XIWPERF_F_NO_WRITE	0x800U
 /* result.first_bad_offset of a message whose receive completion was wrong */
 #define XIWPERF_BAD_COMPLETION	(~0ULL)
 

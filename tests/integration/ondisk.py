@@ -1,5 +1,7 @@
 """What a file holds in the page cache and what its blocks hold on the
-device, page by page: run in the guest as `python3 ondisk.py FILE DEVICE`.
+device, page by page: run in the guest as `python3 ondisk.py FILE DEVICE`,
+or as `python3 ondisk.py FILE DEVICE OFFSET LENGTH` for the SHA-256 of
+that page-aligned range both ways ({"cache": hex, "disk": hex}).
 
 Prints one JSON object: "cache", the CRC-32 of each 4 KiB page of FILE
 read through the filesystem (for an xiwperf server backed by FILE, what
@@ -9,6 +11,7 @@ power cut), null for a page without a block. The extent map comes from
 the filesystem, which answers from its journal too: the device's copy of
 the metadata may lag behind."""
 import fcntl
+import hashlib
 import json
 import mmap
 import os
@@ -44,14 +47,16 @@ def extents(fd, size):
     return out
 
 
-def main(path, device):
+def pages_both_ways(path, device, digest):
+    """digest() of each page of the file: (through the page cache, from
+    the device; None for a page without a block)."""
     fd = os.open(path, os.O_RDONLY)
     size = os.fstat(fd).st_size
     pages = size // PAGE
     cache = []
     with os.fdopen(fd, "rb", closefd=False) as f:
         for _ in range(pages):
-            cache.append(zlib.crc32(f.read(PAGE)))
+            cache.append(digest(f.read(PAGE)))
     disk = [None] * pages
     dev = os.open(device, os.O_RDONLY | os.O_DIRECT)
     block = mmap.mmap(-1, PAGE)         # page-aligned, as O_DIRECT wants
@@ -61,14 +66,29 @@ def main(path, device):
             if page >= pages:
                 break
             if fl & FIEMAP_EXTENT_UNWRITTEN:
-                disk[page] = zlib.crc32(bytes(PAGE))
+                disk[page] = digest(bytes(PAGE))
                 continue
             os.preadv(dev, [block], ph + off)
-            disk[page] = zlib.crc32(block)
+            disk[page] = digest(bytes(block))
     os.close(dev)
     os.close(fd)
-    print(json.dumps({"cache": cache, "disk": disk}))
+    return cache, disk
+
+
+def main(path, device, offset=None, length=None):
+    if offset is None:
+        cache, disk = pages_both_ways(path, device, zlib.crc32)
+        print(json.dumps({"cache": cache, "disk": disk}))
+        return
+    first, n = int(offset) // PAGE, int(length) // PAGE
+    cache, disk = pages_both_ways(path, device, lambda b: b)
+    out = {}
+    for name, got in (("cache", cache), ("disk", disk)):
+        span = got[first:first + n]
+        out[name] = None if None in span else \
+            hashlib.sha256(b"".join(span)).hexdigest()
+    print(json.dumps(out))
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    main(*sys.argv[1:])

@@ -62,6 +62,13 @@ def pages(vm, path=f"{MNT}/buf"):
     return got["cache"], got["disk"]
 
 
+def region_sha256(vm, offset, length, path=f"{MNT}/buf"):
+    """(page cache, disk): the SHA-256 of a range of the file, both ways."""
+    got = json.loads(vm.run(f"python3 {ONDISK} {path} {DEVICE} {offset} "
+                            f"{length}").out)
+    return got["cache"], got["disk"]
+
+
 def run(vm, op, count, *args, size=65536, depth=4, qps=2, check=True):
     return client(vm, "a", SERVER, "--op", op, "--count", count, "--size",
                   size, "--depth", depth, "--qps", qps, *FRWR, *args,
@@ -98,6 +105,32 @@ def test_flush_to_persistence_puts_what_was_written_on_disk(file_server,
     cache, on_disk = pages(file_server)
     assert len(changed(cache0, cache)) >= 65536 // 4096
     assert changed(on_disk, cache) == set()
+
+
+def test_verify_of_flushed_data_hashes_what_the_disk_holds(file_server):
+    """Writes each followed by a Flush to persistence, all to the first
+    region (one QP, one deep); then a Verify of that region without a
+    Write, carrying the SHA-256 of the region's blocks as read from the
+    disk: the server's hash over what it holds matches, and the Verify
+    completes. The same Verify expecting a hash one bit off is refused:
+    what matched was the data, not any hash."""
+    rc, r = run(file_server, "flush", 8, "--persist", "--check", qps=1,
+                depth=1)
+    assert r["completed"] == 8 and r["mismatches"] == 0, r
+    cache, on_disk = region_sha256(file_server, 0, 65536)
+    assert cache == on_disk, (cache, on_disk)
+
+    def verify(expect):
+        return run(file_server, "verify", 1, "--hash", "sha256",
+                   "--no-write", "--expect", expect, qps=1, depth=1,
+                   check=False)
+    rc, r = verify(on_disk)
+    assert rc == 0 and r["completed"] == 1 and r["errors"] == 0, r.get("error")
+    assert r["verify"] == {"hash": "sha256", "expect": on_disk,
+                           "write": False}, r
+    wrong = f"{int(on_disk[:2], 16) ^ 1:02x}{on_disk[2:]}"
+    rc, r = verify(wrong)
+    assert rc == 1 and r["wc_status"] == "REM_INV_REQ_ERR", r
 
 
 def test_writes_without_flush_stay_off_the_disk(file_server):

@@ -928,6 +928,33 @@ TEST_F(XiwperfArgs, VerifyExpectRefusesBadHex)
               "octet, no 0x)");
 }
 
+TEST_F(XiwperfArgs, VerifyWithoutWriteNeedsAFixedExpectOrNone)
+{
+    Client c = client(verify({"--hash", "sha256", "--no-write"}));
+    EXPECT_TRUE(c.no_write);
+    EXPECT_FALSE(c.expect);
+    EXPECT_FALSE(client(verify({"--hash", "sha256"})).no_write);
+    c = client(verify({"--no-write", "--hash", "crc32c", "--expect", "0a0b0c0d"}));
+    EXPECT_TRUE(c.no_write);
+    EXPECT_EQ(c.expect_hash, (Bytes{0x0a, 0x0b, 0x0c, 0x0d}));
+    // an option after --expect is not its value
+    EXPECT_TRUE(client(verify({"--hash", "crc32c", "--expect", "01", "--no-write"})).no_write);
+
+    const std::string check = "client: --op verify --no-write takes no --check (nothing was "
+                              "written: the client has no hash of its own to compare; give "
+                              "--expect HEX for the server to compare)";
+    EXPECT_EQ(usage_error(verify({"--hash", "sha256", "--no-write", "--check"})), check);
+    EXPECT_EQ(usage_error(verify({"--check", "--hash", "sha256", "--expect", "01", "--no-write"})),
+              check);
+    const std::string own = "client: --op verify --no-write needs --expect HEX, not --expect "
+                            "alone (nothing was written: the client has no hash of its own to "
+                            "send)";
+    EXPECT_EQ(usage_error(verify({"--hash", "sha256", "--no-write", "--expect"})), own);
+    // the last --expect counts
+    EXPECT_EQ(usage_error(verify({"--hash", "sha256", "--no-write", "--expect", "01", "--expect"})),
+              own);
+}
+
 TEST_F(XiwperfArgs, VerifyOptionsWorkWithVerifyOnly)
 {
     for (auto op : {"send", "write", "read", "write_imm"}) {
@@ -947,6 +974,14 @@ TEST_F(XiwperfArgs, VerifyOptionsWorkWithVerifyOnly)
             << op;
     EXPECT_EQ(usage_error(flush({"--persist", "--expect"})),
               "client: --expect works with --op verify only");
+    for (auto op : {"send", "write", "read", "write_imm"})
+        EXPECT_EQ(usage_error(one_op(op, {"--no-write"})),
+                  "client: --no-write works with --op verify only")
+            << op;
+    EXPECT_EQ(usage_error(flush({"--persist", "--no-write"})),
+              "client: --no-write works with --op verify only");
+    EXPECT_EQ(usage_error(atomic("atomic_write", {"--no-write"})),
+              "client: --no-write works with --op verify only");
     EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "imm", "--count", "1",
                            "--hash", "sha256"}),
               "client: --hash works with --op verify only");

@@ -184,6 +184,14 @@ TEST(XiwperfDevice, VerifyRun)
     EXPECT_EQ(run.expect_len, XIWPERF_HASH_MAX);
     EXPECT_EQ(run.expect, reinterpret_cast<std::uintptr_t>(c.expect_hash.data()));
 
+    // --no-write: the flag, with a fixed expected hash
+    c = parsed({"--op", "verify", "--size", "4K", "--remote-mr", "frwr", "--hash", "sha256",
+                "--no-write", "--expect", "ab"});
+    run = run_request(c);
+    EXPECT_EQ(run.flags, XIWPERF_F_REMOTE_FRWR | XIWPERF_F_EXPECT | XIWPERF_F_NO_WRITE);
+    EXPECT_EQ(XIWPERF_F_NO_WRITE, 0x800u);
+    EXPECT_EQ(run.expect_len, 1u);
+
     // the Write's options as for write
     run = run_request(parsed({"--op", "verify", "--size", "100", "--remote-mr", "frwr",
                               "--hash", "crc32c", "--sge", "3", "--inline"}));

@@ -1259,7 +1259,8 @@ TEST_F(XiwperfReport, VerifyJsonAndText)
     EXPECT_EQ(j["data_ok"], true);
     EXPECT_EQ(j["remote_mr"], "frwr");
     ASSERT_TRUE(j.contains("verify"));
-    EXPECT_EQ(j["verify"], (nlohmann::json{{"hash", "crc32c"}, {"expect", nullptr}}));
+    EXPECT_EQ(j["verify"],
+              (nlohmann::json{{"hash", "crc32c"}, {"expect", nullptr}, {"write", true}}));
     EXPECT_TRUE(j["verify"]["expect"].is_null());
     for (auto key : {"flush", "imm", "atomic_init", "atomic_final", "atomic_expected", "add",
                      "solicit", "srq", "error"})
@@ -1274,7 +1275,8 @@ TEST_F(XiwperfReport, VerifyJsonAndText)
     a.hash = Hash::sha256;
     a.expect = true;
     j = to_json(a, o);
-    EXPECT_EQ(j["verify"], (nlohmann::json{{"hash", "sha256"}, {"expect", "own"}}));
+    EXPECT_EQ(j["verify"],
+              (nlohmann::json{{"hash", "sha256"}, {"expect", "own"}, {"write", true}}));
     EXPECT_NE(to_text(a, o).find(", remote mr frwr, verify sha256, expect own: "),
               std::string::npos)
         << to_text(a, o);
@@ -1282,13 +1284,25 @@ TEST_F(XiwperfReport, VerifyJsonAndText)
     // --expect HEX: lower-case digits, two per octet, no prefix
     a.expect_hash = {0x00, 0xDE, 0xad, 0x0f};
     j = to_json(a, o);
-    EXPECT_EQ(j["verify"], (nlohmann::json{{"hash", "sha256"}, {"expect", "00dead0f"}}));
+    EXPECT_EQ(j["verify"],
+              (nlohmann::json{{"hash", "sha256"}, {"expect", "00dead0f"}, {"write", true}}));
     EXPECT_NE(to_text(a, o).find(", verify sha256, expect 00dead0f: "), std::string::npos)
         << to_text(a, o);
-    EXPECT_EQ(j.dump().find("\"verify\":{\"expect\":\"00dead0f\",\"hash\":\"sha256\"}") !=
+    EXPECT_EQ(j.dump().find("\"verify\":{\"expect\":\"00dead0f\",\"hash\":\"sha256\","
+                            "\"write\":true}") !=
                   std::string::npos,
               true)
         << j.dump();
+
+    // --no-write: the Verify alone
+    a.no_write = true;
+    j = to_json(a, o);
+    EXPECT_EQ(j["verify"],
+              (nlohmann::json{{"hash", "sha256"}, {"expect", "00dead0f"}, {"write", false}}));
+    EXPECT_NE(to_text(a, o).find(", verify sha256 (no write), expect 00dead0f: "),
+              std::string::npos)
+        << to_text(a, o);
+    a.no_write = false;
 
     // failed or not, the hash is there
     Outcome f = failed(EIO, XIWPERF_REASON_WC);

@@ -220,6 +220,7 @@ constexpr unsigned seen_whole_mr = 1U << 11;
 // A Verify's --hash and --expect, noted to refuse them with another op.
 constexpr unsigned seen_hash = 1U << 12;
 constexpr unsigned seen_expect = 1U << 13;
+constexpr unsigned seen_no_write = 1U << 14;
 
 // What the options of either subcommand set.
 struct Settings {
@@ -467,6 +468,13 @@ xiw::Status set_expect(Settings& s, std::string_view, std::string_view value)
     return xiw::Ok{};
 }
 
+xiw::Status set_no_write(Settings& s, std::string_view, std::string_view)
+{
+    s.client.no_write = true;
+    s.seen |= seen_no_write;
+    return xiw::Ok{};
+}
+
 // An atomic operand (--add, ...) into Client::*field, noted as @seen.
 template <auto field, unsigned seen>
 xiw::Status set_operand(Settings& s, std::string_view opt, std::string_view value)
@@ -523,6 +531,7 @@ constexpr Option options[] = {
     {"--whole-mr", "", in_client, Takes::flag, set_whole_mr},
     {"--hash", "", in_client, Takes::value, set_hash},
     {"--expect", "", in_client, Takes::optional, set_expect},
+    {"--no-write", "", in_client, Takes::flag, set_no_write},
     {"--add", "", in_client, Takes::value, set_operand<&Client::add, seen_add>},
     {"--compare", "", in_client, Takes::value, set_operand<&Client::compare, seen_compare>},
     {"--swap", "", in_client, Takes::value, set_operand<&Client::swap, seen_swap>},
@@ -790,8 +799,11 @@ xiw::Status check_flush(const Client& c, unsigned seen)
 // optionally an expected hash (--expect [HEX]). The Write before it takes
 // what a write does (--size, --sge, --inline, --mr, --check). Its one
 // fault is a bad key on the Verify (--inject stag, which needs no fast
-// registrations: it shows a peer without Verify refusing it). --hash and
-// --expect are refused with any other operation.
+// registrations: it shows a peer without Verify refusing it). Without
+// the Write (--no-write) the Verify hashes what the region holds: the
+// client has no hash of its own to check (--check) or send (--expect
+// alone). --hash, --expect and --no-write are refused with any other
+// operation.
 xiw::Status check_verify(const Client& c, unsigned seen)
 {
     if (c.op != Op::verify) {
@@ -799,9 +811,18 @@ xiw::Status check_verify(const Client& c, unsigned seen)
             return usage_error("client: --hash works with --op verify only");
         if (seen & seen_expect)
             return usage_error("client: --expect works with --op verify only");
+        if (seen & seen_no_write)
+            return usage_error("client: --no-write works with --op verify only");
         return xiw::Ok{};
     }
     std::string op = "client: --op verify";
+    if (c.no_write && c.check)
+        return usage_error(op + " --no-write takes no --check (nothing was written: the client "
+                                "has no hash of its own to compare; give --expect HEX for the "
+                                "server to compare)");
+    if (c.no_write && c.expect && c.expect_hash.empty())
+        return usage_error(op + " --no-write needs --expect HEX, not --expect alone (nothing was "
+                                "written: the client has no hash of its own to send)");
     if (c.hash == Hash::none)
         return usage_error(op + " needs --hash {crc32c,sha256} (what the server's device hashes "
                                 "the region with)");
@@ -1099,6 +1120,7 @@ std::string usage()
            "                      [--inject KIND] [--check] [--timeout SEC] [--json]\n"
            "       xiwperf client --addr IP [--port N] --op verify --size BYTES --count N\n"
            "                      --remote-mr frwr --hash {crc32c,sha256} [--expect [HEX]]\n"
+           "                      [--no-write]"
            "                      [--depth N] [--qps N] [--sge N] [--inline] [--mr {dma,frwr}]\n"
            "                      [--check] [--timeout SEC] [--json]\n"
            "\n"
@@ -1174,7 +1196,10 @@ std::string usage()
            "\n"
            "        octets. A hash other than the expected one terminates the stream: the\n"
            "        run fails with a remote error. --sge, --inline and --mr as for write;\n"
-           "        no --inject.\n"
+           "        no --inject. --no-write leaves the Write out: the Verify hashes what\n"
+           "        the region holds (what an earlier run wrote, or the server's\n"
+           "        pattern); without a hash of its own the client takes no --check,\n"
+           "        and --expect needs HEX.\n"
            "        write_imm is an RDMA Write with Immediate (like write, --size bytes),\n"
            "        imm a Send with Immediate without payload (--size 0 or omitted); each\n"
            "        takes a receive at the server, which checks the completion and the\n"

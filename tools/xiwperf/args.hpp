@@ -178,6 +178,9 @@ struct Client {
     // expect_hash empty) or a fixed one (--expect HEX, its octets).
     Hash hash = Hash::none;        ///< --hash ALG (verify)
     bool expect = false;           ///< --expect [HEX] (verify)
+    /// --no-write (verify): no Write first; the Verify hashes what the
+    /// region holds (then no --check, and --expect needs HEX).
+    bool no_write = false;
     /// --expect HEX: the expected hash, 1..XIWPERF_HASH_MAX octets; empty
     /// for the client's own. run_request() points run.expect at it, so
     /// the Client must outlive the ioctl that uses the request.

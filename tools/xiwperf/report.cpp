@@ -536,7 +536,9 @@ nlohmann::json to_json(const Client& args, const Outcome& out)
     // only.
     if (args.op == Op::verify) {
         std::string expect = verify_expect(args);
-        j["verify"] = {{"hash", hash_name(args.hash)}, {"expect", nullptr}};
+        j["verify"] = {{"hash", hash_name(args.hash)},
+                       {"expect", nullptr},
+                       {"write", !args.no_write}};
         if (!expect.empty())
             j["verify"]["expect"] = expect;
     }
@@ -593,6 +595,8 @@ std::string to_text(const Client& args, const Outcome& out)
                (args.whole_mr ? " (whole MR)" : " (range)");
     if (args.op == Op::verify) {
         how += ", verify " + std::string(hash_name(args.hash));
+        if (args.no_write)
+            how += " (no write)";
         if (args.expect)
             how += args.expect_hash.empty() ? ", expect own"
                                             : ", expect " + verify_expect(args);

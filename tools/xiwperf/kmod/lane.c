@@ -256,7 +256,8 @@ static void xp_lane_rdma_wr(struct xp_lane *lane, struct ib_rdma_wr *wr,
 		wr->wr.opcode = cl->op == XIWPERF_OP_WRITE_IMM ?
 				IB_WR_RDMA_WRITE_WITH_IMM : IB_WR_RDMA_WRITE;
 		/* A Verify hashes the pattern: its Write always has one. */
-		if (check || cl->op == XIWPERF_OP_VERIFY)
+		if (check || (cl->op == XIWPERF_OP_VERIFY &&
+			      !(cl->flags & XIWPERF_F_NO_WRITE)))
 			xp_pattern_fill(lane->buf, cl->size,
 					xp_pattern_seed(cl->op, c->index,
 							lane->seq), 0, false);
@@ -345,9 +346,11 @@ static int xp_lane_post(struct xp_lane *lane)
 		op.rkey = &flush.rkey;
 		xp_chain_add(&ch, &flush.wr, XP_WR_OP);
 	} else if (cl->op == XIWPERF_OP_VERIFY) {
-		/* The Write, then the Verify of what it wrote. */
-		op.wr.wr_cqe = &lane->cqe[XP_WR_PUT];
-		xp_chain_add(&ch, &op.wr, XP_WR_PUT);
+		/* The Write, then the Verify of what it wrote; or the Verify. */
+		if (!(cl->flags & XIWPERF_F_NO_WRITE)) {
+			op.wr.wr_cqe = &lane->cqe[XP_WR_PUT];
+			xp_chain_add(&ch, &op.wr, XP_WR_PUT);
+		}
 		xp_verify_wr(lane, &verify, &vsge);
 		op.raddr = &verify.remote_addr;
 		op.rkey = &verify.rkey;

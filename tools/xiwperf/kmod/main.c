@@ -143,7 +143,7 @@ static long xp_ioctl_run(void __user *uarg)
 			      XIWPERF_F_REMOTE_FRWR | XIWPERF_F_SRQ |
 			      XIWPERF_F_IMM | XIWPERF_F_PERSIST |
 			      XIWPERF_F_GLOBAL | XIWPERF_F_FLUSH_MR |
-			      XIWPERF_F_EXPECT,
+			      XIWPERF_F_EXPECT | XIWPERF_F_NO_WRITE,
 			      run->reserved, sizeof(run->reserved));
 	if (!ret && (run->reserved_imm ||
 		     memchr_inv(run->result.reserved, 0,

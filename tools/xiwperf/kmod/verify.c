@@ -53,7 +53,8 @@ static void xp_hash(u32 alg, const void *buf, size_t len, u8 *out)
  *
  * A Verify run names a known hash, uses the server's registrations (they
  * carry it) unless its one fault, a bad key on the Verify, is injected;
- * another run has none of its fields.
+ * without its Write (XIWPERF_F_NO_WRITE) it has no hash of its own to
+ * check or send; another run has none of its fields.
  *
  * Return: true if they do.
  */
@@ -61,7 +62,11 @@ bool xp_verify_valid(const struct xiwperf_run *run)
 {
 	if (run->op != XIWPERF_OP_VERIFY)
 		return !run->hash && !run->expect_len && !run->expect &&
-		       !(run->flags & XIWPERF_F_EXPECT);
+		       !(run->flags & (XIWPERF_F_EXPECT | XIWPERF_F_NO_WRITE));
+	if ((run->flags & XIWPERF_F_NO_WRITE) &&
+	    ((run->flags & XIWPERF_F_CHECK) ||
+	     ((run->flags & XIWPERF_F_EXPECT) && !run->expect_len)))
+		return false;	/* no hash of the client's own */
 	return xp_hash_len(run->hash) &&
 	       (run->inject == XIWPERF_INJECT_STAG ||
 		(!run->inject && (run->flags & XIWPERF_F_REMOTE_FRWR))) &&
@@ -122,7 +127,8 @@ bool xp_verify_supported(const struct xp_client *cl,
  * xp_verify_wr() - the Verify of a lane's operation: its region, the
  *	lane's hash buffer, and the expected hash if --expect.
  * @lane: the lane (c->lock held), its region chosen and written with the
- *	operation's pattern; its own hash of that is computed here.
+ *	operation's pattern (unless XIWPERF_F_NO_WRITE); its own hash of
+ *	that is computed here.
  * @wr: filled in, all of it.
  * @sge: filled in: the hash buffer.
  */
@@ -132,7 +138,8 @@ void xp_verify_wr(struct xp_lane *lane, struct xiw_verify_wr *wr,
 	struct xp_cconn *c = lane->c;
 	struct xp_client *cl = c->cl;
 
-	xp_hash(cl->hash, lane->buf, cl->size, lane->hash);
+	if (!(cl->flags & XIWPERF_F_NO_WRITE))
+		xp_hash(cl->hash, lane->buf, cl->size, lane->hash);
 	memset(wr, 0, sizeof(*wr));
 	sge->addr = lane->hmap.dma;
 	sge->length = XIWPERF_HASH_MAX;
