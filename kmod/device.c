@@ -379,6 +379,69 @@ int xiw_netdev_event(struct notifier_block *nb, unsigned long event,
 }
 
 /**
+ * xiw_device_list_lock() - keep the registered devices from being freed
+ *
+ * Held by the control plane (netlink.c) while it reads or sets a device:
+ * a device stays on the list until its last unregistration step. A leaf
+ * lock: nothing that may wait for a device's unregistration runs under it.
+ */
+void xiw_device_list_lock(void)
+{
+	mutex_lock(&xiw_devices_lock);
+}
+
+/**
+ * xiw_device_list_unlock() - undo xiw_device_list_lock()
+ */
+void xiw_device_list_unlock(void)
+{
+	mutex_unlock(&xiw_devices_lock);
+}
+
+/**
+ * xiw_device_find() - an xiw device by name or by RDMA device index
+ * @name: its name, or NULL
+ * @index: its index, or NULL; with @name too, both must match
+ *
+ * Caller holds xiw_device_list_lock().
+ *
+ * Return: the device, or NULL.
+ */
+struct xiw_device *xiw_device_find(const char *name, const u32 *index)
+{
+	struct xiw_device *xdev;
+
+	lockdep_assert_held(&xiw_devices_lock);
+	list_for_each_entry(xdev, &xiw_devices, list) {
+		if (name && strcmp(dev_name(&xdev->ibdev.dev), name))
+			continue;
+		if (index && xdev->ibdev.index != *index)
+			continue;
+		return xdev;
+	}
+	return NULL;
+}
+
+/**
+ * xiw_device_nth() - the device at position @n of the list, for dumps
+ * @n: from 0
+ *
+ * Caller holds xiw_device_list_lock().
+ *
+ * Return: the device, or NULL past the end.
+ */
+struct xiw_device *xiw_device_nth(unsigned long n)
+{
+	struct xiw_device *xdev;
+
+	lockdep_assert_held(&xiw_devices_lock);
+	list_for_each_entry(xdev, &xiw_devices, list)
+		if (!n--)
+			return xdev;
+	return NULL;
+}
+
+/**
  * xiw_remove_all() - unregister every xiw device, waiting for each
  *
  * Called at module unload after "rdma link add" can no longer create

@@ -58,6 +58,10 @@
  *	  device's removal ends them and waits for them
  * @ceps_gone: woken when an endpoint leaves @ceps
  * @stats: the device's counters (stats.h)
+ * @persist: enum xiw_persist: the persistence domain of its MRs that have
+ *	none of their own (persist.c); set through netlink, read without a
+ *	lock (each of the policy's fields on its own)
+ * @dram_persistent: enum xiw_dram_persistent; likewise
  */
 struct xiw_device {
 	struct ib_device ibdev;
@@ -74,6 +78,8 @@ struct xiw_device {
 	struct list_head ceps;
 	wait_queue_head_t ceps_gone;
 	struct xiw_stats __percpu *stats;
+	u8 persist;
+	u8 dram_persistent;
 };
 
 static inline struct xiw_device *to_xiw_dev(struct ib_device *ibdev)
@@ -85,5 +91,9 @@ int xiw_newlink(const char *name, struct net_device *netdev);
 int xiw_netdev_event(struct notifier_block *nb, unsigned long event,
 		     void *arg);
 void xiw_remove_all(void);
+void xiw_device_list_lock(void);
+void xiw_device_list_unlock(void);
+struct xiw_device *xiw_device_find(const char *name, const u32 *index);
+struct xiw_device *xiw_device_nth(unsigned long n);
 
 #endif /* XIW_DEVICE_H */

@@ -8,6 +8,7 @@
 
 #include "cm.h"
 #include "device.h"
+#include "netlink.h"
 #include "obj.h"
 
 static struct rdma_link_ops xiw_link_ops = {
@@ -32,9 +33,14 @@ static int __init xiw_init(void)
 	err = register_netdevice_notifier(&xiw_netdev_nb);
 	if (err)
 		goto out_cm;
+	err = xiw_netlink_init();
+	if (err)
+		goto out_notifier;
 	rdma_link_register(&xiw_link_ops);
 	pr_info("xiw: software iWARP RNIC loaded\n");
 	return 0;
+out_notifier:
+	unregister_netdevice_notifier(&xiw_netdev_nb);
 out_cm:
 	xiw_cm_exit();
 out_tx:
@@ -45,6 +51,7 @@ out_tx:
 static void __exit xiw_exit(void)
 {
 	rdma_link_unregister(&xiw_link_ops);
+	xiw_netlink_exit();
 	xiw_remove_all();
 	unregister_netdevice_notifier(&xiw_netdev_nb);
 	xiw_cm_exit();

@@ -155,6 +155,33 @@ struct xiw_mr *xiw_mr_lookup_region(struct xiw_device *xdev, u32 stag,
 }
 
 /**
+ * xiw_mr_find() - the MR an STag names now, for the control plane: no
+ *	access is checked
+ * @xdev: the device
+ * @stag: the STag, key included: the MR's current one (a fast MR's key
+ *	changes with each registration; valid or invalidated alike)
+ *
+ * Return: the referenced MR (xiw_mr_put() it), or NULL.
+ */
+struct xiw_mr *xiw_mr_find(struct xiw_device *xdev, u32 stag)
+{
+	struct xiw_mr *mr = xiw_mr_get(xdev, stag);
+	unsigned long flags;
+	bool same;
+
+	if (!mr)
+		return NULL;
+	spin_lock_irqsave(&mr->lock, flags);
+	same = mr->reg.stag == stag;
+	spin_unlock_irqrestore(&mr->lock, flags);
+	if (!same) {
+		xiw_mr_put(mr);
+		return NULL;
+	}
+	return mr;
+}
+
+/**
  * xiw_mr_put() - drop a reference taken by xiw_mr_lookup()
  * @mr: the MR
  */

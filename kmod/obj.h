@@ -99,6 +99,9 @@ struct xiw_mr_pages {
  * @page_shift: log2 of the registration's page size
  * @verify_alg: the hash a Verify of the MR computes (enum xiw_hash_alg;
  *	XIW_HASH_NONE: not verifiable), set by its owner
+ * @persist: enum xiw_persist: the MR's own persistence domain,
+ *	XIW_PERSIST_AUTO for its device's; set through netlink, read
+ *	without a lock
  * @pages: the registration's page list
  * @mapped: the list map_mr_sg() fills for the next registration; swapped
  *	with @pages when IB_WR_REG_MR executes (consumer-owned until then)
@@ -114,6 +117,7 @@ struct xiw_mr {
 	struct xiw_stag reg;
 	u8 page_shift;
 	u8 verify_alg;
+	u8 persist;
 	struct xiw_mr_pages pages;
 	struct xiw_mr_pages mapped;
 	u32 max_pages;
@@ -677,6 +681,7 @@ struct xiw_mr *xiw_mr_lookup(struct xiw_device *xdev, u32 stag,
 struct xiw_mr *xiw_mr_lookup_region(struct xiw_device *xdev, u32 stag,
 				    struct xiw_pd *pd, int access, u64 *to,
 				    u64 *len, int *cause);
+struct xiw_mr *xiw_mr_find(struct xiw_device *xdev, u32 stag);
 void xiw_mr_put(struct xiw_mr *mr);
 int xiw_mr_place(struct xiw_mr *mr, u32 stag, u64 to, u32 len,
 		 int (*fn)(void *ctx, u8 *p, u32 len), void *ctx);

@@ -17,6 +17,13 @@
  *   persistent only when the administrator says so (dram_persistent, for
  *   battery-backed systems), else a Flush to persistence is refused.
  *
+ * The administrator may instead name the domain, for a device's MRs or
+ * for one MR (netlink.c): every page is then taken to be of it. DRAM and
+ * pmem can be said of any memory; file needs page-cache pages of a file,
+ * other memory cannot be made persistent that way. The policy is read
+ * when a Flush arrives and again at its turn: one it no longer allows
+ * then fails.
+ *
  * Global visibility is a full fence in every domain: the receive path
  * placed the data with CPU stores.
  *
@@ -45,6 +52,7 @@
 #include "obj.h"
 #include "persist.h"
 #include "stats.h"
+#include "../uapi/xiw_netlink.h"
 
 static bool dram_persistent;
 module_param(dram_persistent, bool, 0644);
@@ -81,9 +89,12 @@ struct xiw_persist_file {
  *	resumed after they are written back
  * @pmem_bytes: octets of pmem written back from the CPU caches
  * @file_bytes: octets of file ranges written back
+ * @force: enum xiw_persist the policy names (XIW_PERSIST_AUTO: each page
+ *	its own domain)
  */
 struct xiw_persist_walk {
 	u8 domains;
+	u8 force;
 	bool flush;
 	struct xiw_persist_file files[XIW_PERSIST_FILES];
 	int nfiles;
@@ -175,6 +186,22 @@ static u8 xiw_page_domain(struct page *page)
 	return XIW_DOMAIN_FILE;
 }
 
+/* The domain of one page under the policy's @force (enum xiw_persist). */
+static u8 xiw_page_domain_as(struct page *page, u8 force)
+{
+	switch (force) {
+	case XIW_PERSIST_DRAM:
+		return XIW_DOMAIN_DRAM;
+	case XIW_PERSIST_PMEM:
+		return XIW_DOMAIN_PMEM;
+	case XIW_PERSIST_FILE:
+		return xiw_page_domain(page) == XIW_DOMAIN_FILE ?
+		       XIW_DOMAIN_FILE : XIW_DOMAIN_NONE;
+	default:
+		return xiw_page_domain(page);
+	}
+}
+
 /*
  * Note the file range behind a page cache page. Return: false when the
  * walk must stop here (every slot taken by another file, or the page left
@@ -220,9 +247,11 @@ static int xiw_persist_piece(void *ctx, u8 *p, u32 len)
 		u32 off = offset_in_page(p);
 		u32 n = min_t(u32, len, PAGE_SIZE - off);
 		struct page *page = xiw_persist_page(p);
-		u8 dom = xiw_page_domain(page);
+		u8 dom = xiw_page_domain_as(page, w->force);
 
 		w->domains |= dom;
+		if (w->flush && dom == XIW_DOMAIN_NONE)
+			return -EIO;	/* the policy changed since arrival */
 		if (w->flush && dom == XIW_DOMAIN_PMEM) {
 			arch_wb_cache_pmem(p, n);
 			w->pmem_bytes += n;
@@ -351,6 +380,34 @@ static void xiw_persist_count(struct xiw_stats __percpu *stats,
 }
 
 /**
+ * xiw_persist_dram_ok() - does a device take DRAM as persistent now?
+ * @xdev: the device
+ *
+ * Return: its own setting, or the module parameter's if it has none.
+ */
+bool xiw_persist_dram_ok(const struct xiw_device *xdev)
+{
+	switch (READ_ONCE(xdev->dram_persistent)) {
+	case XIW_DRAM_PERSISTENT_ON:
+		return true;
+	case XIW_DRAM_PERSISTENT_OFF:
+		return false;
+	default:
+		return READ_ONCE(dram_persistent);
+	}
+}
+
+/* The domain the policy names for @mr: its own, else its device's. */
+static u8 xiw_persist_force(const struct xiw_mr *mr)
+{
+	u8 force = READ_ONCE(mr->persist);
+
+	if (force == XIW_PERSIST_AUTO)
+		force = READ_ONCE(to_xiw_dev(mr->ibmr.device)->persist);
+	return force;
+}
+
+/**
  * xiw_persist_check() - may a Flush be carried out on this range? Checked
  *	when the request arrives, before it is queued.
  * @mr: the MR, referenced, looked up by @stag for the range and the rights
@@ -361,27 +418,32 @@ static void xiw_persist_count(struct xiw_stats __percpu *stats,
  * @flags: XIW_FLUSH_* asked for
  *
  * Global visibility can always be given. Persistence cannot be given to
- * plain memory unless the administrator declared it persistent: the
- * memory lacks what the right promises, so it is refused as an access
- * rights violation (Documentation/commit-draft.md). The walk classifies
- * each page of the range: its cost is a few loads per page.
+ * plain memory unless the administrator declared it persistent, nor by
+ * the file domain to memory that is no file's page cache: the memory
+ * lacks what the right promises, so it is refused as an access rights
+ * violation (Documentation/commit-draft.md). The walk classifies each
+ * page of the range: its cost is a few loads per page.
  *
  * Return: 0, or the RDMAP Terminate cause.
  */
 int xiw_persist_check(struct xiw_mr *mr, u32 stag, u64 to, u64 len,
 		      u8 flags)
 {
-	struct xiw_persist_walk w = {};
+	struct xiw_device *xdev = to_xiw_dev(mr->ibmr.device);
+	struct xiw_persist_walk w = { .force = xiw_persist_force(mr) };
+	bool dram_ok = xiw_persist_dram_ok(xdev);
 	int err;
 
-	if (!(flags & XIW_FLUSH_PERSISTENT) || READ_ONCE(dram_persistent))
+	if (!(flags & XIW_FLUSH_PERSISTENT) || w.force == XIW_PERSIST_PMEM ||
+	    (dram_ok && w.force != XIW_PERSIST_FILE))
 		return 0;
 	err = xiw_persist_walk(mr, stag, to, len, &w);
 	if (err)	/* invalidated since the lookup, or not memory */
 		return XIW_TERM(XIW_TERM_LAYER_RDMAP, XIW_RDMAP_ETYPE_PROT,
 				err == -EACCES ? XIW_RDMAP_INV_STAG :
 						 XIW_RDMAP_BOUNDS);
-	if (w.domains & XIW_DOMAIN_DRAM) {
+	if ((w.domains & XIW_DOMAIN_NONE) ||
+	    (!dram_ok && (w.domains & XIW_DOMAIN_DRAM))) {
 		xiw_stat_add(to_xiw_dev(mr->ibmr.device)->stats,
 			     XIW_STAT_FLUSH_REFUSED, 1);
 		return XIW_TERM(XIW_TERM_LAYER_RDMAP, XIW_RDMAP_ETYPE_PROT,
@@ -403,13 +465,15 @@ int xiw_persist_check(struct xiw_mr *mr, u32 stag, u64 to, u64 len,
  * but the fence (xiw_persist_check() refused it, unless declared
  * persistent).
  *
- * Return: 0, -EACCES if the STag was invalidated meanwhile, or the error
- * of the writeback (the data did not reach the state asked for).
+ * Return: 0, -EACCES if the STag was invalidated meanwhile or the policy
+ * no longer lets the range be persistent, or the error of the writeback
+ * (the data did not reach the state asked for).
  */
 int xiw_persist_flush(struct xiw_mr *mr, u32 stag, u64 to, u64 len,
 		      u8 flags)
 {
-	struct xiw_stats __percpu *stats = to_xiw_dev(mr->ibmr.device)->stats;
+	struct xiw_device *xdev = to_xiw_dev(mr->ibmr.device);
+	struct xiw_stats __percpu *stats = xdev->stats;
 	struct xiw_persist_walk w = { .flush = true };
 	int err = 0;
 
@@ -418,6 +482,7 @@ int xiw_persist_flush(struct xiw_mr *mr, u32 stag, u64 to, u64 len,
 		xiw_stat_add(stats, XIW_STAT_FLUSH_GLOBAL, 1);
 		return 0;
 	}
+	w.force = xiw_persist_force(mr);
 	while (!err && w.done < len) {
 		u64 before = w.done;
 
@@ -432,6 +497,8 @@ int xiw_persist_flush(struct xiw_mr *mr, u32 stag, u64 to, u64 len,
 	}
 	if (w.domains & XIW_DOMAIN_PMEM)
 		pmem_wmb();
+	if (!err && (w.domains & XIW_DOMAIN_DRAM) && !xiw_persist_dram_ok(xdev))
+		err = -EACCES;	/* the policy changed since arrival */
 	xiw_persist_count(stats, &w, err);
 	return err;
 }
