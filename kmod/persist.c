@@ -336,7 +336,10 @@ static int xiw_persist_files(struct xiw_persist_walk *w)
 
 	for (i = 0; i < w->nfiles; i++) {
 		struct xiw_persist_file *f = &w->files[i];
-		struct block_device *bdev = f->inode->i_sb->s_bdev;
+		struct inode *inode = f->inode;
+		/* A block device's own page cache, or a filesystem's file. */
+		struct block_device *bdev = S_ISBLK(inode->i_mode) ?
+					    I_BDEV(inode) : inode->i_sb->s_bdev;
 
 		if (!err)
 			err = xiw_persist_dirty(f->inode->i_mapping, f->start,

@@ -6,16 +6,20 @@ pmem persistence domain: a Flush to persistence writes the range's cache
 lines back and fences (Documentation/commit-draft.md), and is served
 without "DRAM is persistent".
 
-A guest of its own has two label-less NVDIMMs (QEMU -device nvdimm over a
-shared file): ndctl makes the first a device-dax namespace, the second an
-fsdax one. What the test observes is the flush path: the Flush completes,
+A guest of its own has three label-less NVDIMMs (QEMU -device nvdimm over
+a shared file): ndctl makes the first a device-dax namespace, the others
+fsdax ones (/dev/pmem1 with ext4 -o dax on it, /dev/pmem2 left raw). What the test observes is the flush path: the Flush completes,
 the data reads back, and the device's counters (rdma statistic) show each
 Flush served in the pmem domain with every octet of its range written back
 from the CPU caches. Whether the lines reached the media is beyond any
 test here: under TCG the guest's stores reach the host file whatever the
 guest flushes, so a power cut cannot tell a written-back line from one
 still cached (the disk-backed file domain has that test:
-test_flush_power_cut.py)."""
+test_flush_power_cut.py).
+
+A buffer mapped from the raw block device (--backing pmem:/dev/pmem2) is
+no DAX mapping: its pages are the block device's page cache, the file
+domain, written back through the pmem driver."""
 import json
 import os
 import shutil
@@ -34,17 +38,19 @@ BUF = 16 << 20
 DAX_MNT = "/run/xiw/pmem"
 DEVDAX = "/dev/dax0.0"
 FSDAX_FILE = f"{DAX_MNT}/buf"
+PMEM_BDEV = "/dev/pmem2"
 SIZE = 65536
 
 
 @pytest.fixture(scope="module")
 def pmem_guest():
-    """The guest with /dev/dax0.0 (device-dax) and FSDAX_FILE, a 16 MiB
-    file on ext4 -o dax on /dev/pmem1 (fsdax)."""
+    """The guest with /dev/dax0.0 (device-dax), FSDAX_FILE, a 16 MiB
+    file on ext4 -o dax on /dev/pmem1 (fsdax), and /dev/pmem2 (fsdax,
+    raw)."""
     workdir = os.path.join(TOP, "build", "vm", f"pmem-{os.getpid()}")
     os.makedirs(workdir, exist_ok=True)
     nvdimms = []
-    for i in range(2):
+    for i in range(3):
         path = os.path.join(workdir, f"nvdimm{i}.img")
         with open(path, "wb") as f:
             f.truncate(NVDIMM_BYTES)
@@ -56,12 +62,14 @@ def pmem_guest():
     try:
         vm.run("modprobe nfit && modprobe nd_pmem && modprobe dax_pmem && "
                "modprobe device_dax && modprobe ext4 && for i in $(seq 100); do "
-               "[ -e /sys/bus/nd/devices/namespace1.0 ] && break; "
+               "[ -e /sys/bus/nd/devices/namespace2.0 ] && break; "
                "sleep 0.1; done", timeout=120)
         vm.run("ndctl create-namespace -f -e namespace0.0 -m devdax > /dev/null && "
-               "ndctl create-namespace -f -e namespace1.0 -m fsdax > /dev/null",
+               "ndctl create-namespace -f -e namespace1.0 -m fsdax > /dev/null && "
+               "ndctl create-namespace -f -e namespace2.0 -m fsdax > /dev/null",
                timeout=300)
         vm.run(f"test -c {DEVDAX} && test -b /dev/pmem1 && "
+               f"test -b {PMEM_BDEV} && "
                f"mkfs.ext4 -q -F -b 4096 /dev/pmem1 && mkdir -p {DAX_MNT} && "
                f"mount -o dax /dev/pmem1 {DAX_MNT} && "
                f"fallocate -l {BUF} {FSDAX_FILE}", timeout=300)
@@ -142,3 +150,15 @@ def test_flush_to_global_visibility_of_pmem_writes_back_nothing(pmem):
     assert got["flush_global"] == 16, got
     assert got["flush_persistent"] == 0, got
     assert got["pmem_writeback_bytes"] == 0, got
+
+
+def test_flush_to_persistence_of_a_pmem_block_device_writes_it_back(pmem):
+    """The raw block device mapped: its page cache, which the server
+    wrote back at start (so that its buffers are mapped). Each Flush is
+    served in the file domain, its range written back through the pmem
+    driver, no cache line counted as pmem."""
+    got = flushes(pmem, f"pmem:{PMEM_BDEV}", 16, "--persist", "--range")
+    assert got["flush_file"] == 16 and got["flush_pmem"] == 0, got
+    assert got["file_writeback_bytes"] >= 16 * SIZE, got
+    assert got["pmem_writeback_bytes"] == 0, got
+    assert got["flush_refused"] == 0 and got["flush_failed"] == 0, got

@@ -86,6 +86,7 @@ TEST_F(XiwperfBacking, CreatesAndGrowsAFileAndMapsItShared)
         EXPECT_EQ(b->address(), reinterpret_cast<std::uintptr_t>(b->data()));
         EXPECT_EQ(b->address() % static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE)), 0u);
         EXPECT_TRUE(mapped(p));
+        EXPECT_TRUE(b->syncable());
 
         struct stat st {};
         ASSERT_EQ(::stat(p.c_str(), &st), 0);
@@ -170,6 +171,7 @@ TEST_F(XiwperfBacking, PmemTakesPathAsItIs)
         auto b = BackedBuffer::open(pmem(p), 4096);
         ASSERT_TRUE(b) << b.error().message();
         EXPECT_EQ(static_cast<const unsigned char*>(b->data())[4095], 4095 % 251);
+        EXPECT_TRUE(b->syncable());  // a file on a DAX filesystem: fsync works
         EXPECT_TRUE(b->sync());
     }
     EXPECT_EQ(fs::file_size(p), 2 * 4096u);
@@ -207,6 +209,20 @@ TEST_F(XiwperfBacking, MappingErrorNamesSizeAndPath)
     EXPECT_EQ(n.error().context, "mapping 4096 bytes of /dev/null");
 }
 
+TEST_F(XiwperfBacking, CharacterDeviceHasNoPageCacheToSync)
+{
+    // /dev/zero maps shared, as a DAX character device does: nothing to
+    // write back (xiwperf server does not fsync it)
+    struct stat st {};
+    ASSERT_EQ(::stat("/dev/zero", &st), 0);
+    ASSERT_TRUE(S_ISCHR(st.st_mode));
+    auto z = BackedBuffer::open(pmem("/dev/zero"), 4096);
+    ASSERT_TRUE(z) << z.error().message();
+    EXPECT_FALSE(z->syncable());
+    BackedBuffer moved = std::move(z).value();
+    EXPECT_FALSE(moved.syncable());
+}
+
 TEST_F(XiwperfBacking, NoneIsNothingToOpen)
 {
     auto b = BackedBuffer::open(Backing{}, 4096);
@@ -224,6 +240,7 @@ TEST_F(XiwperfBacking, MovesOwnership)
     EXPECT_EQ(b.data(), mem);
     EXPECT_EQ(b.size(), 4096u);
     EXPECT_EQ(b.path(), p);
+    EXPECT_TRUE(b.syncable());
     static_cast<char*>(b.data())[0] = 'm';
     EXPECT_TRUE(b.sync());
 

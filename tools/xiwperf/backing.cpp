@@ -48,12 +48,13 @@ xiw::Result<BackedBuffer> BackedBuffer::open(const Backing& backing, std::uint64
                         fd.get(), 0);
     if (addr == MAP_FAILED)
         return xiw::make_error(errno, "mapping " + bytes + " of " + path);
-    return BackedBuffer(std::move(fd), addr, static_cast<std::size_t>(size), path);
+    return BackedBuffer(std::move(fd), addr, static_cast<std::size_t>(size), path,
+                        S_ISREG(st.st_mode) || S_ISBLK(st.st_mode));
 }
 
 BackedBuffer::BackedBuffer(BackedBuffer&& o) noexcept
     : fd_(std::move(o.fd_)), addr_(std::exchange(o.addr_, nullptr)),
-      size_(std::exchange(o.size_, 0)), path_(std::move(o.path_))
+      size_(std::exchange(o.size_, 0)), path_(std::move(o.path_)), syncable_(o.syncable_)
 {
 }
 
@@ -65,6 +66,7 @@ BackedBuffer& BackedBuffer::operator=(BackedBuffer&& o) noexcept
         addr_ = std::exchange(o.addr_, nullptr);
         size_ = std::exchange(o.size_, 0);
         path_ = std::move(o.path_);
+        syncable_ = o.syncable_;
     }
     return *this;
 }

@@ -41,13 +41,18 @@ public:
     [[nodiscard]] std::uint64_t size() const { return size_; }
     [[nodiscard]] const std::string& path() const { return path_; }
 
+    /// Whether PATH has a page cache sync() writes back: a regular file
+    /// or a block device (not a DAX character device).
+    [[nodiscard]] bool syncable() const { return syncable_; }
+
     /// fsync() the file: what is in its page cache (the mapping's
     /// writes, the kernel's) reaches the disk.
     xiw::Status sync();
 
 private:
-    BackedBuffer(Fd fd, void* addr, std::size_t size, std::string path)
-        : fd_(std::move(fd)), addr_(addr), size_(size), path_(std::move(path))
+    BackedBuffer(Fd fd, void* addr, std::size_t size, std::string path, bool syncable)
+        : fd_(std::move(fd)), addr_(addr), size_(size), path_(std::move(path)),
+          syncable_(syncable)
     {
     }
     void unmap();
@@ -56,6 +61,7 @@ private:
     void* addr_ = nullptr;  ///< nullptr once moved from
     std::size_t size_ = 0;
     std::string path_;
+    bool syncable_ = false;
 };
 
 }  // namespace xiwperf

@@ -64,8 +64,10 @@ int run_server(const Server& args)
     if (auto st = dev->listen(args, l, backed ? backed->address() : 0); !st)
         return fail(st.error().message());
     // The disk holds the read pattern the module filled in: the start
-    // state, whatever clients write later.
-    if (backed && args.backing.kind == Backing::Kind::file) {
+    // state, whatever clients write later. A block device (pmem:/dev/pmemN)
+    // is a page cache too: written back, its buffers are mapped, which a
+    // Flush needs (Documentation/commit-draft.md). A DAX device has none.
+    if (backed && backed->syncable()) {
         if (auto st = backed->sync(); !st)
             return fail(st.error().message());
     }
