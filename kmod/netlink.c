@@ -351,6 +351,9 @@ static struct genl_family xiw_nl_family __ro_after_init = {
 	.resv_start_op = XIW_CMD_MAX + 1,
 };
 
+/* Resolving the family loads xiw: "xiwctl caps" works before modprobe. */
+MODULE_ALIAS_GENL_FAMILY(XIW_GENL_NAME);
+
 /**
  * xiw_netlink_init() - register the family
  *

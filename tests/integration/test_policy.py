@@ -15,6 +15,7 @@ from xiwperf_run import (client, counted, hw_counters, set_params,
 
 SERVER = "192.0.2.2"
 GENL = os.path.join(TOP, "tests", "integration", "xiw_genl.py")
+XIWCTL = os.path.join(TOP, "build", "cmake", "tools", "xiwctl")
 AUTO, DRAM, PMEM, FILE = 0, 1, 2, 3                 # enum xiw_persist
 DEFAULT, OFF, ON = 0, 1, 2                          # enum xiw_dram_persistent
 EPERM, ENOENT, ENODEV, EINVAL, ERANGE = 1, 2, 19, 22, 34
@@ -143,6 +144,10 @@ def test_mr_domain_wins_over_the_device_domain(pair):
     for stag in stags:
         assert genl(vm, "mr", "xiw1", stag) == {
             "mr": {"stag": stag, "persist": AUTO}}
+    # xiwctl shows the same (libxiw's side of the family).
+    shown = json.loads(vm.run(f"{XIWCTL} -j mr policy xiw1 {stags[0]}").out)
+    assert [(m["ifname"], m["stag"], m["domain"]) for m in shown] == \
+        [("xiw1", hex(stags[0]), "auto")]
     # Once the chunk the Flushes use is named dram, the run ends and the
     # server frees its registrations: the later ones are gone.
     got = [genl(vm, "mr", "xiw1", stag, "persist", DRAM) for stag in stags]

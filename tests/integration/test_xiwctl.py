@@ -56,3 +56,81 @@ def test_xiwctl_usage_error(vm):
     res = vm.run(f"{XIWCTL} link add xiw0", check=False)
     assert res.rc == 2
     assert "missing \"netdev NETDEV\"" in res.err
+
+
+# The xiw generic netlink family (Documentation/netlink.md), against the
+# view of xiw_genl.py, a client written from the uapi header alone.
+GENL = os.path.join(TOP, "tests", "integration", "xiw_genl.py")
+
+
+def genl(vm, *args):
+    return json.loads(vm.run(f"python3 {GENL} " +
+                             " ".join(str(a) for a in args)).out)
+
+
+def test_xiwctl_caps_loads_xiw_when_it_is_not(vm):
+    """Resolving the family loads the module (its alias), as "rdma link
+    add" would: no device yet, an empty list."""
+    vm.run("! grep -q '^xiw ' /proc/modules")
+    assert json.loads(vm.run(f"{XIWCTL} -j caps").out) == []
+    vm.run("grep -q '^xiw ' /proc/modules")
+
+
+def test_xiwctl_caps_and_policy_show_what_the_family_says(hosts):
+    vm = hosts
+    vm.ns("a", f"{XIWCTL} link add xiw0 netdev v0")
+    theirs = genl(vm, "dev", "xiw0")["devices"][0]
+    caps = json.loads(vm.run(f"{XIWCTL} -j caps xiw0").out)
+    assert caps == [{
+        "ifindex": theirs["index"], "ifname": "xiw0", "netdev": "v0",
+        "mpa": ["1", "2"],
+        "ops": ["atomics", "immediate", "flush", "atomic_write", "verify"],
+        "domains": ["auto", "dram", "pmem", "file"],
+        "hashes": ["crc32c", "sha256"], "max_ord": 128, "max_ird": 128,
+        "max_msg": 1 << 31, "max_qp": 16384, "max_mr": 65536}]
+    assert vm.run(f"{XIWCTL} caps").out == (
+        f"{theirs['index']}: xiw0: netdev v0 mpa 1,2 ops atomics,immediate,"
+        "flush,atomic_write,verify domains auto,dram,pmem,file hashes "
+        "crc32c,sha256 max_ord 128 max_ird 128 max_msg 2147483648 "
+        "max_qp 16384 max_mr 65536\n")
+    assert json.loads(vm.run(f"{XIWCTL} -j policy").out) == [{
+        "ifindex": theirs["index"], "ifname": "xiw0", "domain": "auto",
+        "dram_persistent": "default", "dram_persistent_now": False}]
+
+
+def test_xiwctl_policy_set_changes_the_device(hosts):
+    vm = hosts
+    vm.ns("a", f"{XIWCTL} link add xiw0 netdev v0")
+    out = vm.run(f"{XIWCTL} policy set xiw0 domain pmem dram-persistent on").out
+    assert out.endswith(": xiw0: domain pmem dram-persistent on (on)\n"), out
+    assert genl(vm, "dev", "xiw0")["devices"][0]["policy"] == {
+        "persist": 2, "dram_persistent": 2, "dram_persistent_now": 1}
+    vm.run(f"{XIWCTL} policy set xiw0 dram default")
+    assert json.loads(vm.run(f"{XIWCTL} -j pol show xiw0").out)[0][
+        "dram_persistent"] == "default"
+
+
+def test_xiwctl_policy_refusals_carry_the_kernels_reason(hosts):
+    vm = hosts
+    vm.ns("a", f"{XIWCTL} link add xiw0 netdev v0")
+    before = vm.run(f"{XIWCTL} -j policy xiw0").out
+    res = vm.run("setpriv --reuid=65534 --regid=65534 --clear-groups "
+                 f"{XIWCTL} policy set xiw0 domain dram", check=False)
+    assert res.rc == 1
+    assert res.err == ("xiwctl: changing the policy of xiw0: Operation not "
+                       "permitted: changing xiw settings needs "
+                       "CAP_NET_ADMIN\n"), res.err
+    res = vm.run(f"{XIWCTL} policy set nosuch domain dram", check=False)
+    assert res.rc == 1
+    assert res.err == ("xiwctl: changing the policy of nosuch: No such "
+                       "device: no such xiw device\n"), res.err
+    res = vm.run(f"{XIWCTL} mr policy xiw0 0x12345678 domain dram",
+                 check=False)
+    assert res.rc == 1
+    assert res.err == ("xiwctl: naming the domain of MR 0x12345678 of xiw0: "
+                       "No such file or directory: no MR of this device has "
+                       "this STag\n"), res.err
+    res = vm.run(f"{XIWCTL} policy set xiw0 domain tape", check=False)
+    assert res.rc == 2
+    assert "domain \"tape\" is not one of auto, dram, pmem, file" in res.err
+    assert vm.run(f"{XIWCTL} -j policy xiw0").out == before

@@ -98,3 +98,119 @@ TEST(XiwctlCli, HelpTopics)
     EXPECT_EQ(std::get<xiwctl::Help>(inv->command).topic, "link");
     EXPECT_NE(xiwctl::usage("link").find("link add NAME netdev NETDEV"), std::string::npos);
 }
+
+TEST(XiwctlCli, CapsAndPolicyShow)
+{
+    auto inv = parse({"caps"});
+    ASSERT_TRUE(inv);
+    EXPECT_FALSE(std::get<xiwctl::CapsShow>(inv->command).name);
+    inv = parse({"-j", "ca", "sh", "xiw1"});
+    ASSERT_TRUE(inv);
+    EXPECT_EQ(std::get<xiwctl::CapsShow>(inv->command).name, "xiw1");
+
+    inv = parse({"policy"});
+    ASSERT_TRUE(inv);
+    EXPECT_FALSE(std::get<xiwctl::PolicyShow>(inv->command).name);
+    for (auto words : {std::initializer_list<std::string_view>{"policy", "xiw0"},
+                       {"policy", "show", "xiw0"}, {"pol", "li", "xiw0"}}) {
+        inv = parse(words);
+        ASSERT_TRUE(inv);
+        EXPECT_EQ(std::get<xiwctl::PolicyShow>(inv->command).name, "xiw0");
+    }
+}
+
+TEST(XiwctlCli, PolicySet)
+{
+    auto inv = parse({"policy", "set", "xiw0", "domain", "pmem"});
+    ASSERT_TRUE(inv);
+    auto set = std::get<xiwctl::PolicySet>(inv->command);
+    EXPECT_EQ(set.name, "xiw0");
+    EXPECT_EQ(set.change.persist, xiw::Persist::pmem);
+    EXPECT_FALSE(set.change.dram_persistent);
+
+    inv = parse({"policy", "set", "xiw0", "dram-persistent", "on", "dom", "auto"});
+    ASSERT_TRUE(inv);
+    set = std::get<xiwctl::PolicySet>(inv->command);
+    EXPECT_EQ(set.change.persist, xiw::Persist::auto_);
+    EXPECT_EQ(set.change.dram_persistent, xiw::DramPersistent::on);
+    inv = parse({"policy", "set", "xiw0", "dram", "default"});
+    ASSERT_TRUE(inv);
+    EXPECT_EQ(std::get<xiwctl::PolicySet>(inv->command).change.dram_persistent,
+              xiw::DramPersistent::default_);
+}
+
+TEST(XiwctlCli, MrPolicy)
+{
+    auto inv = parse({"mr", "policy", "xiw1", "0x1a2B3c4d"});
+    ASSERT_TRUE(inv);
+    auto mr = std::get<xiwctl::MrPolicyCmd>(inv->command);
+    EXPECT_EQ(mr.name, "xiw1");
+    EXPECT_EQ(mr.stag, 0x1a2b3c4dU);
+    EXPECT_FALSE(mr.persist);
+    inv = parse({"mr", "pol", "xiw1", "4294967295", "domain", "dram"});
+    ASSERT_TRUE(inv);
+    mr = std::get<xiwctl::MrPolicyCmd>(inv->command);
+    EXPECT_EQ(mr.stag, 0xffffffffU);
+    EXPECT_EQ(mr.persist, xiw::Persist::dram);
+}
+
+TEST(XiwctlCli, PolicyAndMrUsageErrors)
+{
+    struct Case {
+        std::vector<std::string_view> words;
+        std::string says;
+    };
+    const std::vector<Case> cases = {
+        {{"policy", "set"}, "policy set: missing device name"},
+        {{"policy", "set", "xiw0"}, "policy set: nothing to change (domain, dram-persistent)"},
+        {{"policy", "set", "xiw0", "domain"}, "\"domain\" needs a value (auto, dram, pmem, file)"},
+        {{"policy", "set", "xiw0", "domain", "nvme"},
+         "policy set: domain \"nvme\" is not one of auto, dram, pmem, file"},
+        {{"policy", "set", "xiw0", "domain", "pmem", "domain", "dram"},
+         "\"domain\" given twice"},
+        {{"policy", "set", "xiw0", "dram-persistent", "yes"},
+         "dram-persistent \"yes\" is not one of default, off, on"},
+        {{"policy", "set", "xiw0", "dram-persistent"}, "needs a value (on, off, default)"},
+        {{"policy", "set", "xiw0", "dram-persistent", "on", "dram-persistent", "off"},
+         "\"dram-persistent\" given twice"},
+        {{"policy", "set", "xiw0", "color", "red"}, "unknown keyword \"color\""},
+        {{"policy", "show", "a", "b"}, "policy show: unexpected \"b\""},
+        {{"caps", "a", "b"}, "caps: unexpected \"b\""},
+        {{"mr"}, "mr: missing command (policy)"},
+        {{"mr", "frob"}, "mr: unknown command \"frob\""},
+        {{"mr", "policy"}, "mr policy: missing device name"},
+        {{"mr", "policy", "xiw0"}, "mr policy: missing STAG"},
+        {{"mr", "policy", "xiw0", "0x"}, "\"0x\" is not an STag"},
+        {{"mr", "policy", "xiw0", "12ab"}, "\"12ab\" is not an STag"},
+        {{"mr", "policy", "xiw0", "-1"}, "\"-1\" is not an STag"},
+        {{"mr", "policy", "xiw0", "4294967296"}, "\"4294967296\" is not an STag"},
+        {{"mr", "policy", "xiw0", "0x100000000"}, "\"0x100000000\" is not an STag"},
+        {{"mr", "policy", "xiw0", "1", "domain"}, "\"domain\" needs a value"},
+        {{"mr", "policy", "xiw0", "1", "domain", "tape"}, "domain \"tape\" is not one of"},
+        {{"mr", "policy", "xiw0", "1", "color", "red"}, "unknown keyword \"color\""},
+        {{"mr", "policy", "xiw0", "1", "domain", "dram", "x"}, "unexpected \"x\""},
+    };
+    for (const auto& c : cases) {
+        auto inv = xiwctl::parse(c.words);
+        ASSERT_FALSE(inv) << c.says;
+        EXPECT_EQ(inv.error().code, EINVAL);
+        EXPECT_NE(inv.error().context.find(c.says), std::string::npos)
+            << inv.error().context << " lacks " << c.says;
+    }
+}
+
+TEST(XiwctlCli, HelpOfTheNewObjects)
+{
+    for (auto topic : {"caps", "policy", "mr"}) {
+        auto inv = parse({topic, "help"});
+        ASSERT_TRUE(inv) << topic;
+        EXPECT_EQ(std::get<xiwctl::Help>(inv->command).topic, topic);
+    }
+    EXPECT_NE(xiwctl::usage("policy").find(
+                  "policy set NAME [domain DOMAIN] [dram-persistent DRAM]"),
+              std::string::npos);
+    EXPECT_NE(xiwctl::usage("mr").find("DOMAIN := { auto | dram | pmem | file }"),
+              std::string::npos);
+    EXPECT_NE(xiwctl::usage("").find("OBJECT := { dev | link | caps | policy | mr | help }"),
+              std::string::npos);
+}

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include "cli.hpp"
 
+#include <cctype>
 #include <cerrno>
+#include <cstdint>
 
 namespace xiwctl {
 
@@ -83,6 +85,137 @@ xiw::Result<Command> parse_link(Words& w)
     return usage_error("link: unknown command \"" + std::string(verb) + "\"");
 }
 
+// An optional device name and nothing after it: "caps [DEV]", "policy show [DEV]".
+xiw::Result<std::optional<std::string>> optional_name(Words& w, const std::string& what)
+{
+    std::optional<std::string> name;
+    if (!w.empty())
+        name = std::string(w.next());
+    if (!w.empty())
+        return usage_error(what + ": unexpected \"" + std::string(w.peek()) + "\"");
+    return name;
+}
+
+xiw::Result<Command> parse_caps(Words& w)
+{
+    if (!w.empty() && matches(w.peek(), "help"))
+        return Command{Help{"caps"}};
+    if (!w.empty() && matches(w.peek(), "show"))
+        w.next();
+    auto name = optional_name(w, "caps");
+    if (!name)
+        return name.error();
+    return Command{CapsShow{*name}};
+}
+
+// "domain D": the word after it, as a domain.
+xiw::Result<xiw::Persist> domain_value(Words& w, const std::string& what)
+{
+    if (w.empty())
+        return usage_error(what + ": \"domain\" needs a value (auto, dram, pmem, file)");
+    auto d = xiw::parse_persist(w.next());
+    if (!d)
+        return usage_error(what + ": " + d.error().context);
+    return *d;
+}
+
+xiw::Result<Command> parse_policy(Words& w)
+{
+    if (w.empty())
+        return Command{PolicyShow{}};
+    if (matches(w.peek(), "help"))
+        return Command{Help{"policy"}};
+    if (matches(w.peek(), "set")) {
+        w.next();
+        if (w.empty())
+            return usage_error("policy set: missing device name");
+        PolicySet set{std::string(w.next()), {}};
+        while (!w.empty()) {
+            std::string_view key = w.next();
+            if (matches(key, "domain")) {
+                if (set.change.persist)
+                    return usage_error("policy set: \"domain\" given twice");
+                auto d = domain_value(w, "policy set");
+                if (!d)
+                    return d.error();
+                set.change.persist = *d;
+            } else if (matches(key, "dram-persistent")) {
+                if (set.change.dram_persistent)
+                    return usage_error("policy set: \"dram-persistent\" given twice");
+                if (w.empty())
+                    return usage_error("policy set: \"dram-persistent\" needs a value (on, "
+                                       "off, default)");
+                auto p = xiw::parse_dram_persistent(w.next());
+                if (!p)
+                    return usage_error("policy set: " + p.error().context);
+                set.change.dram_persistent = *p;
+            } else {
+                return usage_error("policy set: unknown keyword \"" + std::string(key) + "\"");
+            }
+        }
+        if (!set.change.persist && !set.change.dram_persistent)
+            return usage_error("policy set: nothing to change (domain, dram-persistent)");
+        return Command{set};
+    }
+    if (matches(w.peek(), "show") || matches(w.peek(), "list"))
+        w.next();
+    auto name = optional_name(w, "policy show");
+    if (!name)
+        return name.error();
+    return Command{PolicyShow{*name}};
+}
+
+// An STag: decimal or 0x hexadecimal, 32 bits.
+xiw::Result<uint32_t> parse_stag(std::string_view word)
+{
+    std::string s(word);
+    int base = s.starts_with("0x") || s.starts_with("0X") ? 16 : 10;
+    std::string_view digits = base == 16 ? word.substr(2) : word;
+    bool ok = !digits.empty();
+    for (char c : digits)
+        ok = ok && (base == 16 ? std::isxdigit(static_cast<unsigned char>(c)) != 0
+                               : std::isdigit(static_cast<unsigned char>(c)) != 0);
+    uint64_t v = 0;
+    if (ok && digits.size() <= 10) {
+        v = std::stoull(std::string(digits), nullptr, base);
+        if (v <= UINT32_MAX)
+            return static_cast<uint32_t>(v);
+    }
+    return usage_error("mr policy: \"" + s + "\" is not an STag (32 bits, decimal or 0x hex)");
+}
+
+xiw::Result<Command> parse_mr(Words& w)
+{
+    if (w.empty())
+        return usage_error("mr: missing command (policy)");
+    std::string_view verb = w.next();
+    if (matches(verb, "help"))
+        return Command{Help{"mr"}};
+    if (!matches(verb, "policy"))
+        return usage_error("mr: unknown command \"" + std::string(verb) + "\"");
+    if (w.empty())
+        return usage_error("mr policy: missing device name");
+    MrPolicyCmd cmd{std::string(w.next()), 0, std::nullopt};
+    if (w.empty())
+        return usage_error("mr policy: missing STAG");
+    auto stag = parse_stag(w.next());
+    if (!stag)
+        return stag.error();
+    cmd.stag = *stag;
+    if (!w.empty()) {
+        std::string_view key = w.next();
+        if (!matches(key, "domain"))
+            return usage_error("mr policy: unknown keyword \"" + std::string(key) + "\"");
+        auto d = domain_value(w, "mr policy");
+        if (!d)
+            return d.error();
+        cmd.persist = *d;
+    }
+    if (!w.empty())
+        return usage_error("mr policy: unexpected \"" + std::string(w.peek()) + "\"");
+    return Command{cmd};
+}
+
 }  // namespace
 
 bool matches(std::string_view word, std::string_view keyword)
@@ -107,7 +240,7 @@ xiw::Result<Invocation> parse(std::span<const std::string_view> args)
             return usage_error("unknown option \"" + std::string(opt) + "\"");
     }
     if (w.empty())
-        return usage_error("missing object (dev, link)");
+        return usage_error("missing object (dev, link, caps, policy, mr)");
 
     std::string_view object = w.next();
     xiw::Result<Command> cmd = usage_error("");
@@ -117,6 +250,12 @@ xiw::Result<Invocation> parse(std::span<const std::string_view> args)
         cmd = parse_dev(w);
     else if (matches(object, "link"))
         cmd = parse_link(w);
+    else if (matches(object, "caps"))
+        cmd = parse_caps(w);
+    else if (matches(object, "policy"))
+        cmd = parse_policy(w);
+    else if (matches(object, "mr"))
+        cmd = parse_mr(w);
     else
         return usage_error("unknown object \"" + std::string(object) + "\"");
     if (!cmd)
@@ -132,13 +271,27 @@ std::string usage(std::string_view topic)
     const std::string link =
         "       xiwctl link add NAME netdev NETDEV\n"
         "       xiwctl link delete NAME\n";
+    const std::string caps = "       xiwctl [-j] [-p] caps [show] [NAME]\n";
+    const std::string policy =
+        "       xiwctl [-j] [-p] policy [show] [NAME]\n"
+        "       xiwctl [-j] [-p] policy set NAME [domain DOMAIN] [dram-persistent DRAM]\n";
+    const std::string mr = "       xiwctl [-j] [-p] mr policy NAME STAG [domain DOMAIN]\n";
+    const std::string values = "where  DOMAIN := { auto | dram | pmem | file }\n"
+                               "       DRAM := { on | off | default }\n"
+                               "       STAG := 32 bits, decimal or 0x hexadecimal\n";
     std::string head = "Usage: xiwctl [OPTIONS] OBJECT { COMMAND | help }\n";
     if (topic == "dev")
         return head + dev;
     if (topic == "link")
         return head + link;
-    return head + dev + link +
-           "where  OBJECT := { dev | link | help }\n"
+    if (topic == "caps")
+        return head + caps;
+    if (topic == "policy")
+        return head + policy + values;
+    if (topic == "mr")
+        return head + mr + values;
+    return head + dev + link + caps + policy + mr + values +
+           "       OBJECT := { dev | link | caps | policy | mr | help }\n"
            "       OPTIONS := { -j[son] | -p[retty] | -h[elp] }\n"
            "Exit status: 0 success, 1 the kernel or system refused, 2 usage error.\n";
 }

@@ -10,6 +10,7 @@
 #include <variant>
 
 #include "xiw/result.hpp"
+#include "xiw/xiw_netlink.hpp"
 
 namespace xiwctl {
 
@@ -31,8 +32,28 @@ struct LinkAdd {
 struct LinkDelete {
     std::string name;
 };
+/// caps [DEV]
+struct CapsShow {
+    std::optional<std::string> name;
+};
+/// policy [show] [DEV]
+struct PolicyShow {
+    std::optional<std::string> name;
+};
+/// policy set DEV [domain D] [dram-persistent P]
+struct PolicySet {
+    std::string name;
+    xiw::PolicyChange change;
+};
+/// mr policy DEV STAG [domain D]
+struct MrPolicyCmd {
+    std::string name;
+    uint32_t stag = 0;
+    std::optional<xiw::Persist> persist;  ///< set it; show without
+};
 
-using Command = std::variant<Help, DevShow, LinkAdd, LinkDelete>;
+using Command = std::variant<Help, DevShow, LinkAdd, LinkDelete, CapsShow, PolicyShow, PolicySet,
+                             MrPolicyCmd>;
 
 struct Invocation {
     Options options;
@@ -46,7 +67,7 @@ xiw::Result<Invocation> parse(std::span<const std::string_view> args);
 /// True if @p word is a non-empty prefix of @p keyword.
 bool matches(std::string_view word, std::string_view keyword);
 
-/// Usage text for @p topic ("", "dev", "link").
+/// Usage text for @p topic ("", "dev", "link", "caps", "policy", "mr").
 std::string usage(std::string_view topic);
 
 }  // namespace xiwctl

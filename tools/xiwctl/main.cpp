@@ -9,6 +9,7 @@
 
 #include "cli.hpp"
 #include "xiw/rdma_link.hpp"
+#include "xiw/xiw_netlink.hpp"
 
 namespace {
 
@@ -86,6 +87,138 @@ int link_delete(const xiwctl::LinkDelete& cmd)
     return 0;
 }
 
+std::string joined(const std::vector<std::string>& words)
+{
+    std::string out;
+    for (const auto& w : words)
+        out += (out.empty() ? "" : ",") + w;
+    return out.empty() ? "none" : out;
+}
+
+std::string hex(uint32_t v)
+{
+    char buf[12];
+    std::snprintf(buf, sizeof(buf), "0x%x", v);
+    return buf;
+}
+
+void print_json(const xiwctl::Options& opt, const nlohmann::json& j)
+{
+    std::cout << j.dump(opt.pretty ? 4 : -1) << "\n";
+}
+
+nlohmann::json caps_json(const xiw::XiwDevice& d)
+{
+    const auto& c = d.caps;
+    return {{"ifindex", d.index},
+            {"ifname", d.name},
+            {"netdev", d.netdev},
+            {"mpa", c.mpa_rev_names()},
+            {"ops", c.op_names()},
+            {"domains", c.persist_names()},
+            {"hashes", c.hash_names()},
+            {"max_ord", c.max_ord},
+            {"max_ird", c.max_ird},
+            {"max_msg", c.max_msg},
+            {"max_qp", c.max_qp},
+            {"max_mr", c.max_mr}};
+}
+
+void print_caps(const xiw::XiwDevice& d)
+{
+    const auto& c = d.caps;
+    std::cout << d.index << ": " << d.name << ": netdev " << d.netdev << " mpa "
+              << joined(c.mpa_rev_names()) << " ops " << joined(c.op_names()) << " domains "
+              << joined(c.persist_names()) << " hashes " << joined(c.hash_names())
+              << " max_ord " << c.max_ord << " max_ird " << c.max_ird << " max_msg "
+              << c.max_msg << " max_qp " << c.max_qp << " max_mr " << c.max_mr << "\n";
+}
+
+nlohmann::json policy_json(const xiw::XiwDevice& d)
+{
+    return {{"ifindex", d.index},
+            {"ifname", d.name},
+            {"domain", xiw::persist_name(d.policy.persist)},
+            {"dram_persistent", xiw::dram_persistent_name(d.policy.dram_persistent)},
+            {"dram_persistent_now", d.policy.dram_persistent_now}};
+}
+
+void print_policy(const xiw::XiwDevice& d)
+{
+    std::cout << d.index << ": " << d.name << ": domain " << xiw::persist_name(d.policy.persist)
+              << " dram-persistent " << xiw::dram_persistent_name(d.policy.dram_persistent)
+              << " (" << (d.policy.dram_persistent_now ? "on" : "off") << ")\n";
+}
+
+// The xiw devices to show: all, or the one named.
+xiw::Result<std::vector<xiw::XiwDevice>> xiw_devices(const std::optional<std::string>& name)
+{
+    auto xnl = xiw::XiwNetlink::open();
+    if (!xnl)
+        return xnl.error();
+    if (!name)
+        return xnl->devices();
+    auto d = xnl->device(*name);
+    if (!d)
+        return d.error();
+    return std::vector<xiw::XiwDevice>{std::move(d).value()};
+}
+
+template <class Json, class Text>
+int show_devices(const xiwctl::Options& opt, const std::optional<std::string>& name, Json to_json,
+                 Text print)
+{
+    auto devs = xiw_devices(name);
+    if (!devs)
+        return fail(devs.error());
+    if (opt.json) {
+        nlohmann::json arr = nlohmann::json::array();
+        for (const auto& d : *devs)
+            arr.push_back(to_json(d));
+        print_json(opt, arr);
+    } else {
+        for (const auto& d : *devs)
+            print(d);
+    }
+    return 0;
+}
+
+int policy_set(const xiwctl::Options& opt, const xiwctl::PolicySet& cmd)
+{
+    auto xnl = xiw::XiwNetlink::open();
+    if (!xnl)
+        return fail(xnl.error());
+    auto d = xnl->set_policy(cmd.name, cmd.change);
+    if (!d)
+        return fail(d.error());
+    if (opt.json)
+        print_json(opt, nlohmann::json::array({policy_json(*d)}));
+    else
+        print_policy(*d);
+    return 0;
+}
+
+int mr_policy(const xiwctl::Options& opt, const xiwctl::MrPolicyCmd& cmd)
+{
+    auto xnl = xiw::XiwNetlink::open();
+    if (!xnl)
+        return fail(xnl.error());
+    auto m = cmd.persist ? xnl->set_mr_persist(cmd.name, cmd.stag, *cmd.persist)
+                         : xnl->mr(cmd.name, cmd.stag);
+    if (!m)
+        return fail(m.error());
+    if (opt.json) {
+        print_json(opt, nlohmann::json::array({{{"ifindex", m->dev_index},
+                                                {"ifname", m->dev_name},
+                                                {"stag", hex(m->stag)},
+                                                {"domain", xiw::persist_name(m->persist)}}}));
+    } else {
+        std::cout << m->dev_index << ": " << m->dev_name << ": stag " << hex(m->stag)
+                  << " domain " << xiw::persist_name(m->persist) << "\n";
+    }
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -108,8 +241,16 @@ int main(int argc, char** argv)
                 return dev_show(opt, cmd);
             } else if constexpr (std::is_same_v<T, xiwctl::LinkAdd>) {
                 return link_add(cmd);
-            } else {
+            } else if constexpr (std::is_same_v<T, xiwctl::LinkDelete>) {
                 return link_delete(cmd);
+            } else if constexpr (std::is_same_v<T, xiwctl::CapsShow>) {
+                return show_devices(opt, cmd.name, caps_json, print_caps);
+            } else if constexpr (std::is_same_v<T, xiwctl::PolicyShow>) {
+                return show_devices(opt, cmd.name, policy_json, print_policy);
+            } else if constexpr (std::is_same_v<T, xiwctl::PolicySet>) {
+                return policy_set(opt, cmd);
+            } else {
+                return mr_policy(opt, cmd);
             }
         },
         inv->command);

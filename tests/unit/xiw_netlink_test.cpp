@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// libxiw's messages of the xiw generic netlink family: requests parsed
+// back, replies built here as the kernel builds them (kmod/netlink.c).
+#include <gtest/gtest.h>
+
+#include <linux/genetlink.h>
+
+#include <netlink/attr.h>
+#include <netlink/genl/genl.h>
+
+#include "xiw/xiw_netlink.hpp"
+#include "xiw_netlink.h"
+
+namespace {
+
+constexpr int family = 0x2a;
+
+using xiw::DramPersistent;
+using xiw::Persist;
+
+nlattr* attr_of(nlmsghdr* hdr, int type)
+{
+    return nlmsg_find_attr(hdr, GENL_HDRLEN, type);
+}
+
+int cmd_of(nlmsghdr* hdr)
+{
+    return static_cast<genlmsghdr*>(nlmsg_data(hdr))->cmd;
+}
+
+// A reply as the kernel sends it; @p skip leaves one attribute out,
+// @p extra adds one the family may define later.
+xiw::nl::Message device_reply(int skip = -1, bool extra = false, int cmd = XIW_CMD_DEV_GET)
+{
+    xiw::nl::Message msg(nlmsg_alloc());
+    nl_msg* m = msg.get();
+    genlmsg_put(m, 0, 0, family, 0, 0, cmd, XIW_GENL_VERSION);
+    if (skip != XIW_ATTR_DEV_INDEX)
+        nla_put_u32(m, XIW_ATTR_DEV_INDEX, 3);
+    if (skip != XIW_ATTR_DEV_NAME)
+        nla_put_string(m, XIW_ATTR_DEV_NAME, "xiw1");
+    if (skip != XIW_ATTR_NETDEV_NAME)
+        nla_put_string(m, XIW_ATTR_NETDEV_NAME, "v1");
+    if (skip != XIW_ATTR_NETDEV_INDEX)
+        nla_put_u32(m, XIW_ATTR_NETDEV_INDEX, 7);
+    if (skip != XIW_ATTR_CAPS) {
+        nlattr* caps = nla_nest_start(m, XIW_ATTR_CAPS);
+        nla_put_u32(m, XIW_CAPS_MPA_REVS, 0b110);
+        nla_put_u64(m, XIW_CAPS_OPS, 0x1f | (1ULL << 40));
+        nla_put_u32(m, XIW_CAPS_PERSIST, 0xf);
+        nla_put_u32(m, XIW_CAPS_HASHES, 0b110);
+        nla_put_u32(m, XIW_CAPS_MAX_ORD, 128);
+        nla_put_u32(m, XIW_CAPS_MAX_IRD, 64);
+        nla_put_u32(m, XIW_CAPS_MAX_MSG, 0x80000000U);
+        nla_put_u32(m, XIW_CAPS_MAX_QP, 16384);
+        nla_put_u32(m, XIW_CAPS_MAX_MR, 65536);
+        nla_nest_end(m, caps);
+    }
+    if (skip != XIW_ATTR_POLICY) {
+        nlattr* policy = nla_nest_start(m, XIW_ATTR_POLICY);
+        nla_put_u8(m, XIW_POLICY_PERSIST, XIW_PERSIST_PMEM);
+        nla_put_u8(m, XIW_POLICY_DRAM_PERSISTENT, XIW_DRAM_PERSISTENT_DEFAULT);
+        nla_put_u8(m, XIW_POLICY_DRAM_PERSISTENT_NOW, 1);
+        nla_nest_end(m, policy);
+    }
+    if (extra)
+        nla_put_u32(m, XIW_ATTR_MAX + 5, 99);
+    return msg;
+}
+
+}  // namespace
+
+TEST(XiwNetlink, NamesAndParsersOfTheEnums)
+{
+    EXPECT_EQ(xiw::persist_name(Persist::auto_), "auto");
+    EXPECT_EQ(xiw::persist_name(Persist::file), "file");
+    EXPECT_EQ(xiw::persist_name(static_cast<Persist>(9)), "unknown(9)");
+    EXPECT_EQ(*xiw::parse_persist("pmem"), Persist::pmem);
+    auto bad = xiw::parse_persist("nvme");
+    ASSERT_FALSE(bad);
+    EXPECT_EQ(bad.error().code, EINVAL);
+    EXPECT_EQ(bad.error().context, "domain \"nvme\" is not one of auto, dram, pmem, file");
+    EXPECT_EQ(xiw::dram_persistent_name(DramPersistent::default_), "default");
+    EXPECT_EQ(*xiw::parse_dram_persistent("on"), DramPersistent::on);
+    EXPECT_FALSE(xiw::parse_dram_persistent("yes"));
+    // the values are the uapi's
+    EXPECT_EQ(static_cast<int>(Persist::file), XIW_PERSIST_FILE);
+    EXPECT_EQ(static_cast<int>(DramPersistent::on), XIW_DRAM_PERSISTENT_ON);
+}
+
+TEST(XiwNetlink, DevGetIsADumpWithoutAName)
+{
+    auto dump = xiw::xiw_nl::build_dev_get(family, std::nullopt);
+    ASSERT_TRUE(dump);
+    nlmsghdr* hdr = nlmsg_hdr(dump->get());
+    EXPECT_EQ(hdr->nlmsg_type, family);
+    EXPECT_EQ(hdr->nlmsg_flags & NLM_F_DUMP, NLM_F_DUMP);
+    EXPECT_EQ(cmd_of(hdr), XIW_CMD_DEV_GET);
+    EXPECT_EQ(attr_of(hdr, XIW_ATTR_DEV_NAME), nullptr);
+
+    auto one = xiw::xiw_nl::build_dev_get(family, "xiw0");
+    ASSERT_TRUE(one);
+    hdr = nlmsg_hdr(one->get());
+    EXPECT_EQ(hdr->nlmsg_flags & NLM_F_DUMP, 0);
+    ASSERT_NE(attr_of(hdr, XIW_ATTR_DEV_NAME), nullptr);
+    EXPECT_STREQ(nla_get_string(attr_of(hdr, XIW_ATTR_DEV_NAME)), "xiw0");
+}
+
+TEST(XiwNetlink, DevSetCarriesOnlyWhatChanges)
+{
+    xiw::PolicyChange change;
+    auto none = xiw::xiw_nl::build_dev_set(family, "xiw0", change);
+    ASSERT_FALSE(none);
+    EXPECT_EQ(none.error().code, EINVAL);
+    EXPECT_EQ(none.error().context, "changing the policy of xiw0: nothing to change");
+
+    change.dram_persistent = DramPersistent::off;
+    auto msg = xiw::xiw_nl::build_dev_set(family, "xiw0", change);
+    ASSERT_TRUE(msg);
+    nlmsghdr* hdr = nlmsg_hdr(msg->get());
+    EXPECT_EQ(cmd_of(hdr), XIW_CMD_DEV_SET);
+    nlattr* policy = attr_of(hdr, XIW_ATTR_POLICY);
+    ASSERT_NE(policy, nullptr);
+    nlattr* tb[XIW_POLICY_MAX + 1] = {};
+    ASSERT_EQ(nla_parse_nested(tb, XIW_POLICY_MAX, policy, nullptr), 0);
+    EXPECT_EQ(tb[XIW_POLICY_PERSIST], nullptr);
+    ASSERT_NE(tb[XIW_POLICY_DRAM_PERSISTENT], nullptr);
+    EXPECT_EQ(nla_get_u8(tb[XIW_POLICY_DRAM_PERSISTENT]), XIW_DRAM_PERSISTENT_OFF);
+    EXPECT_EQ(tb[XIW_POLICY_DRAM_PERSISTENT_NOW], nullptr);
+
+    change.persist = Persist::file;
+    msg = xiw::xiw_nl::build_dev_set(family, "xiw0", change);
+    ASSERT_TRUE(msg);
+    ASSERT_EQ(nla_parse_nested(tb, XIW_POLICY_MAX, attr_of(nlmsg_hdr(msg->get()),
+                                                           XIW_ATTR_POLICY), nullptr),
+              0);
+    EXPECT_EQ(nla_get_u8(tb[XIW_POLICY_PERSIST]), XIW_PERSIST_FILE);
+}
+
+TEST(XiwNetlink, MrRequests)
+{
+    auto get = xiw::xiw_nl::build_mr(family, "xiw1", 0xdeadbe01);
+    ASSERT_TRUE(get);
+    nlmsghdr* hdr = nlmsg_hdr(get->get());
+    EXPECT_EQ(cmd_of(hdr), XIW_CMD_MR_GET);
+    EXPECT_EQ(nla_get_u32(attr_of(hdr, XIW_ATTR_MR_STAG)), 0xdeadbe01U);
+    EXPECT_EQ(attr_of(hdr, XIW_ATTR_MR_PERSIST), nullptr);
+
+    auto set = xiw::xiw_nl::build_mr(family, "xiw1", 7, Persist::dram);
+    ASSERT_TRUE(set);
+    hdr = nlmsg_hdr(set->get());
+    EXPECT_EQ(cmd_of(hdr), XIW_CMD_MR_SET);
+    EXPECT_EQ(nla_get_u8(attr_of(hdr, XIW_ATTR_MR_PERSIST)), XIW_PERSIST_DRAM);
+    // auto (none of its own) is a value like any other
+    set = xiw::xiw_nl::build_mr(family, "xiw1", 7, Persist::auto_);
+    ASSERT_TRUE(set);
+    EXPECT_EQ(nla_get_u8(attr_of(nlmsg_hdr(set->get()), XIW_ATTR_MR_PERSIST)), XIW_PERSIST_AUTO);
+}
+
+TEST(XiwNetlink, ParsesADeviceIgnoringWhatItDoesNotKnow)
+{
+    auto msg = device_reply(-1, true);
+    auto d = xiw::xiw_nl::parse_device(nlmsg_hdr(msg.get()));
+    ASSERT_TRUE(d) << d.error().message();
+    EXPECT_EQ(d->index, 3u);
+    EXPECT_EQ(d->name, "xiw1");
+    EXPECT_EQ(d->netdev, "v1");
+    EXPECT_EQ(d->netdev_index, 7u);
+    EXPECT_EQ(d->caps.mpa_rev_names(), (std::vector<std::string>{"1", "2"}));
+    EXPECT_EQ(d->caps.op_names(), (std::vector<std::string>{"atomics", "immediate", "flush",
+                                                            "atomic_write", "verify", "bit40"}));
+    EXPECT_EQ(d->caps.persist_names(),
+              (std::vector<std::string>{"auto", "dram", "pmem", "file"}));
+    EXPECT_EQ(d->caps.hash_names(), (std::vector<std::string>{"crc32c", "sha256"}));
+    EXPECT_EQ(d->caps.max_ord, 128u);
+    EXPECT_EQ(d->caps.max_ird, 64u);
+    EXPECT_EQ(d->caps.max_msg, 0x80000000U);
+    EXPECT_EQ(d->caps.max_qp, 16384u);
+    EXPECT_EQ(d->caps.max_mr, 65536u);
+    EXPECT_EQ(d->policy.persist, Persist::pmem);
+    EXPECT_EQ(d->policy.dram_persistent, DramPersistent::default_);
+    EXPECT_TRUE(d->policy.dram_persistent_now);
+}
+
+TEST(XiwNetlink, RefusesADeviceWithoutWhatItNeeds)
+{
+    for (int skip : {XIW_ATTR_DEV_INDEX, XIW_ATTR_DEV_NAME, XIW_ATTR_NETDEV_NAME,
+                     XIW_ATTR_NETDEV_INDEX, XIW_ATTR_CAPS, XIW_ATTR_POLICY}) {
+        auto msg = device_reply(skip);
+        auto d = xiw::xiw_nl::parse_device(nlmsg_hdr(msg.get()));
+        ASSERT_FALSE(d) << skip;
+        EXPECT_EQ(d.error().code, EPROTO);
+        EXPECT_EQ(d.error().context, "malformed xiw netlink reply: device without attribute " +
+                                         std::to_string(skip));
+    }
+    // another command's reply
+    auto msg = device_reply(-1, false, XIW_CMD_MR_GET);
+    auto d = xiw::xiw_nl::parse_device(nlmsg_hdr(msg.get()));
+    ASSERT_FALSE(d);
+    EXPECT_EQ(d.error().context, "malformed xiw netlink reply: command 3 where 1 was expected");
+}
+
+TEST(XiwNetlink, RefusesAttributesOfTheWrongSize)
+{
+    xiw::nl::Message msg(nlmsg_alloc());
+    genlmsg_put(msg.get(), 0, 0, family, 0, 0, XIW_CMD_MR_GET, XIW_GENL_VERSION);
+    nla_put_u32(msg.get(), XIW_ATTR_DEV_INDEX, 1);
+    nla_put_string(msg.get(), XIW_ATTR_DEV_NAME, "xiw0");
+    nla_put_u8(msg.get(), XIW_ATTR_MR_STAG, 1);  // a u32 as one octet
+    nla_put_u8(msg.get(), XIW_ATTR_MR_PERSIST, 1);
+    auto m = xiw::xiw_nl::parse_mr(nlmsg_hdr(msg.get()));
+    ASSERT_FALSE(m);
+    EXPECT_EQ(m.error().context, "malformed xiw netlink reply: attributes");
+}
+
+TEST(XiwNetlink, ParsesAnMr)
+{
+    xiw::nl::Message msg(nlmsg_alloc());
+    genlmsg_put(msg.get(), 0, 0, family, 0, 0, XIW_CMD_MR_GET, XIW_GENL_VERSION);
+    nla_put_u32(msg.get(), XIW_ATTR_DEV_INDEX, 1);
+    nla_put_string(msg.get(), XIW_ATTR_DEV_NAME, "xiw0");
+    nla_put_u32(msg.get(), XIW_ATTR_MR_STAG, 0x12345678);
+    nla_put_u8(msg.get(), XIW_ATTR_MR_PERSIST, XIW_PERSIST_DRAM);
+    auto m = xiw::xiw_nl::parse_mr(nlmsg_hdr(msg.get()));
+    ASSERT_TRUE(m) << m.error().message();
+    EXPECT_EQ(m->dev_index, 1u);
+    EXPECT_EQ(m->dev_name, "xiw0");
+    EXPECT_EQ(m->stag, 0x12345678U);
+    EXPECT_EQ(m->persist, Persist::dram);
+}

@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include "xiw/xiw_netlink.hpp"
+
+#include <linux/genetlink.h>
+
+#include <array>
+#include <cerrno>
+#include <cstdio>
+#include <utility>
+
+#include <netlink/attr.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+
+#include "xiw_netlink.h"
+
+namespace xiw {
+
+namespace {
+
+constexpr std::array<const char*, 4> persist_names = {"auto", "dram", "pmem", "file"};
+constexpr std::array<const char*, 3> dram_names = {"default", "off", "on"};
+// XIW_CAP_OP_* bits, lowest first.
+constexpr std::array<const char*, 5> op_bit_names = {"atomics", "immediate", "flush",
+                                                    "atomic_write", "verify"};
+// enum xiw_verify_alg (include/xiw/verbs.h, a kernel header): 0 is "none".
+constexpr std::array<const char*, 3> hash_bit_names = {"none", "crc32c", "sha256"};
+
+template <size_t N>
+std::string name_of(const std::array<const char*, N>& names, unsigned v)
+{
+    return v < N ? names[v] : "unknown(" + std::to_string(v) + ")";
+}
+
+template <class E, size_t N>
+Result<E> parse_name(const std::array<const char*, N>& names, std::string_view word,
+                     std::string_view what)
+{
+    for (size_t i = 0; i < N; i++)
+        if (word == names[i])
+            return static_cast<E>(i);
+    std::string all;
+    for (const char* n : names)
+        all += (all.empty() ? "" : ", ") + std::string(n);
+    return make_error(EINVAL, std::string(what) + " \"" + std::string(word) +
+                                  "\" is not one of " + all);
+}
+
+// Names of the set bits of @p bits, from @p names where it has one.
+template <size_t N>
+std::vector<std::string> bit_names(uint64_t bits, const std::array<const char*, N>& names)
+{
+    std::vector<std::string> out;
+    for (unsigned i = 0; i < 64; i++)
+        if (bits & (uint64_t{1} << i))
+            out.emplace_back(i < N ? names[i] : "bit" + std::to_string(i));
+    return out;
+}
+
+Error malformed(std::string what)
+{
+    return make_error(EPROTO, "malformed xiw netlink reply: " + std::move(what));
+}
+
+// A genetlink request of the family: command @p cmd, @p flags.
+Result<nl::Message> request(int family, int cmd, int flags)
+{
+    nl::Message msg(nlmsg_alloc());
+    if (!msg)
+        return make_error(ENOMEM, "allocating a netlink message");
+    if (!genlmsg_put(msg.get(), NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, NLM_F_REQUEST | flags, cmd,
+                     XIW_GENL_VERSION))
+        return make_error(EMSGSIZE, "building an xiw netlink request");
+    return msg;
+}
+
+Error too_big()
+{
+    return make_error(EMSGSIZE, "building an xiw netlink request");
+}
+
+std::string hex(uint32_t v)
+{
+    std::array<char, 12> buf{};
+    std::snprintf(buf.data(), buf.size(), "0x%x", v);
+    return buf.data();
+}
+
+Status put_name(nl_msg* msg, std::string_view name)
+{
+    std::string s(name);
+    if (nla_put_string(msg, XIW_ATTR_DEV_NAME, s.c_str()) < 0)
+        return too_big();
+    return Ok{};
+}
+
+}  // namespace
+
+std::string persist_name(Persist p)
+{
+    return name_of(persist_names, static_cast<unsigned>(p));
+}
+
+Result<Persist> parse_persist(std::string_view word)
+{
+    return parse_name<Persist>(persist_names, word, "domain");
+}
+
+std::string dram_persistent_name(DramPersistent d)
+{
+    return name_of(dram_names, static_cast<unsigned>(d));
+}
+
+Result<DramPersistent> parse_dram_persistent(std::string_view word)
+{
+    return parse_name<DramPersistent>(dram_names, word, "dram-persistent");
+}
+
+std::vector<std::string> Capabilities::mpa_rev_names() const
+{
+    std::vector<std::string> out;
+    for (unsigned i = 0; i < 32; i++)
+        if (mpa_revs & (1U << i))
+            out.push_back(std::to_string(i));
+    return out;
+}
+
+std::vector<std::string> Capabilities::op_names() const
+{
+    return bit_names(ops, op_bit_names);
+}
+
+std::vector<std::string> Capabilities::persist_names() const
+{
+    return bit_names(persist, xiw::persist_names);
+}
+
+std::vector<std::string> Capabilities::hash_names() const
+{
+    return bit_names(hashes, hash_bit_names);
+}
+
+namespace xiw_nl {
+
+Result<nl::Message> build_dev_get(int family, std::optional<std::string_view> name)
+{
+    auto msg = request(family, XIW_CMD_DEV_GET, name ? 0 : NLM_F_DUMP);
+    if (!msg)
+        return msg;
+    if (name)
+        if (auto st = put_name(msg->get(), *name); !st)
+            return st.error();
+    return msg;
+}
+
+Result<nl::Message> build_dev_set(int family, std::string_view name, const PolicyChange& change)
+{
+    if (!change.persist && !change.dram_persistent)
+        return make_error(EINVAL, "changing the policy of " + std::string(name) +
+                                      ": nothing to change");
+    auto msg = request(family, XIW_CMD_DEV_SET, 0);
+    if (!msg)
+        return msg;
+    nl_msg* m = msg->get();
+    if (auto st = put_name(m, name); !st)
+        return st.error();
+    nlattr* nest = nla_nest_start(m, XIW_ATTR_POLICY);
+    if (!nest ||
+        (change.persist &&
+         nla_put_u8(m, XIW_POLICY_PERSIST, static_cast<uint8_t>(*change.persist)) < 0) ||
+        (change.dram_persistent &&
+         nla_put_u8(m, XIW_POLICY_DRAM_PERSISTENT,
+                    static_cast<uint8_t>(*change.dram_persistent)) < 0))
+        return too_big();
+    nla_nest_end(m, nest);
+    return msg;
+}
+
+Result<nl::Message> build_mr(int family, std::string_view name, uint32_t stag,
+                             std::optional<Persist> persist)
+{
+    auto msg = request(family, persist ? XIW_CMD_MR_SET : XIW_CMD_MR_GET, 0);
+    if (!msg)
+        return msg;
+    nl_msg* m = msg->get();
+    if (auto st = put_name(m, name); !st)
+        return st.error();
+    if (nla_put_u32(m, XIW_ATTR_MR_STAG, stag) < 0 ||
+        (persist && nla_put_u8(m, XIW_ATTR_MR_PERSIST, static_cast<uint8_t>(*persist)) < 0))
+        return too_big();
+    return msg;
+}
+
+namespace {
+
+// The family's top-level attributes as replies carry them.
+nla_policy* top_policy()
+{
+    static nla_policy p[XIW_ATTR_MAX + 1] = {};
+    p[XIW_ATTR_DEV_INDEX].type = NLA_U32;
+    p[XIW_ATTR_DEV_NAME].type = NLA_STRING;
+    p[XIW_ATTR_NETDEV_NAME].type = NLA_STRING;
+    p[XIW_ATTR_NETDEV_INDEX].type = NLA_U32;
+    p[XIW_ATTR_CAPS].type = NLA_NESTED;
+    p[XIW_ATTR_POLICY].type = NLA_NESTED;
+    p[XIW_ATTR_MR_STAG].type = NLA_U32;
+    p[XIW_ATTR_MR_PERSIST].type = NLA_U8;
+    return p;
+}
+
+Status parse_top(nlmsghdr* hdr, int cmd, nlattr** tb)
+{
+    if (!genlmsg_valid_hdr(hdr, 0))
+        return malformed("no generic netlink header");
+    auto* gh = static_cast<genlmsghdr*>(nlmsg_data(hdr));
+    if (gh->cmd != cmd)
+        return malformed("command " + std::to_string(gh->cmd) + " where " +
+                         std::to_string(cmd) + " was expected");
+    if (genlmsg_parse(hdr, 0, tb, XIW_ATTR_MAX, top_policy()) < 0)
+        return malformed("attributes");
+    return Ok{};
+}
+
+Status parse_caps(nlattr* nest, Capabilities& c)
+{
+    static nla_policy p[XIW_CAPS_MAX + 1] = {};
+    p[XIW_CAPS_MPA_REVS].type = NLA_U32;
+    p[XIW_CAPS_OPS].type = NLA_U64;
+    for (int a : {XIW_CAPS_PERSIST, XIW_CAPS_HASHES, XIW_CAPS_MAX_ORD, XIW_CAPS_MAX_IRD,
+                  XIW_CAPS_MAX_MSG, XIW_CAPS_MAX_QP, XIW_CAPS_MAX_MR})
+        p[a].type = NLA_U32;
+    nlattr* tb[XIW_CAPS_MAX + 1] = {};
+    if (nla_parse_nested(tb, XIW_CAPS_MAX, nest, p) < 0)
+        return malformed("capabilities");
+    auto u32 = [&tb](int a) { return tb[a] ? nla_get_u32(tb[a]) : 0U; };
+    c.mpa_revs = u32(XIW_CAPS_MPA_REVS);
+    c.ops = tb[XIW_CAPS_OPS] ? nla_get_u64(tb[XIW_CAPS_OPS]) : 0;
+    c.persist = u32(XIW_CAPS_PERSIST);
+    c.hashes = u32(XIW_CAPS_HASHES);
+    c.max_ord = u32(XIW_CAPS_MAX_ORD);
+    c.max_ird = u32(XIW_CAPS_MAX_IRD);
+    c.max_msg = u32(XIW_CAPS_MAX_MSG);
+    c.max_qp = u32(XIW_CAPS_MAX_QP);
+    c.max_mr = u32(XIW_CAPS_MAX_MR);
+    return Ok{};
+}
+
+Status parse_policy(nlattr* nest, Policy& p)
+{
+    static nla_policy pol[XIW_POLICY_MAX + 1] = {};
+    pol[XIW_POLICY_PERSIST].type = NLA_U8;
+    pol[XIW_POLICY_DRAM_PERSISTENT].type = NLA_U8;
+    pol[XIW_POLICY_DRAM_PERSISTENT_NOW].type = NLA_U8;
+    nlattr* tb[XIW_POLICY_MAX + 1] = {};
+    if (nla_parse_nested(tb, XIW_POLICY_MAX, nest, pol) < 0)
+        return malformed("policy");
+    if (!tb[XIW_POLICY_PERSIST] || !tb[XIW_POLICY_DRAM_PERSISTENT] ||
+        !tb[XIW_POLICY_DRAM_PERSISTENT_NOW])
+        return malformed("policy without its attributes");
+    p.persist = static_cast<Persist>(nla_get_u8(tb[XIW_POLICY_PERSIST]));
+    p.dram_persistent = static_cast<DramPersistent>(nla_get_u8(tb[XIW_POLICY_DRAM_PERSISTENT]));
+    p.dram_persistent_now = nla_get_u8(tb[XIW_POLICY_DRAM_PERSISTENT_NOW]) != 0;
+    return Ok{};
+}
+
+}  // namespace
+
+Result<XiwDevice> parse_device(nlmsghdr* hdr)
+{
+    nlattr* tb[XIW_ATTR_MAX + 1] = {};
+    if (auto st = parse_top(hdr, XIW_CMD_DEV_GET, tb); !st)
+        return st.error();
+    for (int a : {XIW_ATTR_DEV_INDEX, XIW_ATTR_DEV_NAME, XIW_ATTR_NETDEV_NAME,
+                  XIW_ATTR_NETDEV_INDEX, XIW_ATTR_CAPS, XIW_ATTR_POLICY})
+        if (!tb[a])
+            return malformed("device without attribute " + std::to_string(a));
+    XiwDevice d;
+    d.index = nla_get_u32(tb[XIW_ATTR_DEV_INDEX]);
+    d.name = nla_get_string(tb[XIW_ATTR_DEV_NAME]);
+    d.netdev = nla_get_string(tb[XIW_ATTR_NETDEV_NAME]);
+    d.netdev_index = nla_get_u32(tb[XIW_ATTR_NETDEV_INDEX]);
+    if (auto st = parse_caps(tb[XIW_ATTR_CAPS], d.caps); !st)
+        return st.error();
+    if (auto st = parse_policy(tb[XIW_ATTR_POLICY], d.policy); !st)
+        return st.error();
+    return d;
+}
+
+Result<MrPolicy> parse_mr(nlmsghdr* hdr)
+{
+    nlattr* tb[XIW_ATTR_MAX + 1] = {};
+    if (auto st = parse_top(hdr, XIW_CMD_MR_GET, tb); !st)
+        return st.error();
+    for (int a : {XIW_ATTR_DEV_INDEX, XIW_ATTR_DEV_NAME, XIW_ATTR_MR_STAG, XIW_ATTR_MR_PERSIST})
+        if (!tb[a])
+            return malformed("MR without attribute " + std::to_string(a));
+    MrPolicy m;
+    m.dev_index = nla_get_u32(tb[XIW_ATTR_DEV_INDEX]);
+    m.dev_name = nla_get_string(tb[XIW_ATTR_DEV_NAME]);
+    m.stag = nla_get_u32(tb[XIW_ATTR_MR_STAG]);
+    m.persist = static_cast<Persist>(nla_get_u8(tb[XIW_ATTR_MR_PERSIST]));
+    return m;
+}
+
+}  // namespace xiw_nl
+
+Result<XiwNetlink> XiwNetlink::open()
+{
+    auto sock = nl::Socket::connect(NETLINK_GENERIC);
+    if (!sock)
+        return sock.error();
+    int family = genl_ctrl_resolve(sock->get(), XIW_GENL_NAME);
+    if (family < 0)
+        return make_error(ENOENT, "the xiw generic netlink family is not registered: is the "
+                                  "xiw module loaded? (modprobe xiw)");
+    return XiwNetlink(std::move(sock).value(), family);
+}
+
+template <class T, class Parse>
+Result<std::vector<T>> XiwNetlink::exchange(Result<nl::Message> msg, Parse parse,
+                                            std::string context)
+{
+    if (!msg)
+        return msg.error();
+    std::vector<T> out;
+    Status st = sock_.transact(std::move(msg).value(), [&out, &parse](nlmsghdr* hdr) -> Status {
+        auto v = parse(hdr);
+        if (!v)
+            return v.error();
+        out.push_back(std::move(v).value());
+        return Ok{};
+    });
+    if (!st) {
+        Error e = st.error();
+        if (e.context.empty() || e.code != EPROTO)
+            e.context = std::move(context);
+        if (e.code == EPERM && e.extack.empty())
+            e.extack = "changing xiw settings needs CAP_NET_ADMIN";
+        return e;
+    }
+    return out;
+}
+
+Result<std::vector<XiwDevice>> XiwNetlink::devices()
+{
+    return exchange<XiwDevice>(xiw_nl::build_dev_get(family_, std::nullopt),
+                               xiw_nl::parse_device, "listing xiw devices");
+}
+
+namespace {
+
+template <class T>
+Result<T> only(Result<std::vector<T>> all, const std::string& context)
+{
+    if (!all)
+        return all.error();
+    if (all->size() != 1)
+        return make_error(EPROTO, context + ": " + std::to_string(all->size()) + " replies");
+    return std::move(all->front());
+}
+
+}  // namespace
+
+Result<XiwDevice> XiwNetlink::device(std::string_view name)
+{
+    std::string ctx = "xiw device " + std::string(name);
+    return only(exchange<XiwDevice>(xiw_nl::build_dev_get(family_, name), xiw_nl::parse_device,
+                                    ctx),
+                ctx);
+}
+
+Result<XiwDevice> XiwNetlink::set_policy(std::string_view name, const PolicyChange& change)
+{
+    std::string ctx = "changing the policy of " + std::string(name);
+    return only(exchange<XiwDevice>(xiw_nl::build_dev_set(family_, name, change),
+                                    xiw_nl::parse_device, ctx),
+                ctx);
+}
+
+Result<MrPolicy> XiwNetlink::mr(std::string_view name, uint32_t stag)
+{
+    std::string ctx = "MR " + hex(stag) + " of " + std::string(name);
+    return only(exchange<MrPolicy>(xiw_nl::build_mr(family_, name, stag), xiw_nl::parse_mr, ctx),
+                ctx);
+}
+
+Result<MrPolicy> XiwNetlink::set_mr_persist(std::string_view name, uint32_t stag, Persist persist)
+{
+    std::string ctx = "naming the domain of MR " + hex(stag) + " of " + std::string(name);
+    return only(
+        exchange<MrPolicy>(xiw_nl::build_mr(family_, name, stag, persist), xiw_nl::parse_mr, ctx),
+        ctx);
+}
+
+}  // namespace xiw
