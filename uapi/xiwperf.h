@@ -393,6 +393,10 @@ struct xiwperf_addr {
  *	may then fsync(). Only an xiw device serves such a buffer (a
  *	connection through another is rejected, XIWPERF_UNSUPPORTED_BACKING).
  *	0 without the flag: kernel memory.
+ * @hash: in: enum xiwperf_hash the server's registrations verify with
+ *	(server --hash), whatever XIWPERF_OP_VERIFY run asks another is
+ *	rejected (XIWPERF_UNSUPPORTED_HASH); 0: each run's own.
+ * @reserved32: in: zero.
  * @reserved: in: zero.
  */
 struct xiwperf_listen {
@@ -402,7 +406,9 @@ struct xiwperf_listen {
 	__u64 size;
 	char device[XIWPERF_NAME_MAX];
 	__u64 backing;
-	__u64 reserved[3];
+	__u32 hash;
+	__u32 reserved32;
+	__u64 reserved[2];
 };
 
 /* xiwperf_listen.flags: the buffer is the caller's mapping at @backing. */
@@ -528,6 +534,9 @@ enum xiwperf_reason {
  *	mapping (XIWPERF_LISTEN_BACKED) and its device is no xiw device,
  *	which alone places into such memory (the server rejected the
  *	connection); result.limit is 0.
+ * @XIWPERF_UNSUPPORTED_HASH: XIWPERF_OP_VERIFY: the server verifies with
+ *	one hash (xiwperf_listen.hash) and the run asked another (the
+ *	server rejected the connection); result.limit is the server's hash.
  */
 enum xiwperf_unsupported {
 	XIWPERF_UNSUPPORTED_SGE = 1,
@@ -540,6 +549,7 @@ enum xiwperf_unsupported {
 	XIWPERF_UNSUPPORTED_FLUSH = 8,
 	XIWPERF_UNSUPPORTED_VERIFY = 9,
 	XIWPERF_UNSUPPORTED_BACKING = 10,
+	XIWPERF_UNSUPPORTED_HASH = 11,
 };
 
 /**

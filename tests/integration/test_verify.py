@@ -8,12 +8,14 @@ client hashes what it wrote and compares what comes back (--check), and
 with --expect sends a hash for the server to compare: a match completes,
 a mismatch terminates the stream and sends no response. siw, which has no
 Verify, refuses it cleanly."""
+import json
 import struct
 
 import pytest
 
 from capture import capture, rdmap_terminates, untagged_fpdus
-from xiwperf_run import client, wait_resources_released
+from xiwperf_run import (client, start_server, stop_server,
+                         wait_resources_released)
 
 SERVER = "192.0.2.2"
 FRWR = ("--remote-mr", "frwr")
@@ -34,6 +36,31 @@ def test_verify_returns_the_hash_of_what_was_written(pair, hash_alg, size):
     rc, r = verify(pair, hash_alg, count, "--check", size=size,
                    depth=min(count, 4))
     assert r["completed"] == count and r["mismatches"] == 0, r
+
+
+def test_server_hash_serves_its_own_and_rejects_another(pair):
+    """A server started with --hash sha256 sets it on its registrations
+    whatever a run asks: a sha256 run is served (and its hashes are the
+    client's), a crc32c run is rejected at connection, clearly."""
+    port = 18519
+    log = start_server(pair, "b", SERVER, "sha256", "--hash", "sha256",
+                       port=port, json_out=True)
+    try:
+        listening = json.loads(pair.run(f"head -1 {log}").out)
+        assert listening["hash"] == "sha256", listening
+        rc, r = client(pair, "a", SERVER, "--op", "verify", "--hash",
+                       "sha256", "--count", 8, "--size", 4096, *FRWR,
+                       "--check", port=port)
+        assert r["completed"] == 8 and r["mismatches"] == 0, r
+        rc, r = client(pair, "a", SERVER, "--op", "verify", "--hash",
+                       "crc32c", "--count", 8, "--size", 4096, *FRWR,
+                       port=port, check=False)
+        assert rc == 1 and r["completed"] == 0, r
+        assert "rejected the connection: it verifies with sha256 only " \
+               "(its --hash), not crc32c" in r["error"], r
+    finally:
+        stats = stop_server(pair, log)
+    assert stats["rejected"] >= 1, stats
 
 
 def test_matching_expected_hash_completes(pair):

@@ -990,8 +990,6 @@ TEST_F(XiwperfArgs, VerifyOptionsWorkWithVerifyOnly)
               "client: --persist works with --op flush only");
     EXPECT_EQ(usage_error(verify({"--hash", "crc32c", "--whole-mr"})),
               "client: --whole-mr works with --op flush only");
-    EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "--hash", "crc32c"}),
-              "server: unknown option \"--hash\"");
     EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "--expect"}),
               "server: unknown option \"--expect\"");
 }
@@ -1214,6 +1212,23 @@ TEST_F(XiwperfArgs, Server)
     for (auto opt : {"--op", "--count", "--depth", "--qps", "--timeout", "--check", "--inline"})
         EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", opt, "1"}),
                   std::string("server: unknown option \"") + opt + "\"");
+}
+
+TEST_F(XiwperfArgs, ServerHash)
+{
+    auto cmd = parse({"server", "--addr", "10.0.0.1"});
+    ASSERT_TRUE(cmd);
+    EXPECT_EQ(std::get<Server>(*cmd).hash, xiwperf::Hash::none);  // each run's own
+    cmd = parse({"server", "--addr", "10.0.0.1", "--hash", "sha256", "--json"});
+    ASSERT_TRUE(cmd);
+    EXPECT_EQ(std::get<Server>(*cmd).hash, xiwperf::Hash::sha256);
+    cmd = parse({"server", "--hash", "crc32c", "--addr", "10.0.0.1"});
+    ASSERT_TRUE(cmd);
+    EXPECT_EQ(std::get<Server>(*cmd).hash, xiwperf::Hash::crc32c);
+    EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "--hash", "md5"}),
+              "--hash: \"md5\" is not one of crc32c, sha256");
+    EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "--hash"}), "--hash needs a value");
+    EXPECT_NE(xiwperf::usage().find("[--hash {crc32c,sha256}]"), std::string::npos);
 }
 
 TEST_F(XiwperfArgs, ServerBacking)

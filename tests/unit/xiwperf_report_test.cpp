@@ -1398,6 +1398,21 @@ TEST_F(XiwperfReport, VerifyUnsupported)
               "support RDMA Verify: it is not an xiw device (or the xiw module is not loaded)");
 }
 
+TEST_F(XiwperfReport, ServerWithItsOwnHashRejectsAnother)
+{
+    Client a = verify_args();  // crc32c
+    Outcome o = failed(EOPNOTSUPP, XIWPERF_REASON_UNSUPPORTED);
+    o.result.unsupported = XIWPERF_UNSUPPORTED_HASH;
+    o.result.remote_reason = XIWPERF_REJECT_UNSUPPORTED;
+    o.result.limit = XIWPERF_HASH_SHA256;
+    const std::string msg = "the server at 10.1.0.1:9000 rejected the connection: it verifies "
+                            "with sha256 only (its --hash), not crc32c";
+    EXPECT_EQ(error_message(a, o), msg);
+    EXPECT_EQ(json_error(a, o), msg);
+    EXPECT_EQ(exit_status(a, o), exit_failed);
+    EXPECT_EQ(XIWPERF_UNSUPPORTED_HASH, 11);
+}
+
 TEST_F(XiwperfReport, BackedServerRejectsOtherDevices)
 {
     Client a = args();

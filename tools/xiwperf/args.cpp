@@ -529,7 +529,7 @@ constexpr Option options[] = {
     {"--global", "", in_client, Takes::flag, set_global},
     {"--range", "", in_client, Takes::flag, set_range},
     {"--whole-mr", "", in_client, Takes::flag, set_whole_mr},
-    {"--hash", "", in_client, Takes::value, set_hash},
+    {"--hash", "", in_server | in_client, Takes::value, set_hash},
     {"--expect", "", in_client, Takes::optional, set_expect},
     {"--no-write", "", in_client, Takes::flag, set_no_write},
     {"--add", "", in_client, Takes::value, set_operand<&Client::add, seen_add>},
@@ -591,7 +591,9 @@ xiw::Result<Command> parse_server(Words& w)
         return Command{Help{}};
     if (!(s->seen & seen_addr))
         return usage_error("server: missing --addr IP (0.0.0.0 or :: listens on all)");
-    return Command{Server{s->addr, s->port, s->buffer, s->json, std::move(s->backing)}};
+    // --hash is kept with the client's options; the server's is the same.
+    return Command{
+        Server{s->addr, s->port, s->buffer, s->json, std::move(s->backing), s->client.hash}};
 }
 
 // What --inject KIND needs: an RDMA or atomic operation (or an Atomic
@@ -1099,7 +1101,7 @@ xiw::Result<Command> parse(std::span<const std::string_view> args)
 std::string usage()
 {
     return "Usage: xiwperf server --addr IP [--port N] [--size BYTES]\n"
-           "                      [--backing {file,pmem}:PATH] [--json]\n"
+           "                      [--backing {file,pmem}:PATH] [--hash {crc32c,sha256}] [--json]\n"
            "       xiwperf client --addr IP [--port N] --op {send,write,read,write_imm} --size BYTES\n"
            "                      --count N [--depth N] [--qps N] [--sge N] [--inline]\n"
            "                      [--solicit N] [--mr {dma,frwr}] [--remote-mr {dma,frwr}]\n"
@@ -1135,6 +1137,9 @@ std::string usage()
            "        a DAX filesystem as it is (neither created nor resized). Either way the\n"
            "        server fills it with the read pattern at start (file: and syncs it);\n"
            "        only an xiw device serves a backed buffer (others are rejected).\n"
+           "        --hash ALG is what the server's registrations verify with (xiw's\n"
+           "        per-MR attribute): a verify run asking another hash is rejected;\n"
+           "        without it, each verify run's --hash.\n"
            "client  run COUNT operations of SIZE bytes (at most 4M; suffixes K, M, G) over QPS\n"
            "        connections with DEPTH outstanding each (defaults 1); --check verifies\n"
            "        every byte; --timeout gives up after SEC seconds without progress\n"

@@ -148,6 +148,7 @@ struct Server {
     std::uint64_t size = 0;  ///< 0: the module's default
     bool json = false;
     Backing backing;         ///< --backing: none, kernel memory
+    Hash hash = Hash::none;  ///< --hash: every Verify's; none: each run's own
 };
 
 struct Client {

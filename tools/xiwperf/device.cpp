@@ -86,6 +86,7 @@ xiw::Status Device::listen(const Server& args, xiwperf_listen& out, std::uint64_
     out.version = XIWPERF_ABI_VERSION;
     out.addr = abi_address(args.addr, args.port);
     out.size = args.size;
+    out.hash = static_cast<__u32>(args.hash);
     if (backing) {
         out.flags = XIWPERF_LISTEN_BACKED;
         out.backing = backing;

@@ -81,11 +81,17 @@ int run_server(const Server& args)
                          {"size", l.size}};
         if (!backing.empty())
             j["backing"] = backing;
+        if (args.hash != Hash::none)
+            j["hash"] = hash_name(args.hash);
         std::cout << j.dump() << std::endl;
     } else {
         std::cout << "xiwperf server: listening on " << args.addr.text << " port " << l.addr.port
                   << ", device " << (device.empty() ? "any" : device) << ", buffer " << l.size
-                  << " bytes" << (backing.empty() ? "" : ", backed by " + backing) << std::endl;
+                  << " bytes" << (backing.empty() ? "" : ", backed by " + backing)
+                  << (args.hash == Hash::none ? ""
+                                              : ", verifies with " + std::string(hash_name(
+                                                                         args.hash)))
+                  << std::endl;
     }
 
     xiwperf_serve s{};

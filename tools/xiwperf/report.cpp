@@ -170,6 +170,11 @@ std::string unsupported_text(const Client& args, const Outcome& out)
                    why;
         return device_or(r, "the device") + " " + why;
     }
+    case XIWPERF_UNSUPPORTED_HASH:
+        // The server's --hash; result.limit names it.
+        return "the server at " + endpoint(args) + " rejected the connection: it verifies with " +
+               std::string(hash_name(static_cast<Hash>(r.limit))) + " only (its --hash), not " +
+               std::string(hash_name(args.hash));
     case XIWPERF_UNSUPPORTED_BACKING:
         // Only xiw places into a file's or DAX device's pages: the server's
         // check alone.

@@ -309,8 +309,7 @@ bool xp_flush_supported(const struct ib_device *dev, u32 flags);
 void xp_flush_wr(struct xp_lane *lane, struct xiw_flush_wr *wr);
 void xp_put_done(struct ib_cq *cq, struct ib_wc *wc);
 
-/* verify.c */
-u32 xp_hash_len(u32 alg);
+/* verify.c (xp_hash_len() in xiwperf.h) */
 bool xp_verify_valid(const struct xiwperf_run *run);
 int xp_verify_start(struct xp_client *cl, const struct xiwperf_run *run);
 void xp_verify_stop(struct xp_client *cl);

@@ -82,7 +82,8 @@ static long xp_ioctl_listen(struct xp_file *xf, void __user *uarg)
 			      arg.reserved, sizeof(arg.reserved));
 	if (ret)
 		return ret;
-	if (!(arg.flags & XIWPERF_LISTEN_BACKED) && arg.backing)
+	if ((!(arg.flags & XIWPERF_LISTEN_BACKED) && arg.backing) ||
+	    (arg.hash && !xp_hash_len(arg.hash)) || arg.reserved32)
 		return -EINVAL;
 
 	mutex_lock(&xf->lock);

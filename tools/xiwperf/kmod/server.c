@@ -602,6 +602,12 @@ static int xp_sconn_setup(struct xp_sconn *c, struct rdma_cm_id *id,
 		*limit = 0;
 		return XIWPERF_REJECT_UNSUPPORTED;
 	}
+	/* The run's hash (in the hello) against the one the server sets. */
+	if (c->op == XIWPERF_OP_VERIFY && c->srv->hash && c->imm != c->srv->hash) {
+		*what = XIWPERF_UNSUPPORTED_HASH;
+		*limit = c->srv->hash;
+		return XIWPERF_REJECT_UNSUPPORTED;
+	}
 	/*
 	 * No check of the server's atomic_cap: a device without atomics
 	 * refuses them on the wire, which is worth seeing.
@@ -841,6 +847,7 @@ int xp_server_listen(struct xp_server **srvp, struct xiwperf_listen *arg)
 	INIT_LIST_HEAD(&srv->groups);
 	init_waitqueue_head(&srv->waitq);
 	srv->size = arg->size;
+	srv->hash = arg->hash;
 	srv->chunk = min_t(size_t, XP_CHUNK, KMALLOC_MAX_SIZE);
 	srv->nchunks = DIV_ROUND_UP(srv->size, srv->chunk);
 	ret = -ENOMEM;

@@ -40,6 +40,7 @@ struct xp_server {
 	/* A backed buffer (backing.c): its pinned pages; NULL for kmalloc'd */
 	struct page **pages;
 	unsigned long npages;
+	u32 hash;			/* enum xiwperf_hash of every Verify, or 0 */
 	struct workqueue_struct *wq;
 	spinlock_t lock;		/* conns, conn->node */
 	struct list_head conns;

@@ -20,4 +20,7 @@ void xp_server_destroy(struct xp_server *srv);
 
 int xp_client_run(struct xiwperf_run *run);
 
+/* verify.c: digest length of an enum xiwperf_hash, 0 for an unknown one */
+u32 xp_hash_len(u32 alg);
+
 #endif /* XIWPERF_H */
