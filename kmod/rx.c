@@ -911,6 +911,7 @@ static int xiw_rx_got_terminate(struct xiw_qp *qp)
 	struct xiw_cep *cep;
 	unsigned long flags;
 
+	xiw_stat_add(qp->xdev->stats, XIW_STAT_TERM_RECEIVED, 1);
 	memcpy(rx->term, &t->ctrl, sizeof(t->ctrl));
 	xiw_term_info_parse(rx->term, sizeof(t->ctrl) + rx->term_len, &cause,
 			    &src);
@@ -1025,9 +1026,13 @@ static int xiw_rx_fpdu_done(struct xiw_qp *qp)
 
 	if (qp->crc) {
 		memcpy(&got, rx->trailer + pad, sizeof(got));
-		if (got != xiw_mpa_crc_final(rx->crc))
+		if (got != xiw_mpa_crc_final(rx->crc)) {
+			xiw_stat_add(qp->xdev->stats, XIW_STAT_CRC_ERRORS, 1);
 			return TERM_LLP(XIW_MPA_ERR_CRC);
+		}
 	}
+	xiw_stat_add(qp->xdev->stats, XIW_STAT_RX_FPDUS, 1);
+	xiw_stat_add(qp->xdev->stats, XIW_STAT_RX_BYTES, rx->ulpdu_len);
 	if (rx->place_mr) {
 		xiw_mr_put(rx->place_mr);
 		rx->place_mr = NULL;

@@ -24,6 +24,13 @@ static const struct rdma_stat_desc xiw_stat_descs[XIW_NUM_STATS] = {
 	[XIW_STAT_FLUSH_FAILED] = { .name = "flush_failed" },
 	[XIW_STAT_PMEM_WB_BYTES] = { .name = "pmem_writeback_bytes" },
 	[XIW_STAT_FILE_WB_BYTES] = { .name = "file_writeback_bytes" },
+	[XIW_STAT_TX_FPDUS] = { .name = "tx_fpdus" },
+	[XIW_STAT_TX_BYTES] = { .name = "tx_bytes" },
+	[XIW_STAT_RX_FPDUS] = { .name = "rx_fpdus" },
+	[XIW_STAT_RX_BYTES] = { .name = "rx_bytes" },
+	[XIW_STAT_CRC_ERRORS] = { .name = "crc_errors" },
+	[XIW_STAT_TERM_SENT] = { .name = "terminates_sent" },
+	[XIW_STAT_TERM_RECEIVED] = { .name = "terminates_received" },
 };
 
 /**

@@ -28,6 +28,13 @@ struct rdma_hw_stats;
  *	back
  * @XIW_STAT_FILE_WB_BYTES: octets of file ranges written back and waited
  *	on
+ * @XIW_STAT_TX_FPDUS: FPDUs framed for sending
+ * @XIW_STAT_TX_BYTES: their ULPDU octets (DDP and RDMAP headers included)
+ * @XIW_STAT_RX_FPDUS: FPDUs received whole, their CRC good (if used)
+ * @XIW_STAT_RX_BYTES: their ULPDU octets
+ * @XIW_STAT_CRC_ERRORS: FPDUs received with a bad CRC
+ * @XIW_STAT_TERM_SENT: Terminates framed for sending
+ * @XIW_STAT_TERM_RECEIVED: Terminates received
  * @XIW_NUM_STATS: how many there are
  */
 enum xiw_stat {
@@ -40,6 +47,13 @@ enum xiw_stat {
 	XIW_STAT_FLUSH_FAILED,
 	XIW_STAT_PMEM_WB_BYTES,
 	XIW_STAT_FILE_WB_BYTES,
+	XIW_STAT_TX_FPDUS,
+	XIW_STAT_TX_BYTES,
+	XIW_STAT_RX_FPDUS,
+	XIW_STAT_RX_BYTES,
+	XIW_STAT_CRC_ERRORS,
+	XIW_STAT_TERM_SENT,
+	XIW_STAT_TERM_RECEIVED,
 	XIW_NUM_STATS
 };
 

@@ -319,7 +319,11 @@ static int xiw_tx_seal(struct xiw_qp *qp, u32 ulpdu_len, u32 crc)
 		return -ENOMEM;
 	if (qp->crc)
 		c = xiw_mpa_crc_final(crc);
-	return xiw_tx_put(qp, (const u8 *)&c, sizeof(c), false, &unused);
+	if (xiw_tx_put(qp, (const u8 *)&c, sizeof(c), false, &unused))
+		return -ENOMEM;
+	xiw_stat_add(qp->xdev->stats, XIW_STAT_TX_FPDUS, 1);
+	xiw_stat_add(qp->xdev->stats, XIW_STAT_TX_BYTES, ulpdu_len);
+	return 0;
 }
 
 static void xiw_tx_ctrl(struct xiw_ddp_ctrl *c, bool tagged, bool last, u8 op)
@@ -588,14 +592,18 @@ static int xiw_tx_read_resp(struct xiw_qp *qp, struct xiw_irq_entry *e,
 static int xiw_tx_terminate(struct xiw_qp *qp)
 {
 	u32 hdr_len = sizeof(struct xiw_untagged_hdr);
+	int err;
 
 	BUILD_BUG_ON(XIW_MPA_LEN_SIZE + sizeof(struct xiw_untagged_hdr) +
 		     XIW_TERM_INFO_MAX > XIW_TX_HDR_MAX);
 	memcpy(qp->tx_hdr + XIW_MPA_LEN_SIZE + hdr_len, qp->term_info,
 	       qp->term_info_len);
-	return xiw_tx_untagged_only(qp, XIW_OP_TERMINATE, XIW_QN_TERMINATE,
-				    qp->msn[XIW_QN_TERMINATE]++,
-				    hdr_len + qp->term_info_len);
+	err = xiw_tx_untagged_only(qp, XIW_OP_TERMINATE, XIW_QN_TERMINATE,
+				   qp->msn[XIW_QN_TERMINATE]++,
+				   hdr_len + qp->term_info_len);
+	if (!err)
+		xiw_stat_add(qp->xdev->stats, XIW_STAT_TERM_SENT, 1);
+	return err;
 }
 
 /* Complete the WQE at sq_tx with a local error; caller holds sq_lock. */

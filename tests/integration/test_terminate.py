@@ -11,7 +11,8 @@ import struct
 import pytest
 
 from conftest import TOP
-from xiwperf_run import set_params, start_server, stop_server
+from xiwperf_run import (counted, hw_counters, set_params, start_server,
+                         stop_server)
 
 PEER = os.path.join(TOP, "tests", "integration", "mpa_peer.py")
 SERVER = "192.0.2.2"
@@ -294,8 +295,13 @@ def crc_peer(pair):
                          ids=["good_crc", "bad_crc"])
 def test_fpdu_with_bad_crc_terminates_with_mpa_crc_error(crc_peer, corrupt):
     """xiw requires CRC, so its Reply turns it on; the peer signs each
-    FPDU (RFC 5044 CRC32c), wrongly for the first one when corrupt."""
+    FPDU (RFC 5044 CRC32c), wrongly for the first one when corrupt. The
+    device counts the bad CRC and the Terminate it sent."""
+    before = hw_counters(crc_peer, "xiw1")
     assert_mpa_fault(crc_peer, corrupt, 0x02)      # CRC error
+    n = counted(before, hw_counters(crc_peer, "xiw1"))
+    assert n["crc_errors"] == (1 if corrupt else 0), n
+    assert n["terminates_sent"] == 1 and n["terminates_received"] == 0, n
 
 
 @pytest.fixture
