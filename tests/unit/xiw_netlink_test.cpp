@@ -5,6 +5,10 @@
 
 #include <linux/genetlink.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include <netlink/attr.h>
 #include <netlink/genl/genl.h>
 
@@ -46,6 +50,8 @@ xiw::nl::Message device_reply(int skip = -1, bool extra = false, int cmd = XIW_C
     if (skip != XIW_ATTR_CAPS) {
         nlattr* caps = nla_nest_start(m, XIW_ATTR_CAPS);
         nla_put_u32(m, XIW_CAPS_MPA_REVS, 0b110);
+        // nla_put_u64_64bit()'s padding where the u64 would be misaligned
+        nla_put(m, XIW_CAPS_PAD, 0, nullptr);
         nla_put_u64(m, XIW_CAPS_OPS, 0x1f | (1ULL << 40));
         nla_put_u32(m, XIW_CAPS_PERSIST, 0xf);
         nla_put_u32(m, XIW_CAPS_HASHES, 0b110);
@@ -54,6 +60,8 @@ xiw::nl::Message device_reply(int skip = -1, bool extra = false, int cmd = XIW_C
         nla_put_u32(m, XIW_CAPS_MAX_MSG, 0x80000000U);
         nla_put_u32(m, XIW_CAPS_MAX_QP, 16384);
         nla_put_u32(m, XIW_CAPS_MAX_MR, 65536);
+        if (extra)
+            nla_put_u64(m, XIW_CAPS_MAX + 1, 1);
         nla_nest_end(m, caps);
     }
     if (skip != XIW_ATTR_POLICY) {
@@ -61,6 +69,8 @@ xiw::nl::Message device_reply(int skip = -1, bool extra = false, int cmd = XIW_C
         nla_put_u8(m, XIW_POLICY_PERSIST, XIW_PERSIST_PMEM);
         nla_put_u8(m, XIW_POLICY_DRAM_PERSISTENT, XIW_DRAM_PERSISTENT_DEFAULT);
         nla_put_u8(m, XIW_POLICY_DRAM_PERSISTENT_NOW, 1);
+        if (extra)
+            nla_put_string(m, XIW_POLICY_MAX + 1, "later");
         nla_nest_end(m, policy);
     }
     if (extra)
@@ -139,20 +149,25 @@ TEST(XiwNetlink, DevSetCarriesOnlyWhatChanges)
 
 TEST(XiwNetlink, MrRequests)
 {
-    auto get = xiw::xiw_nl::build_mr(family, "xiw1", 0xdeadbe01);
+    auto get = xiw::xiw_nl::build_mr_get(family, "xiw1", 0xdeadbe01);
     ASSERT_TRUE(get);
     nlmsghdr* hdr = nlmsg_hdr(get->get());
+    EXPECT_EQ(hdr->nlmsg_type, family);
+    EXPECT_EQ(hdr->nlmsg_flags & NLM_F_DUMP, 0);
     EXPECT_EQ(cmd_of(hdr), XIW_CMD_MR_GET);
+    EXPECT_STREQ(nla_get_string(attr_of(hdr, XIW_ATTR_DEV_NAME)), "xiw1");
     EXPECT_EQ(nla_get_u32(attr_of(hdr, XIW_ATTR_MR_STAG)), 0xdeadbe01U);
     EXPECT_EQ(attr_of(hdr, XIW_ATTR_MR_PERSIST), nullptr);
 
-    auto set = xiw::xiw_nl::build_mr(family, "xiw1", 7, Persist::dram);
+    auto set = xiw::xiw_nl::build_mr_set(family, "xiw1", 7, Persist::dram);
     ASSERT_TRUE(set);
     hdr = nlmsg_hdr(set->get());
     EXPECT_EQ(cmd_of(hdr), XIW_CMD_MR_SET);
+    EXPECT_STREQ(nla_get_string(attr_of(hdr, XIW_ATTR_DEV_NAME)), "xiw1");
+    EXPECT_EQ(nla_get_u32(attr_of(hdr, XIW_ATTR_MR_STAG)), 7U);
     EXPECT_EQ(nla_get_u8(attr_of(hdr, XIW_ATTR_MR_PERSIST)), XIW_PERSIST_DRAM);
     // auto (none of its own) is a value like any other
-    set = xiw::xiw_nl::build_mr(family, "xiw1", 7, Persist::auto_);
+    set = xiw::xiw_nl::build_mr_set(family, "xiw1", 7, Persist::auto_);
     ASSERT_TRUE(set);
     EXPECT_EQ(nla_get_u8(attr_of(nlmsg_hdr(set->get()), XIW_ATTR_MR_PERSIST)), XIW_PERSIST_AUTO);
 }
@@ -184,14 +199,21 @@ TEST(XiwNetlink, ParsesADeviceIgnoringWhatItDoesNotKnow)
 
 TEST(XiwNetlink, RefusesADeviceWithoutWhatItNeeds)
 {
-    for (int skip : {XIW_ATTR_DEV_INDEX, XIW_ATTR_DEV_NAME, XIW_ATTR_NETDEV_NAME,
-                     XIW_ATTR_NETDEV_INDEX, XIW_ATTR_CAPS, XIW_ATTR_POLICY}) {
+    const std::pair<int, const char*> required[] = {
+        {XIW_ATTR_DEV_INDEX, "XIW_ATTR_DEV_INDEX"},
+        {XIW_ATTR_DEV_NAME, "XIW_ATTR_DEV_NAME"},
+        {XIW_ATTR_NETDEV_NAME, "XIW_ATTR_NETDEV_NAME"},
+        {XIW_ATTR_NETDEV_INDEX, "XIW_ATTR_NETDEV_INDEX"},
+        {XIW_ATTR_CAPS, "XIW_ATTR_CAPS"},
+        {XIW_ATTR_POLICY, "XIW_ATTR_POLICY"},
+    };
+    for (const auto& [skip, name] : required) {
         auto msg = device_reply(skip);
         auto d = xiw::xiw_nl::parse_device(nlmsg_hdr(msg.get()));
-        ASSERT_FALSE(d) << skip;
+        ASSERT_FALSE(d) << name;
         EXPECT_EQ(d.error().code, EPROTO);
-        EXPECT_EQ(d.error().context, "malformed xiw netlink reply: device without attribute " +
-                                         std::to_string(skip));
+        EXPECT_EQ(d.error().context,
+                  std::string("malformed xiw netlink reply: device without ") + name);
     }
     // another command's reply
     auto msg = device_reply(-1, false, XIW_CMD_MR_GET);
@@ -210,7 +232,155 @@ TEST(XiwNetlink, RefusesAttributesOfTheWrongSize)
     nla_put_u8(msg.get(), XIW_ATTR_MR_PERSIST, 1);
     auto m = xiw::xiw_nl::parse_mr(nlmsg_hdr(msg.get()));
     ASSERT_FALSE(m);
-    EXPECT_EQ(m.error().context, "malformed xiw netlink reply: attributes");
+    EXPECT_EQ(m.error().code, EPROTO);
+    EXPECT_EQ(m.error().context,
+              "malformed xiw netlink reply: an attribute of the wrong type or size");
+}
+
+// Too long is as wrong as too short (the kernel's sizes are exact); a
+// string ends in its NUL.
+TEST(XiwNetlink, RefusesAttributesLongerThanTheirType)
+{
+    struct Case {
+        const char* what;
+        void (*put)(nl_msg*);
+    };
+    const Case cases[] = {
+        {"a u32 as a u64", [](nl_msg* m) { nla_put_u64(m, XIW_ATTR_MR_STAG, 1); }},
+        {"a u8 as a u32", [](nl_msg* m) { nla_put_u32(m, XIW_ATTR_MR_PERSIST, 1); }},
+        {"a string without its NUL", [](nl_msg* m) { nla_put(m, XIW_ATTR_DEV_NAME, 4, "xiw0"); }},
+    };
+    for (const auto& c : cases) {
+        xiw::nl::Message msg(nlmsg_alloc());
+        genlmsg_put(msg.get(), 0, 0, family, 0, 0, XIW_CMD_MR_GET, XIW_GENL_VERSION);
+        c.put(msg.get());
+        auto m = xiw::xiw_nl::parse_mr(nlmsg_hdr(msg.get()));
+        ASSERT_FALSE(m) << c.what;
+        EXPECT_EQ(m.error().context,
+                  "malformed xiw netlink reply: an attribute of the wrong type or size")
+            << c.what;
+    }
+}
+
+namespace {
+
+// A device reply whose nest @p nest_type holds what @p put puts only.
+xiw::nl::Message device_with_nest(int nest_type, void (*put)(nl_msg*))
+{
+    xiw::nl::Message msg(nlmsg_alloc());
+    nl_msg* m = msg.get();
+    genlmsg_put(m, 0, 0, family, 0, 0, XIW_CMD_DEV_GET, XIW_GENL_VERSION);
+    nla_put_u32(m, XIW_ATTR_DEV_INDEX, 3);
+    nla_put_string(m, XIW_ATTR_DEV_NAME, "xiw1");
+    nla_put_string(m, XIW_ATTR_NETDEV_NAME, "v1");
+    nla_put_u32(m, XIW_ATTR_NETDEV_INDEX, 7);
+    for (int type : {XIW_ATTR_CAPS, XIW_ATTR_POLICY}) {
+        nlattr* nest = nla_nest_start(m, type);
+        if (type == nest_type) {
+            put(m);
+        } else if (type == XIW_ATTR_POLICY) {
+            nla_put_u8(m, XIW_POLICY_PERSIST, XIW_PERSIST_AUTO);
+            nla_put_u8(m, XIW_POLICY_DRAM_PERSISTENT, XIW_DRAM_PERSISTENT_DEFAULT);
+            nla_put_u8(m, XIW_POLICY_DRAM_PERSISTENT_NOW, 0);
+        }
+        // as the kernel's nla_nest_end() does, an empty nest stays
+        nla_nest_end_keep_empty(m, nest);
+    }
+    return msg;
+}
+
+}  // namespace
+
+TEST(XiwNetlink, ChecksTheNestsToo)
+{
+    auto msg = device_with_nest(XIW_ATTR_CAPS,
+                                [](nl_msg* m) { nla_put_u32(m, XIW_CAPS_OPS, 0x1f); });
+    auto d = xiw::xiw_nl::parse_device(nlmsg_hdr(msg.get()));
+    ASSERT_FALSE(d);
+    EXPECT_EQ(d.error().context, "malformed xiw netlink reply: XIW_ATTR_CAPS: an attribute of "
+                                 "the wrong type or size");
+
+    msg = device_with_nest(XIW_ATTR_POLICY, [](nl_msg* m) {
+        nla_put_u8(m, XIW_POLICY_PERSIST, XIW_PERSIST_AUTO);
+        nla_put_u16(m, XIW_POLICY_DRAM_PERSISTENT, XIW_DRAM_PERSISTENT_ON);
+        nla_put_u8(m, XIW_POLICY_DRAM_PERSISTENT_NOW, 0);
+    });
+    d = xiw::xiw_nl::parse_device(nlmsg_hdr(msg.get()));
+    ASSERT_FALSE(d);
+    EXPECT_EQ(d.error().context, "malformed xiw netlink reply: XIW_ATTR_POLICY: an attribute "
+                                 "of the wrong type or size");
+
+    msg = device_with_nest(XIW_ATTR_POLICY, [](nl_msg* m) {
+        nla_put_u8(m, XIW_POLICY_PERSIST, XIW_PERSIST_AUTO);
+        nla_put_u8(m, XIW_POLICY_DRAM_PERSISTENT, XIW_DRAM_PERSISTENT_ON);
+    });
+    d = xiw::xiw_nl::parse_device(nlmsg_hdr(msg.get()));
+    ASSERT_FALSE(d);
+    EXPECT_EQ(d.error().context, "malformed xiw netlink reply: XIW_ATTR_POLICY without "
+                                 "XIW_POLICY_DRAM_PERSISTENT_NOW");
+
+    // every capability may be absent: none of them is required
+    msg = device_with_nest(XIW_ATTR_CAPS, [](nl_msg*) {});
+    d = xiw::xiw_nl::parse_device(nlmsg_hdr(msg.get()));
+    ASSERT_TRUE(d) << d.error().message();
+    EXPECT_EQ(d->caps.ops, 0U);
+    EXPECT_TRUE(d->caps.op_names().empty());
+    EXPECT_EQ(d->caps.max_qp, 0U);
+}
+
+TEST(XiwNetlink, ValuesOfANewerKernelAreNamedAsNumbers)
+{
+    auto msg = device_with_nest(XIW_ATTR_POLICY, [](nl_msg* m) {
+        nla_put_u8(m, XIW_POLICY_PERSIST, XIW_PERSIST_MAX + 1);
+        nla_put_u8(m, XIW_POLICY_DRAM_PERSISTENT, XIW_DRAM_PERSISTENT_MAX + 1);
+        nla_put_u8(m, XIW_POLICY_DRAM_PERSISTENT_NOW, 0);
+    });
+    auto d = xiw::xiw_nl::parse_device(nlmsg_hdr(msg.get()));
+    ASSERT_TRUE(d) << d.error().message();
+    EXPECT_EQ(xiw::persist_name(d->policy.persist), "unknown(4)");
+    EXPECT_EQ(xiw::dram_persistent_name(d->policy.dram_persistent), "unknown(3)");
+}
+
+TEST(XiwNetlink, RefusesAnMrWithoutWhatItNeeds)
+{
+    xiw::nl::Message msg(nlmsg_alloc());
+    genlmsg_put(msg.get(), 0, 0, family, 0, 0, XIW_CMD_MR_GET, XIW_GENL_VERSION);
+    nla_put_u32(msg.get(), XIW_ATTR_DEV_INDEX, 1);
+    nla_put_string(msg.get(), XIW_ATTR_DEV_NAME, "xiw0");
+    nla_put_u32(msg.get(), XIW_ATTR_MR_STAG, 0x12345678);
+    auto m = xiw::xiw_nl::parse_mr(nlmsg_hdr(msg.get()));
+    ASSERT_FALSE(m);
+    EXPECT_EQ(m.error().code, EPROTO);
+    EXPECT_EQ(m.error().context, "malformed xiw netlink reply: MR without XIW_ATTR_MR_PERSIST");
+    // a device's reply is not an MR's
+    auto dev = device_reply();
+    m = xiw::xiw_nl::parse_mr(nlmsg_hdr(dev.get()));
+    ASSERT_FALSE(m);
+    EXPECT_EQ(m.error().context, "malformed xiw netlink reply: command 1 where 3 was expected");
+}
+
+TEST(XiwNetlink, ErrorsOfAnExchange)
+{
+    using xiw::xiw_nl::exchange_error;
+    // a refused change says what it needs, after the kernel's reason
+    auto e = exchange_error(xiw::make_error(EPERM, ""), "changing the policy of xiw0", true);
+    EXPECT_EQ(e.message(), "changing the policy of xiw0: Operation not permitted: changing "
+                           "xiw settings needs CAP_NET_ADMIN");
+    e = exchange_error(xiw::make_error(EPERM, "", "not in this namespace"), "naming", true);
+    EXPECT_EQ(e.extack, "not in this namespace (changing xiw settings needs CAP_NET_ADMIN)");
+    // a read refused is only what the kernel said
+    e = exchange_error(xiw::make_error(EPERM, "", "no"), "listing xiw devices", false);
+    EXPECT_EQ(e.message(), "listing xiw devices: Operation not permitted: no");
+    // other refusals keep the kernel's text as it is
+    e = exchange_error(xiw::make_error(ENODEV, "", "no such xiw device"), "xiw device x", true);
+    EXPECT_EQ(e.message(), "xiw device x: No such device: no such xiw device");
+    // a malformed reply says what was wrong with it too
+    e = exchange_error(xiw::make_error(EPROTO, "malformed xiw netlink reply: MR without X"),
+                       "MR 0x1 of xiw0", false);
+    EXPECT_EQ(e.context, "MR 0x1 of xiw0: malformed xiw netlink reply: MR without X");
+    // the kernel's EPROTO is the kernel's
+    e = exchange_error(xiw::make_error(EPROTO, "", "why"), "MR 0x1 of xiw0", false);
+    EXPECT_EQ(e.message(), "MR 0x1 of xiw0: Protocol error: why");
 }
 
 TEST(XiwNetlink, ParsesAnMr)

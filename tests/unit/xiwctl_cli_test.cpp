@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <initializer_list>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "cli.hpp"
@@ -112,7 +114,8 @@ TEST(XiwctlCli, CapsAndPolicyShow)
     ASSERT_TRUE(inv);
     EXPECT_FALSE(std::get<xiwctl::PolicyShow>(inv->command).name);
     for (auto words : {std::initializer_list<std::string_view>{"policy", "xiw0"},
-                       {"policy", "show", "xiw0"}, {"pol", "li", "xiw0"}}) {
+                       {"policy", "show", "xiw0"}, {"pol", "li", "xiw0"},
+                       {"policy", "s", "xiw0"}}) {
         inv = parse(words);
         ASSERT_TRUE(inv);
         EXPECT_EQ(std::get<xiwctl::PolicyShow>(inv->command).name, "xiw0");
@@ -137,6 +140,12 @@ TEST(XiwctlCli, PolicySet)
     ASSERT_TRUE(inv);
     EXPECT_EQ(std::get<xiwctl::PolicySet>(inv->command).change.dram_persistent,
               xiw::DramPersistent::default_);
+    // "se" is set; "s" alone is show (a read, never a change)
+    inv = parse({"-j", "po", "se", "xiw0", "dr", "off", "d", "file"});
+    ASSERT_TRUE(inv);
+    set = std::get<xiwctl::PolicySet>(inv->command);
+    EXPECT_EQ(set.change.persist, xiw::Persist::file);
+    EXPECT_EQ(set.change.dram_persistent, xiw::DramPersistent::off);
 }
 
 TEST(XiwctlCli, MrPolicy)
@@ -152,6 +161,18 @@ TEST(XiwctlCli, MrPolicy)
     mr = std::get<xiwctl::MrPolicyCmd>(inv->command);
     EXPECT_EQ(mr.stag, 0xffffffffU);
     EXPECT_EQ(mr.persist, xiw::Persist::dram);
+    // auto: none of its own, the device's applies
+    inv = parse({"mr", "policy", "xiw1", "0XFFFFFFFF", "dom", "auto"});
+    ASSERT_TRUE(inv);
+    mr = std::get<xiwctl::MrPolicyCmd>(inv->command);
+    EXPECT_EQ(mr.stag, 0xffffffffU);
+    EXPECT_EQ(mr.persist, xiw::Persist::auto_);
+    for (auto [word, stag] : {std::pair<std::string_view, uint32_t>{"0", 0},
+                              {"0x0", 0}, {"000000000017", 17}, {"0x00000000ff", 0xff}}) {
+        inv = parse({"mr", "policy", "xiw1", word});
+        ASSERT_TRUE(inv) << word;
+        EXPECT_EQ(std::get<xiwctl::MrPolicyCmd>(inv->command).stag, stag) << word;
+    }
 }
 
 TEST(XiwctlCli, PolicyAndMrUsageErrors)
@@ -185,10 +206,27 @@ TEST(XiwctlCli, PolicyAndMrUsageErrors)
         {{"mr", "policy", "xiw0", "-1"}, "\"-1\" is not an STag"},
         {{"mr", "policy", "xiw0", "4294967296"}, "\"4294967296\" is not an STag"},
         {{"mr", "policy", "xiw0", "0x100000000"}, "\"0x100000000\" is not an STag"},
+        {{"mr", "policy", "xiw0", "99999999999999999999999"}, "is not an STag"},
+        {{"mr", "policy", "xiw0", "+1"}, "\"+1\" is not an STag"},
+        {{"mr", "policy", "xiw0", " 1"}, "\" 1\" is not an STag"},
+        {{"mr", "policy", "xiw0", "1 "}, "\"1 \" is not an STag"},
+        {{"mr", "policy", "xiw0", "0x-1"}, "\"0x-1\" is not an STag"},
+        {{"mr", "policy", "xiw0", "0x0x1"}, "\"0x0x1\" is not an STag"},
+        {{"mr", "policy", "xiw0", ""}, "\"\" is not an STag"},
+        {{"mr", "policy", "xiw0", "0x1g"}, "\"0x1g\" is not an STag"},
+        {{"policy", "s", "xiw0", "domain", "pmem"}, "policy show: unexpected \"domain\""},
+        {{"policy", "set", "xiw0", "domain", "pmem", "dram-persistent"},
+         "\"dram-persistent\" needs a value"},
+        {{"policy", "set", "xiw0", "dram-persistent", "on", "dom", "auto", "dr", "off"},
+         "\"dram-persistent\" given twice"},
+        {{"policy", "set", "xiw0", "pmem"}, "unknown keyword \"pmem\""},
+        {{"caps", "show", "a", "b"}, "caps: unexpected \"b\""},
+        {{"mr", "policy", "xiw0", "1", "domain", "dram", "domain", "pmem"},
+         "mr policy: \"domain\" given twice"},
         {{"mr", "policy", "xiw0", "1", "domain"}, "\"domain\" needs a value"},
         {{"mr", "policy", "xiw0", "1", "domain", "tape"}, "domain \"tape\" is not one of"},
         {{"mr", "policy", "xiw0", "1", "color", "red"}, "unknown keyword \"color\""},
-        {{"mr", "policy", "xiw0", "1", "domain", "dram", "x"}, "unexpected \"x\""},
+        {{"mr", "policy", "xiw0", "1", "domain", "dram", "x"}, "unknown keyword \"x\""},
     };
     for (const auto& c : cases) {
         auto inv = xiwctl::parse(c.words);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include "cli.hpp"
 
-#include <cctype>
 #include <cerrno>
+#include <charconv>
 #include <cstdint>
+#include <system_error>
 
 namespace xiwctl {
 
@@ -125,7 +126,8 @@ xiw::Result<Command> parse_policy(Words& w)
         return Command{PolicyShow{}};
     if (matches(w.peek(), "help"))
         return Command{Help{"policy"}};
-    if (matches(w.peek(), "set")) {
+    // "s" is show: an abbreviation never turns a read into a change.
+    if (w.peek() != "s" && matches(w.peek(), "set")) {
         w.next();
         if (w.empty())
             return usage_error("policy set: missing device name");
@@ -165,23 +167,19 @@ xiw::Result<Command> parse_policy(Words& w)
     return Command{PolicyShow{*name}};
 }
 
-// An STag: decimal or 0x hexadecimal, 32 bits.
+// An STag: decimal or 0x hexadecimal, 32 bits; digits only (no sign, no
+// space), all of the word.
 xiw::Result<uint32_t> parse_stag(std::string_view word)
 {
-    std::string s(word);
-    int base = s.starts_with("0x") || s.starts_with("0X") ? 16 : 10;
-    std::string_view digits = base == 16 ? word.substr(2) : word;
-    bool ok = !digits.empty();
-    for (char c : digits)
-        ok = ok && (base == 16 ? std::isxdigit(static_cast<unsigned char>(c)) != 0
-                               : std::isdigit(static_cast<unsigned char>(c)) != 0);
-    uint64_t v = 0;
-    if (ok && digits.size() <= 10) {
-        v = std::stoull(std::string(digits), nullptr, base);
-        if (v <= UINT32_MAX)
-            return static_cast<uint32_t>(v);
-    }
-    return usage_error("mr policy: \"" + s + "\" is not an STag (32 bits, decimal or 0x hex)");
+    bool hex = word.starts_with("0x") || word.starts_with("0X");
+    std::string_view digits = hex ? word.substr(2) : word;
+    uint32_t v = 0;
+    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v,
+                                     hex ? 16 : 10);
+    if (!digits.empty() && ec == std::errc() && end == digits.data() + digits.size())
+        return v;
+    return usage_error("mr policy: \"" + std::string(word) +
+                       "\" is not an STag (32 bits, decimal or 0x hex)");
 }
 
 xiw::Result<Command> parse_mr(Words& w)
@@ -202,17 +200,17 @@ xiw::Result<Command> parse_mr(Words& w)
     if (!stag)
         return stag.error();
     cmd.stag = *stag;
-    if (!w.empty()) {
+    while (!w.empty()) {
         std::string_view key = w.next();
         if (!matches(key, "domain"))
             return usage_error("mr policy: unknown keyword \"" + std::string(key) + "\"");
+        if (cmd.persist)
+            return usage_error("mr policy: \"domain\" given twice");
         auto d = domain_value(w, "mr policy");
         if (!d)
             return d.error();
         cmd.persist = *d;
     }
-    if (!w.empty())
-        return usage_error("mr policy: unexpected \"" + std::string(w.peek()) + "\"");
     return Command{cmd};
 }
 

@@ -15,26 +15,6 @@ namespace xiw::nl {
 
 namespace {
 
-// libnl reports NLE_* codes; libxiw reports errno values.
-int errno_of_nle(int nle)
-{
-    switch (nle < 0 ? -nle : nle) {
-    case NLE_NOMEM: return ENOMEM;
-    case NLE_PERM: return EPERM;
-    case NLE_NOACCESS: return EACCES;
-    case NLE_EXIST: return EEXIST;
-    case NLE_OBJ_NOTFOUND: return ENOENT;
-    case NLE_NODEV: return ENODEV;
-    case NLE_INVAL: return EINVAL;
-    case NLE_OPNOTSUPP: return EOPNOTSUPP;
-    case NLE_AGAIN: return EAGAIN;
-    case NLE_BUSY: return EBUSY;
-    case NLE_RANGE: return ERANGE;
-    case NLE_MSGSIZE: return EMSGSIZE;
-    default: return EIO;
-    }
-}
-
 struct Exchange {
     const ReplyHandler* on_reply;
     std::optional<Error> error;
@@ -68,6 +48,25 @@ int on_error(sockaddr_nl*, nlmsgerr* err, void* arg)
 }
 
 }  // namespace
+
+int errno_of_nle(int nle)
+{
+    switch (nle < 0 ? -nle : nle) {
+    case NLE_NOMEM: return ENOMEM;
+    case NLE_PERM: return EPERM;
+    case NLE_NOACCESS: return EACCES;
+    case NLE_EXIST: return EEXIST;
+    case NLE_OBJ_NOTFOUND: return ENOENT;
+    case NLE_NODEV: return ENODEV;
+    case NLE_INVAL: return EINVAL;
+    case NLE_OPNOTSUPP: return EOPNOTSUPP;
+    case NLE_AGAIN: return EAGAIN;
+    case NLE_BUSY: return EBUSY;
+    case NLE_RANGE: return ERANGE;
+    case NLE_MSGSIZE: return EMSGSIZE;
+    default: return EIO;
+    }
+}
 
 std::string extack_message(nlmsgerr* err)
 {

@@ -6,6 +6,7 @@
 #include <array>
 #include <cerrno>
 #include <cstdio>
+#include <initializer_list>
 #include <utility>
 
 #include <netlink/attr.h>
@@ -176,10 +177,12 @@ Result<nl::Message> build_dev_set(int family, std::string_view name, const Polic
     return msg;
 }
 
-Result<nl::Message> build_mr(int family, std::string_view name, uint32_t stag,
+namespace {
+
+Result<nl::Message> build_mr(int family, int cmd, std::string_view name, uint32_t stag,
                              std::optional<Persist> persist)
 {
-    auto msg = request(family, persist ? XIW_CMD_MR_SET : XIW_CMD_MR_GET, 0);
+    auto msg = request(family, cmd, 0);
     if (!msg)
         return msg;
     nl_msg* m = msg->get();
@@ -191,22 +194,74 @@ Result<nl::Message> build_mr(int family, std::string_view name, uint32_t stag,
     return msg;
 }
 
+}  // namespace
+
+Result<nl::Message> build_mr_get(int family, std::string_view name, uint32_t stag)
+{
+    return build_mr(family, XIW_CMD_MR_GET, name, stag, std::nullopt);
+}
+
+Result<nl::Message> build_mr_set(int family, std::string_view name, uint32_t stag,
+                                 Persist persist)
+{
+    return build_mr(family, XIW_CMD_MR_SET, name, stag, persist);
+}
+
 namespace {
 
-// The family's top-level attributes as replies carry them.
-nla_policy* top_policy()
+// A policy for attributes 0..N, built once and then only read. libnl
+// checks an integer's minimum size only: a maximum as large makes it
+// exact, as the kernel's strict policies are. A string must end in NUL.
+template <size_t N>
+class AttrPolicy {
+public:
+    AttrPolicy& u8(int a) { return put(a, NLA_U8, sizeof(uint8_t)); }
+    AttrPolicy& u32(int a) { return put(a, NLA_U32, sizeof(uint32_t)); }
+    AttrPolicy& u64(int a) { return put(a, NLA_U64, sizeof(uint64_t)); }
+    AttrPolicy& string(int a) { return put(a, NLA_STRING, 0); }
+    AttrPolicy& nested(int a) { return put(a, NLA_NESTED, 0); }
+    [[nodiscard]] const nla_policy* get() const { return p_.data(); }
+
+private:
+    AttrPolicy& put(int a, uint16_t type, uint16_t maxlen)
+    {
+        p_[a].type = type;
+        p_[a].maxlen = maxlen;
+        return *this;
+    }
+    std::array<nla_policy, N + 1> p_{};
+};
+
+// The family's top-level attributes as replies carry them; built once.
+const nla_policy* top_policy()
 {
-    static nla_policy p[XIW_ATTR_MAX + 1] = {};
-    p[XIW_ATTR_DEV_INDEX].type = NLA_U32;
-    p[XIW_ATTR_DEV_NAME].type = NLA_STRING;
-    p[XIW_ATTR_NETDEV_NAME].type = NLA_STRING;
-    p[XIW_ATTR_NETDEV_INDEX].type = NLA_U32;
-    p[XIW_ATTR_CAPS].type = NLA_NESTED;
-    p[XIW_ATTR_POLICY].type = NLA_NESTED;
-    p[XIW_ATTR_MR_STAG].type = NLA_U32;
-    p[XIW_ATTR_MR_PERSIST].type = NLA_U8;
-    return p;
+    static const auto p = AttrPolicy<XIW_ATTR_MAX>()
+                              .u32(XIW_ATTR_DEV_INDEX)
+                              .string(XIW_ATTR_DEV_NAME)
+                              .string(XIW_ATTR_NETDEV_NAME)
+                              .u32(XIW_ATTR_NETDEV_INDEX)
+                              .nested(XIW_ATTR_CAPS)
+                              .nested(XIW_ATTR_POLICY)
+                              .u32(XIW_ATTR_MR_STAG)
+                              .u8(XIW_ATTR_MR_PERSIST);
+    return p.get();
 }
+
+struct Required {
+    int type;
+    const char* name;
+};
+
+// EPROTO naming the first of @p required that @p tb lacks.
+Status require(nlattr* const* tb, std::initializer_list<Required> required, std::string what)
+{
+    for (const auto& r : required)
+        if (!tb[r.type])
+            return malformed(what + " without " + r.name);
+    return Ok{};
+}
+
+constexpr const char* wrong_size = "an attribute of the wrong type or size";
 
 Status parse_top(nlmsghdr* hdr, int cmd, nlattr** tb)
 {
@@ -217,21 +272,25 @@ Status parse_top(nlmsghdr* hdr, int cmd, nlattr** tb)
         return malformed("command " + std::to_string(gh->cmd) + " where " +
                          std::to_string(cmd) + " was expected");
     if (genlmsg_parse(hdr, 0, tb, XIW_ATTR_MAX, top_policy()) < 0)
-        return malformed("attributes");
+        return malformed(wrong_size);
     return Ok{};
 }
 
 Status parse_caps(nlattr* nest, Capabilities& c)
 {
-    static nla_policy p[XIW_CAPS_MAX + 1] = {};
-    p[XIW_CAPS_MPA_REVS].type = NLA_U32;
-    p[XIW_CAPS_OPS].type = NLA_U64;
-    for (int a : {XIW_CAPS_PERSIST, XIW_CAPS_HASHES, XIW_CAPS_MAX_ORD, XIW_CAPS_MAX_IRD,
-                  XIW_CAPS_MAX_MSG, XIW_CAPS_MAX_QP, XIW_CAPS_MAX_MR})
-        p[a].type = NLA_U32;
+    static const auto p = AttrPolicy<XIW_CAPS_MAX>()
+                              .u32(XIW_CAPS_MPA_REVS)
+                              .u64(XIW_CAPS_OPS)
+                              .u32(XIW_CAPS_PERSIST)
+                              .u32(XIW_CAPS_HASHES)
+                              .u32(XIW_CAPS_MAX_ORD)
+                              .u32(XIW_CAPS_MAX_IRD)
+                              .u32(XIW_CAPS_MAX_MSG)
+                              .u32(XIW_CAPS_MAX_QP)
+                              .u32(XIW_CAPS_MAX_MR);
     nlattr* tb[XIW_CAPS_MAX + 1] = {};
-    if (nla_parse_nested(tb, XIW_CAPS_MAX, nest, p) < 0)
-        return malformed("capabilities");
+    if (nla_parse_nested(tb, XIW_CAPS_MAX, nest, p.get()) < 0)
+        return malformed(std::string("XIW_ATTR_CAPS: ") + wrong_size);
     auto u32 = [&tb](int a) { return tb[a] ? nla_get_u32(tb[a]) : 0U; };
     c.mpa_revs = u32(XIW_CAPS_MPA_REVS);
     c.ops = tb[XIW_CAPS_OPS] ? nla_get_u64(tb[XIW_CAPS_OPS]) : 0;
@@ -247,16 +306,20 @@ Status parse_caps(nlattr* nest, Capabilities& c)
 
 Status parse_policy(nlattr* nest, Policy& p)
 {
-    static nla_policy pol[XIW_POLICY_MAX + 1] = {};
-    pol[XIW_POLICY_PERSIST].type = NLA_U8;
-    pol[XIW_POLICY_DRAM_PERSISTENT].type = NLA_U8;
-    pol[XIW_POLICY_DRAM_PERSISTENT_NOW].type = NLA_U8;
+    static const auto pol = AttrPolicy<XIW_POLICY_MAX>()
+                                .u8(XIW_POLICY_PERSIST)
+                                .u8(XIW_POLICY_DRAM_PERSISTENT)
+                                .u8(XIW_POLICY_DRAM_PERSISTENT_NOW);
     nlattr* tb[XIW_POLICY_MAX + 1] = {};
-    if (nla_parse_nested(tb, XIW_POLICY_MAX, nest, pol) < 0)
-        return malformed("policy");
-    if (!tb[XIW_POLICY_PERSIST] || !tb[XIW_POLICY_DRAM_PERSISTENT] ||
-        !tb[XIW_POLICY_DRAM_PERSISTENT_NOW])
-        return malformed("policy without its attributes");
+    if (nla_parse_nested(tb, XIW_POLICY_MAX, nest, pol.get()) < 0)
+        return malformed(std::string("XIW_ATTR_POLICY: ") + wrong_size);
+    if (auto st = require(tb,
+                          {{XIW_POLICY_PERSIST, "XIW_POLICY_PERSIST"},
+                           {XIW_POLICY_DRAM_PERSISTENT, "XIW_POLICY_DRAM_PERSISTENT"},
+                           {XIW_POLICY_DRAM_PERSISTENT_NOW, "XIW_POLICY_DRAM_PERSISTENT_NOW"}},
+                          "XIW_ATTR_POLICY");
+        !st)
+        return st;
     p.persist = static_cast<Persist>(nla_get_u8(tb[XIW_POLICY_PERSIST]));
     p.dram_persistent = static_cast<DramPersistent>(nla_get_u8(tb[XIW_POLICY_DRAM_PERSISTENT]));
     p.dram_persistent_now = nla_get_u8(tb[XIW_POLICY_DRAM_PERSISTENT_NOW]) != 0;
@@ -270,10 +333,16 @@ Result<XiwDevice> parse_device(nlmsghdr* hdr)
     nlattr* tb[XIW_ATTR_MAX + 1] = {};
     if (auto st = parse_top(hdr, XIW_CMD_DEV_GET, tb); !st)
         return st.error();
-    for (int a : {XIW_ATTR_DEV_INDEX, XIW_ATTR_DEV_NAME, XIW_ATTR_NETDEV_NAME,
-                  XIW_ATTR_NETDEV_INDEX, XIW_ATTR_CAPS, XIW_ATTR_POLICY})
-        if (!tb[a])
-            return malformed("device without attribute " + std::to_string(a));
+    if (auto st = require(tb,
+                          {{XIW_ATTR_DEV_INDEX, "XIW_ATTR_DEV_INDEX"},
+                           {XIW_ATTR_DEV_NAME, "XIW_ATTR_DEV_NAME"},
+                           {XIW_ATTR_NETDEV_NAME, "XIW_ATTR_NETDEV_NAME"},
+                           {XIW_ATTR_NETDEV_INDEX, "XIW_ATTR_NETDEV_INDEX"},
+                           {XIW_ATTR_CAPS, "XIW_ATTR_CAPS"},
+                           {XIW_ATTR_POLICY, "XIW_ATTR_POLICY"}},
+                          "device");
+        !st)
+        return st.error();
     XiwDevice d;
     d.index = nla_get_u32(tb[XIW_ATTR_DEV_INDEX]);
     d.name = nla_get_string(tb[XIW_ATTR_DEV_NAME]);
@@ -291,15 +360,32 @@ Result<MrPolicy> parse_mr(nlmsghdr* hdr)
     nlattr* tb[XIW_ATTR_MAX + 1] = {};
     if (auto st = parse_top(hdr, XIW_CMD_MR_GET, tb); !st)
         return st.error();
-    for (int a : {XIW_ATTR_DEV_INDEX, XIW_ATTR_DEV_NAME, XIW_ATTR_MR_STAG, XIW_ATTR_MR_PERSIST})
-        if (!tb[a])
-            return malformed("MR without attribute " + std::to_string(a));
+    if (auto st = require(tb,
+                          {{XIW_ATTR_DEV_INDEX, "XIW_ATTR_DEV_INDEX"},
+                           {XIW_ATTR_DEV_NAME, "XIW_ATTR_DEV_NAME"},
+                           {XIW_ATTR_MR_STAG, "XIW_ATTR_MR_STAG"},
+                           {XIW_ATTR_MR_PERSIST, "XIW_ATTR_MR_PERSIST"}},
+                          "MR");
+        !st)
+        return st.error();
     MrPolicy m;
     m.dev_index = nla_get_u32(tb[XIW_ATTR_DEV_INDEX]);
     m.dev_name = nla_get_string(tb[XIW_ATTR_DEV_NAME]);
     m.stag = nla_get_u32(tb[XIW_ATTR_MR_STAG]);
     m.persist = static_cast<Persist>(nla_get_u8(tb[XIW_ATTR_MR_PERSIST]));
     return m;
+}
+
+Error exchange_error(Error e, std::string context, bool change)
+{
+    // What was asked, then what libxiw found (a malformed reply, a failed
+    // send); the kernel's refusals come without a context of their own.
+    e.context = e.context.empty() ? std::move(context) : context + ": " + e.context;
+    if (e.code == EPERM && change) {
+        const std::string needs = "changing xiw settings needs CAP_NET_ADMIN";
+        e.extack = e.extack.empty() ? needs : e.extack + " (" + needs + ")";
+    }
+    return e;
 }
 
 }  // namespace xiw_nl
@@ -310,9 +396,11 @@ Result<XiwNetlink> XiwNetlink::open()
     if (!sock)
         return sock.error();
     int family = genl_ctrl_resolve(sock->get(), XIW_GENL_NAME);
-    if (family < 0)
+    if (family == -NLE_OBJ_NOTFOUND)
         return make_error(ENOENT, "the xiw generic netlink family is not registered: is the "
                                   "xiw module loaded? (modprobe xiw)");
+    if (family < 0)
+        return make_error(nl::errno_of_nle(family), "resolving the xiw generic netlink family");
     return XiwNetlink(std::move(sock).value(), family);
 }
 
@@ -322,6 +410,8 @@ Result<std::vector<T>> XiwNetlink::exchange(Result<nl::Message> msg, Parse parse
 {
     if (!msg)
         return msg.error();
+    auto* gh = static_cast<genlmsghdr*>(nlmsg_data(nlmsg_hdr(msg->get())));
+    bool change = gh->cmd == XIW_CMD_DEV_SET || gh->cmd == XIW_CMD_MR_SET;
     std::vector<T> out;
     Status st = sock_.transact(std::move(msg).value(), [&out, &parse](nlmsghdr* hdr) -> Status {
         auto v = parse(hdr);
@@ -330,14 +420,8 @@ Result<std::vector<T>> XiwNetlink::exchange(Result<nl::Message> msg, Parse parse
         out.push_back(std::move(v).value());
         return Ok{};
     });
-    if (!st) {
-        Error e = st.error();
-        if (e.context.empty() || e.code != EPROTO)
-            e.context = std::move(context);
-        if (e.code == EPERM && e.extack.empty())
-            e.extack = "changing xiw settings needs CAP_NET_ADMIN";
-        return e;
-    }
+    if (!st)
+        return xiw_nl::exchange_error(st.error(), std::move(context), change);
     return out;
 }
 
@@ -380,16 +464,17 @@ Result<XiwDevice> XiwNetlink::set_policy(std::string_view name, const PolicyChan
 Result<MrPolicy> XiwNetlink::mr(std::string_view name, uint32_t stag)
 {
     std::string ctx = "MR " + hex(stag) + " of " + std::string(name);
-    return only(exchange<MrPolicy>(xiw_nl::build_mr(family_, name, stag), xiw_nl::parse_mr, ctx),
-                ctx);
+    return only(
+        exchange<MrPolicy>(xiw_nl::build_mr_get(family_, name, stag), xiw_nl::parse_mr, ctx),
+        ctx);
 }
 
 Result<MrPolicy> XiwNetlink::set_mr_persist(std::string_view name, uint32_t stag, Persist persist)
 {
     std::string ctx = "naming the domain of MR " + hex(stag) + " of " + std::string(name);
-    return only(
-        exchange<MrPolicy>(xiw_nl::build_mr(family_, name, stag, persist), xiw_nl::parse_mr, ctx),
-        ctx);
+    return only(exchange<MrPolicy>(xiw_nl::build_mr_set(family_, name, stag, persist),
+                                   xiw_nl::parse_mr, ctx),
+                ctx);
 }
 
 }  // namespace xiw

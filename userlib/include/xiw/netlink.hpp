@@ -49,6 +49,10 @@ private:
     std::unique_ptr<nl_sock, SocketDeleter> sk_;
 };
 
+/// The errno value of libnl's NLE_* code @p nle (either sign); EIO for
+/// one without a counterpart.
+int errno_of_nle(int nle);
+
 /// The extended-ack text carried by an NLMSG_ERROR message, or "".
 std::string extack_message(nlmsgerr* err);
 

@@ -86,13 +86,21 @@ Result<nl::Message> build_dev_get(int family, std::optional<std::string_view> na
 /// XIW_CMD_DEV_SET: @p name and the attributes @p change gives (EINVAL
 /// if it gives none).
 Result<nl::Message> build_dev_set(int family, std::string_view name, const PolicyChange& change);
-/// XIW_CMD_MR_GET, or XIW_CMD_MR_SET with @p persist.
-Result<nl::Message> build_mr(int family, std::string_view name, uint32_t stag,
-                             std::optional<Persist> persist = std::nullopt);
-/// One XIW_CMD_DEV_GET reply; unknown attributes are ignored.
+/// XIW_CMD_MR_GET: MR @p stag of device @p name.
+Result<nl::Message> build_mr_get(int family, std::string_view name, uint32_t stag);
+/// XIW_CMD_MR_SET: name the MR's own domain (Persist::auto_: none).
+Result<nl::Message> build_mr_set(int family, std::string_view name, uint32_t stag,
+                                 Persist persist);
+/// One XIW_CMD_DEV_GET reply (the reply to XIW_CMD_DEV_SET too), its
+/// attributes checked for type and size; EPROTO naming a required one
+/// that is missing. Unknown attributes are ignored.
 Result<XiwDevice> parse_device(nlmsghdr* hdr);
-/// One XIW_CMD_MR_GET reply.
+/// One XIW_CMD_MR_GET reply (the reply to XIW_CMD_MR_SET too), likewise.
 Result<MrPolicy> parse_mr(nlmsghdr* hdr);
+/// Error @p e of an exchange, as XiwNetlink returns it: @p context (what
+/// was asked) before e's own; for EPERM of a @p change (DEV_SET, MR_SET)
+/// what it needs, after the kernel's reason if it gave one.
+Error exchange_error(Error e, std::string context, bool change);
 }  // namespace xiw_nl
 
 /// A connection to the xiw generic netlink family.
