@@ -48,7 +48,7 @@ export DEBIAN_FRONTEND=noninteractive
 # Add bookworm-backports from the archive host apt already uses, if it is not configured.
 if ! grep -rqs "$KVER_PKG_SUITE" /etc/apt/sources.list /etc/apt/sources.list.d/; then
 	host=$(grep -rhoE 'https?://[^ ]+/debian/?( |$)' /etc/apt/sources.list /etc/apt/sources.list.d/ 2>/dev/null |
-		grep -v security | head -n1 | tr -d ' ')
+		grep -v security | head -n1 | tr -d ' ' || true)
 	host=${host:-http://deb.debian.org/debian}
 	cat >/etc/apt/sources.list.d/xiw-bookworm-backports.sources <<SRC
 Types: deb
