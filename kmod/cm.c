@@ -68,6 +68,7 @@ enum {
  * @got: octets of the MPA frame in @buf so far
  * @hdr: the received MPA header
  * @v2: received RFC 6581 data
+ * @pol: the device's connection policy when the endpoint began
  * @ird: our IRD (negotiated once connected)
  * @ord: our ORD (negotiated once connected)
  * @crc: CRC32c in use
@@ -102,6 +103,7 @@ struct xiw_cep {
 	u16 got;
 	struct xiw_mpa_hdr hdr;
 	struct xiw_mpa_v2 v2;
+	struct xiw_conn_policy pol;
 	u16 ird;
 	u16 ord;
 	bool crc;
@@ -239,6 +241,7 @@ static struct xiw_cep *xiw_cep_alloc(struct xiw_device *xdev, bool active)
 	INIT_DELAYED_WORK(&cep->timer, xiw_cep_timer_fn);
 	cep->xdev = xdev;
 	cep->active = active;
+	xiw_device_conn_policy(xdev, &cep->pol);
 	spin_lock_bh(&xdev->ceps_lock);
 	list_add_tail(&cep->node, &xdev->ceps);
 	spin_unlock_bh(&xdev->ceps_lock);
@@ -404,8 +407,14 @@ static void xiw_cep_finish(struct xiw_cep *cep, int status, bool abort)
 		return;
 	cep->state = XIW_CEP_CLOSED;
 	xiw_cep_disarm(cep);
-	if (qp)
+	if (qp) {
+		if (was == XIW_CEP_RTS || was == XIW_CEP_CLOSING)
+			xiw_log(cep->xdev, XIW_DEBUG_CONNECTIONS,
+				"qp %u: connection ended (%d)%s\n",
+				qp->ibqp.qp_num, status,
+				abort ? ", reset" : "");
 		xiw_qp_to_error(qp);
+	}
 	xiw_cep_release_sock(cep, abort);
 	if (qp) {
 		cep->qp = NULL;
@@ -527,9 +536,11 @@ static int xiw_cep_go_rdma(struct xiw_cep *cep)
 	err = xiw_qp_start(cep->qp, cep->sock, &p);
 	if (err)
 		return err;
-	pr_debug("xiw: %s: connected, crc %d ord %u ird %u mulpdu %u\n",
-		 dev_name(&cep->xdev->ibdev.dev), cep->crc, cep->ord, cep->ird,
-		 cep->qp->mulpdu);
+	xiw_log(cep->xdev, XIW_DEBUG_CONNECTIONS,
+		"qp %u: connected, MPA revision %u, crc %s, markers out %s in %s, ord %u ird %u\n",
+		cep->qp->ibqp.qp_num, cep->hdr.rev,
+		cep->crc ? "on" : "off", cep->markers_tx ? "on" : "off",
+		cep->markers_rx ? "on" : "off", cep->ord, cep->ird);
 	write_lock_bh(&sk->sk_callback_lock);
 	cep->rdma_mode = true;
 	write_unlock_bh(&sk->sk_callback_lock);
@@ -558,8 +569,8 @@ static void xiw_cep_got_request(struct xiw_cep *cep)
 	if (err == 0)
 		return;
 	if (err < 0 || xiw_cep_take_v2(cep, &pd, &pd_len)) {
-		pr_info_ratelimited("xiw: %s: bad MPA Request (%d), closing\n",
-				    dev_name(&cep->xdev->ibdev.dev), err);
+		xiw_log(cep->xdev, XIW_DEBUG_FAULTS,
+			"bad MPA Request (%d), closing\n", err);
 		xiw_cep_finish(cep, -EPROTO, true);
 		return;
 	}
@@ -858,9 +869,9 @@ int xiw_destroy_listen(struct iw_cm_id *id)
  * The responder's C bit: CRC is used when either side asks, and a
  * responder asks only under the "required" policy.
  */
-static bool xiw_crc_reply(bool initiator_asked)
+static bool xiw_crc_reply(const struct xiw_cep *cep)
 {
-	return initiator_asked || xiw_policy_crc() == XIW_CRC_REQUIRED;
+	return cep->hdr.crc || cep->pol.crc == XIW_CRC_REQUIRED;
 }
 
 /**
@@ -890,15 +901,16 @@ int xiw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 		err = -ECONNRESET;
 		goto out_put;
 	}
-	cep->crc = xiw_crc_reply(cep->hdr.crc);
+	cep->crc = xiw_crc_reply(cep);
 	cep->markers_tx = cep->hdr.markers;
-	cep->markers_rx = xiw_policy_markers();
+	cep->markers_rx = cep->pol.markers;
 	xiw_mpa_v2_respond(&cep->v2, min_t(u32, param->ird, XIW_MAX_IRD),
 			   min_t(u32, param->ord, XIW_MAX_ORD), &v2);
 	if (cep->v2.p2p) {
 		/* Peer-to-peer: hold the send queue until the RTR. */
 		v2.p2p = true;
-		v2.rtr = xiw_rtr_respond(cep->v2.rtr, xiw_policy_rtr_supported());
+		v2.rtr = xiw_rtr_respond(cep->v2.rtr,
+					 xiw_policy_rtr_supported(&cep->pol));
 		cep->rtr_expect = v2.rtr;
 		/* A Read RTR needs an inbound read slot (RFC 6581 9.1). */
 		if ((v2.rtr & XIW_RTR_READ) && !v2.ird)
@@ -1027,16 +1039,16 @@ static int xiw_cep_do_connect(struct xiw_cep *cep)
 
 	xiw_cep_attach(cep);
 	req.kind = XIW_MPA_REQUEST;
-	req.rev = xiw_policy_mpa_rev();
+	req.rev = cep->pol.mpa_rev;
 	req.enhanced = req.rev == 2;	/* revision 2 always negotiates IRD/ORD */
-	req.crc = xiw_policy_crc() != XIW_CRC_OFF;
-	req.markers = xiw_policy_markers();
+	req.crc = cep->pol.crc != XIW_CRC_OFF;
+	req.markers = cep->pol.markers;
 	cep->crc = req.crc;
 	cep->markers_rx = req.markers;
 	cep->v2 = (struct xiw_mpa_v2){ .ird = cep->ird, .ord = cep->ord };
-	if (req.enhanced && xiw_policy_p2p()) {
+	if (req.enhanced && cep->pol.p2p) {
 		cep->v2.p2p = true;
-		cep->v2.rtr = xiw_policy_rtr_supported();
+		cep->v2.rtr = xiw_policy_rtr_supported(&cep->pol);
 		cep->rtr_offered = cep->v2.rtr;
 	}
 	cep->state = XIW_CEP_AWAIT_REPLY;
@@ -1104,21 +1116,20 @@ static void xiw_cep_send_no_rtr(struct xiw_cep *cep)
  */
 static int xiw_cep_pick_rtr(struct xiw_cep *cep)
 {
-	u8 pref[3];
-	unsigned int n = xiw_policy_rtr(pref);
-
 	if (!cep->v2.p2p)
 		return 0;	/* client-server, even if we offered p2p */
 	if (!cep->rtr_offered) {
-		pr_info_ratelimited("xiw: %s: MPA Reply chose peer-to-peer, which the Request did not offer\n",
-				    dev_name(&cep->xdev->ibdev.dev));
+		xiw_log(cep->xdev, XIW_DEBUG_FAULTS,
+			"MPA Reply chose peer-to-peer, which the Request did not offer\n");
 		return -EPROTO;
 	}
-	cep->rtr_send = xiw_rtr_choose(cep->v2.rtr, pref, n);
+	cep->rtr_send = xiw_rtr_choose(cep->v2.rtr, cep->pol.rtr,
+				       cep->pol.n_rtr);
 	if (cep->rtr_send)
 		return 0;
-	pr_info_ratelimited("xiw: %s: no RTR kind in common with the peer (it offers 0x%x)\n",
-			    dev_name(&cep->xdev->ibdev.dev), cep->v2.rtr);
+	xiw_log(cep->xdev, XIW_DEBUG_FAULTS,
+		"no RTR kind in common with the peer (it offers 0x%x)\n",
+		cep->v2.rtr);
 	xiw_cep_send_no_rtr(cep);
 	return -ECONNREFUSED;
 }
@@ -1136,8 +1147,8 @@ static void xiw_cep_got_reply(struct xiw_cep *cep)
 		err = xiw_cep_reply_fits(&req, &cep->hdr) ?:
 		      xiw_cep_take_v2(cep, &pd, &pd_len);
 	if (err < 0) {
-		pr_info_ratelimited("xiw: %s: bad MPA Reply (%d)\n",
-				    dev_name(&cep->xdev->ibdev.dev), err);
+		xiw_log(cep->xdev, XIW_DEBUG_FAULTS, "bad MPA Reply (%d)\n",
+			err);
 		/* A malformed Reply is not a rejection: CONNECT_ERROR. */
 		xiw_cep_finish(cep, err, true);
 		return;
@@ -1304,8 +1315,8 @@ static void xiw_cep_work(struct work_struct *w)
 	if (test_and_clear_bit(XIW_CEP_EV_TIMEOUT, &cep->events) &&
 	    cep->state != XIW_CEP_RTS && cep->state != XIW_CEP_AWAIT_ACCEPT &&
 	    cep->state != XIW_CEP_CLOSED) {
-		pr_info_ratelimited("xiw: %s: connection step timed out\n",
-				    dev_name(&cep->xdev->ibdev.dev));
+		xiw_log(cep->xdev, XIW_DEBUG_FAULTS,
+			"connection step timed out\n");
 		xiw_cep_finish(cep, -ETIMEDOUT, true);
 	}
 	if (test_and_clear_bit(XIW_CEP_EV_ABORT, &cep->events))

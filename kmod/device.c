@@ -182,6 +182,9 @@ static struct xiw_device *xiw_device_alloc(struct net_device *netdev)
 	spin_lock_init(&xdev->ceps_lock);
 	INIT_LIST_HEAD(&xdev->ceps);
 	init_waitqueue_head(&xdev->ceps_gone);
+	spin_lock_init(&xdev->config_lock);	/* config: all default */
+	xdev->verify_hashes = XIW_VERIFY_HASHES;
+	xdev->debug = XIW_DEBUG_FAULTS;
 	xdev->netdev = netdev;
 	netdev_hold(netdev, &xdev->netdev_tracker, GFP_KERNEL);
 	xdev->stats = xiw_stats_alloc();
@@ -439,6 +442,23 @@ struct xiw_device *xiw_device_nth(unsigned long n)
 		if (!n--)
 			return xdev;
 	return NULL;
+}
+
+/**
+ * xiw_device_conn_policy() - what a connection of a device begun now is
+ *	set up with
+ * @xdev: the device
+ * @pol: filled from the device's settings and the module parameters
+ */
+void xiw_device_conn_policy(struct xiw_device *xdev,
+			    struct xiw_conn_policy *pol)
+{
+	struct xiw_conn_config cfg;
+
+	spin_lock_bh(&xdev->config_lock);
+	cfg = xdev->config;
+	spin_unlock_bh(&xdev->config_lock);
+	xiw_policy_resolve(&cfg, pol);
 }
 
 /**

@@ -10,7 +10,9 @@
 #include <linux/xarray.h>
 #include <linux/netdevice.h>
 #include <rdma/ib_verbs.h>
+#include <xiw/verbs.h>
 
+#include "policy.h"
 #include "stag.h"
 #include "stats.h"
 
@@ -62,6 +64,13 @@
  *	none of their own (persist.c); set through netlink, read without a
  *	lock (each of the policy's fields on its own)
  * @dram_persistent: enum xiw_dram_persistent; likewise
+ * @config_lock: protects @config, so that a connection takes all of it
+ *	as one change left it
+ * @config: the device's connection settings (policy.h), taken by each
+ *	connection when it begins; set through netlink
+ * @verify_hashes: bit N: Verify is served for MRs hashed with enum
+ *	xiw_verify_alg N; set through netlink, read without a lock
+ * @debug: enum xiw_debug: what xiw_log() reports; likewise
  */
 struct xiw_device {
 	struct ib_device ibdev;
@@ -80,7 +89,31 @@ struct xiw_device {
 	struct xiw_stats __percpu *stats;
 	u8 persist;
 	u8 dram_persistent;
+	spinlock_t config_lock;	/* config */
+	struct xiw_conn_config config;
+	u32 verify_hashes;
+	u8 debug;
 };
+
+/* The Verify hashes xiw has (enum xiw_verify_alg bits). */
+#define XIW_VERIFY_HASHES	(BIT(XIW_VERIFY_CRC32C) | BIT(XIW_VERIFY_SHA256))
+
+/**
+ * xiw_log() - log a rate-limited line about a device's connections, if
+ *	its debug setting asks for @level
+ * @xdev: the device
+ * @level: enum xiw_debug: XIW_DEBUG_FAULTS or XIW_DEBUG_CONNECTIONS
+ * @fmt: printk format, after "xiw: DEVICE: "
+ */
+#define xiw_log(xdev, level, fmt, ...)					\
+	do {								\
+		const struct xiw_device *__xd = (xdev);			\
+									\
+		if (READ_ONCE(__xd->debug) >= (level))			\
+			pr_info_ratelimited("xiw: %s: " fmt,		\
+					    dev_name(&__xd->ibdev.dev),	\
+					    ##__VA_ARGS__);		\
+	} while (0)
 
 static inline struct xiw_device *to_xiw_dev(struct ib_device *ibdev)
 {
@@ -95,5 +128,7 @@ void xiw_device_list_lock(void);
 void xiw_device_list_unlock(void);
 struct xiw_device *xiw_device_find(const char *name, const u32 *index);
 struct xiw_device *xiw_device_nth(unsigned long n);
+void xiw_device_conn_policy(struct xiw_device *xdev,
+			    struct xiw_conn_policy *pol);
 
 #endif /* XIW_DEVICE_H */

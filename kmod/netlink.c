@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The xiw generic netlink family (uapi/xiw_netlink.h,
- * Documentation/netlink.md): what each device can do and its persistence
- * policy, per device and per MR, for xiwctl and libxiw.
+ * Documentation/netlink.md): what each device can do, its connection
+ * settings, its persistence policy, per device and per MR, and its
+ * counters, for xiwctl and libxiw.
  *
  * Every request names one device; dumps list those the caller's network
  * namespace may see. Requests are validated whole by the attribute
@@ -19,6 +20,7 @@
 #include "netlink.h"
 #include "obj.h"
 #include "persist.h"
+#include "policy.h"
 #include "../uapi/xiw_netlink.h"
 
 static const struct nla_policy xiw_nl_policy_policy[XIW_POLICY_MAX + 1] = {
@@ -31,6 +33,20 @@ static const struct nla_policy xiw_nl_policy_policy[XIW_POLICY_MAX + 1] = {
 	},
 };
 
+static const struct nla_policy xiw_nl_config_policy[XIW_CONFIG_MAX + 1] = {
+	[XIW_CONFIG_CRC] = NLA_POLICY_MAX(NLA_U8, XIW_CRC_MAX),
+	[XIW_CONFIG_MARKERS] = NLA_POLICY_MAX(NLA_U8, XIW_SWITCH_MAX),
+	[XIW_CONFIG_MPA_REV] = NLA_POLICY_MAX(NLA_U8, XIW_MPA_REV_MAX),
+	[XIW_CONFIG_P2P] = NLA_POLICY_MAX(NLA_U8, XIW_SWITCH_MAX),
+	/*
+	 * Checked as a list by xiw_nl_config_change(): 6.12's policy dump
+	 * cannot describe an integer with a validation function (it WARNs).
+	 */
+	[XIW_CONFIG_RTR] = { .type = NLA_U32 },
+	[XIW_CONFIG_HASHES] = NLA_POLICY_MASK(NLA_U32, XIW_VERIFY_HASHES),
+	[XIW_CONFIG_DEBUG] = NLA_POLICY_MAX(NLA_U8, XIW_DEBUG_MAX),
+};
+
 static const struct nla_policy xiw_nl_policy[XIW_ATTR_MAX + 1] = {
 	[XIW_ATTR_DEV_INDEX] = { .type = NLA_U32 },
 	[XIW_ATTR_DEV_NAME] = { .type = NLA_NUL_STRING,
@@ -38,6 +54,9 @@ static const struct nla_policy xiw_nl_policy[XIW_ATTR_MAX + 1] = {
 	[XIW_ATTR_POLICY] = NLA_POLICY_NESTED(xiw_nl_policy_policy),
 	[XIW_ATTR_MR_STAG] = { .type = NLA_U32 },
 	[XIW_ATTR_MR_PERSIST] = NLA_POLICY_MAX(NLA_U8, XIW_PERSIST_MAX),
+	[XIW_ATTR_CONFIG] = NLA_POLICY_NESTED(xiw_nl_config_policy),
+	/* A reply's; XIW_CMD_DEV_SET refuses it, saying so. */
+	[XIW_ATTR_CONFIG_NOW] = NLA_POLICY_NESTED(xiw_nl_config_policy),
 };
 
 static struct genl_family xiw_nl_family;
@@ -55,8 +74,7 @@ static int xiw_nl_put_caps(struct sk_buff *skb)
 	    nla_put_u32(skb, XIW_CAPS_MPA_REVS, revs) ||
 	    nla_put_u64_64bit(skb, XIW_CAPS_OPS, ops, XIW_CAPS_PAD) ||
 	    nla_put_u32(skb, XIW_CAPS_PERSIST, GENMASK(XIW_PERSIST_MAX, 0)) ||
-	    nla_put_u32(skb, XIW_CAPS_HASHES, BIT(XIW_VERIFY_CRC32C) |
-					      BIT(XIW_VERIFY_SHA256)) ||
+	    nla_put_u32(skb, XIW_CAPS_HASHES, XIW_VERIFY_HASHES) ||
 	    nla_put_u32(skb, XIW_CAPS_MAX_ORD, XIW_MAX_ORD) ||
 	    nla_put_u32(skb, XIW_CAPS_MAX_IRD, XIW_MAX_IRD) ||
 	    nla_put_u32(skb, XIW_CAPS_MAX_MSG, XIW_MAX_MSG_SIZE) ||
@@ -83,6 +101,52 @@ static int xiw_nl_put_policy(struct sk_buff *skb, struct xiw_device *xdev)
 	return 0;
 }
 
+/*
+ * A device's settings in XIW_ATTR_CONFIG, then what they amount to in
+ * XIW_ATTR_CONFIG_NOW: the connection ones as a connection begun now
+ * takes them.
+ */
+static int xiw_nl_put_config(struct sk_buff *skb, struct xiw_device *xdev)
+{
+	u32 hashes = READ_ONCE(xdev->verify_hashes);
+	u8 debug = READ_ONCE(xdev->debug);
+	struct xiw_conn_config cfg;
+	struct xiw_conn_policy pol;
+	struct nlattr *nest;
+
+	spin_lock_bh(&xdev->config_lock);
+	cfg = xdev->config;
+	spin_unlock_bh(&xdev->config_lock);
+	xiw_policy_resolve(&cfg, &pol);
+
+	nest = nla_nest_start(skb, XIW_ATTR_CONFIG);
+	if (!nest ||
+	    nla_put_u8(skb, XIW_CONFIG_CRC, cfg.crc) ||
+	    nla_put_u8(skb, XIW_CONFIG_MARKERS, cfg.markers) ||
+	    nla_put_u8(skb, XIW_CONFIG_MPA_REV, cfg.mpa_rev) ||
+	    nla_put_u8(skb, XIW_CONFIG_P2P, cfg.p2p) ||
+	    nla_put_u32(skb, XIW_CONFIG_RTR, cfg.rtr) ||
+	    nla_put_u32(skb, XIW_CONFIG_HASHES, hashes) ||
+	    nla_put_u8(skb, XIW_CONFIG_DEBUG, debug))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+
+	nest = nla_nest_start(skb, XIW_ATTR_CONFIG_NOW);
+	if (!nest ||
+	    nla_put_u8(skb, XIW_CONFIG_CRC, pol.crc) ||
+	    nla_put_u8(skb, XIW_CONFIG_MARKERS,
+		       pol.markers ? XIW_SWITCH_ON : XIW_SWITCH_OFF) ||
+	    nla_put_u8(skb, XIW_CONFIG_MPA_REV, pol.mpa_rev) ||
+	    nla_put_u8(skb, XIW_CONFIG_P2P,
+		       pol.p2p ? XIW_SWITCH_ON : XIW_SWITCH_OFF) ||
+	    nla_put_u32(skb, XIW_CONFIG_RTR, xiw_policy_rtr_list(&pol)) ||
+	    nla_put_u32(skb, XIW_CONFIG_HASHES, hashes) ||
+	    nla_put_u8(skb, XIW_CONFIG_DEBUG, debug))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
 /* The names of a device: every reply starts with them. */
 static int xiw_nl_put_names(struct sk_buff *skb, struct xiw_device *xdev)
 {
@@ -104,7 +168,8 @@ static int xiw_nl_fill_dev(struct sk_buff *skb, struct xiw_device *xdev,
 	if (xiw_nl_put_names(skb, xdev) ||
 	    nla_put_string(skb, XIW_ATTR_NETDEV_NAME, xdev->netdev->name) ||
 	    nla_put_u32(skb, XIW_ATTR_NETDEV_INDEX, xdev->netdev->ifindex) ||
-	    xiw_nl_put_caps(skb) || xiw_nl_put_policy(skb, xdev)) {
+	    xiw_nl_put_caps(skb) || xiw_nl_put_policy(skb, xdev) ||
+	    xiw_nl_put_config(skb, xdev)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -173,64 +238,124 @@ static int xiw_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
-/* cb->args[0]: how many devices of the list earlier parts went past. */
-static int xiw_nl_dev_get_dumpit(struct sk_buff *skb,
-				 struct netlink_callback *cb)
+/*
+ * A nest of XIW_CMD_DEV_SET, parsed into @tb. Return: 0, -ENODATA if the
+ * request has none, or -ENOMSG if it holds nothing.
+ */
+static int xiw_nl_set_nest(struct genl_info *info, int type, int max,
+			   const struct nla_policy *policy, struct nlattr **tb)
 {
-	struct net *net = sock_net(cb->skb->sk);
-	struct xiw_device *xdev;
-	int err = 0;
+	int err, i;
 
-	xiw_device_list_lock();
-	for (; (xdev = xiw_device_nth(cb->args[0])); cb->args[0]++) {
-		if (!rdma_dev_access_netns(&xdev->ibdev, net))
-			continue;
-		err = xiw_nl_fill_dev(skb, xdev, NETLINK_CB(cb->skb).portid,
-				      cb->nlh->nlmsg_seq, NLM_F_MULTI);
-		if (err)
-			break;
+	if (!info->attrs[type])
+		return -ENODATA;
+	/* Validated with the request: this cannot fail. */
+	err = nla_parse_nested(tb, max, info->attrs[type], policy,
+			       info->extack);
+	if (err)
+		return err;
+	for (i = 1; i <= max; i++)
+		if (tb[i])
+			return 0;
+	return -ENOMSG;
+}
+
+/*
+ * The connection settings @tb asks for, applied to @cfg, checked as a
+ * whole. Return: 0 or -EINVAL with the extack set.
+ */
+static int xiw_nl_config_change(struct genl_info *info, struct nlattr **tb,
+				struct xiw_conn_config *cfg)
+{
+	if (tb[XIW_CONFIG_CRC])
+		cfg->crc = nla_get_u8(tb[XIW_CONFIG_CRC]);
+	if (tb[XIW_CONFIG_MARKERS])
+		cfg->markers = nla_get_u8(tb[XIW_CONFIG_MARKERS]);
+	if (tb[XIW_CONFIG_MPA_REV])
+		cfg->mpa_rev = nla_get_u8(tb[XIW_CONFIG_MPA_REV]);
+	if (tb[XIW_CONFIG_P2P])
+		cfg->p2p = nla_get_u8(tb[XIW_CONFIG_P2P]);
+	if (tb[XIW_CONFIG_RTR]) {
+		cfg->rtr = nla_get_u32(tb[XIW_CONFIG_RTR]);
+		if (cfg->rtr && !xiw_policy_rtr_list_valid(cfg->rtr)) {
+			NL_SET_ERR_MSG_ATTR(info->extack, tb[XIW_CONFIG_RTR],
+					    "not a list of RTR kinds: one to three of send (1), write (2), read (3), each once, one per octet from the lowest");
+			return -EINVAL;
+		}
 	}
-	xiw_device_list_unlock();
-	/* A full message ends this part; the next resumes at this device. */
-	if (err == -EMSGSIZE && skb->len)
-		return skb->len;
-	return err ?: skb->len;
+	if (cfg->p2p == XIW_SWITCH_ON && cfg->mpa_rev == 1) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    tb[XIW_CONFIG_P2P] ?: tb[XIW_CONFIG_MPA_REV],
+				    "the peer-to-peer model needs MPA revision 2");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static int xiw_nl_dev_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nlattr *tb[XIW_POLICY_MAX + 1];
+	struct nlattr *ptb[XIW_POLICY_MAX + 1] = {};
+	struct nlattr *ctb[XIW_CONFIG_MAX + 1] = {};
+	struct xiw_conn_config cfg;
 	struct xiw_device *xdev;
-	int err;
+	int perr, cerr, err;
 
-	if (!info->attrs[XIW_ATTR_POLICY]) {
-		NL_SET_ERR_ATTR_MISS(info->extack, NULL, XIW_ATTR_POLICY);
-		GENL_SET_ERR_MSG(info, "no XIW_ATTR_POLICY: nothing to change");
+	if (info->attrs[XIW_ATTR_CONFIG_NOW]) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    info->attrs[XIW_ATTR_CONFIG_NOW],
+				    "read-only: set XIW_ATTR_CONFIG");
 		return -EINVAL;
 	}
-	/* Validated with the request: this cannot fail. */
-	err = nla_parse_nested(tb, XIW_POLICY_MAX, info->attrs[XIW_ATTR_POLICY],
-			       xiw_nl_policy_policy, info->extack);
-	if (err)
-		return err;
-	if (!tb[XIW_POLICY_PERSIST] && !tb[XIW_POLICY_DRAM_PERSISTENT]) {
+	perr = xiw_nl_set_nest(info, XIW_ATTR_POLICY, XIW_POLICY_MAX,
+			       xiw_nl_policy_policy, ptb);
+	if (perr == -ENOMSG) {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[XIW_ATTR_POLICY],
 				    "nothing to change: give XIW_POLICY_PERSIST or XIW_POLICY_DRAM_PERSISTENT");
+		return -EINVAL;
+	}
+	if (perr && perr != -ENODATA)
+		return perr;
+	cerr = xiw_nl_set_nest(info, XIW_ATTR_CONFIG, XIW_CONFIG_MAX,
+			       xiw_nl_config_policy, ctb);
+	if (cerr == -ENOMSG) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[XIW_ATTR_CONFIG],
+				    "nothing to change: give an XIW_CONFIG_* attribute");
+		return -EINVAL;
+	}
+	if (cerr && cerr != -ENODATA)
+		return cerr;
+	if (perr && cerr) {
+		NL_SET_ERR_ATTR_MISS(info->extack, NULL, XIW_ATTR_POLICY);
+		GENL_SET_ERR_MSG(info, "no XIW_ATTR_POLICY or XIW_ATTR_CONFIG: nothing to change");
 		return -EINVAL;
 	}
 	xiw_device_list_lock();
 	xdev = xiw_nl_dev(info);
 	if (IS_ERR(xdev)) {
 		err = PTR_ERR(xdev);
-	} else {
-		if (tb[XIW_POLICY_PERSIST])
-			WRITE_ONCE(xdev->persist,
-				   nla_get_u8(tb[XIW_POLICY_PERSIST]));
-		if (tb[XIW_POLICY_DRAM_PERSISTENT])
-			WRITE_ONCE(xdev->dram_persistent,
-				   nla_get_u8(tb[XIW_POLICY_DRAM_PERSISTENT]));
-		err = xiw_nl_dev_reply(info, xdev);
+		goto out;
 	}
+	/* Every check before the first change: a refusal changes nothing. */
+	spin_lock_bh(&xdev->config_lock);
+	cfg = xdev->config;
+	err = xiw_nl_config_change(info, ctb, &cfg);
+	if (!err)
+		xdev->config = cfg;
+	spin_unlock_bh(&xdev->config_lock);
+	if (err)
+		goto out;
+	if (ctb[XIW_CONFIG_HASHES])
+		WRITE_ONCE(xdev->verify_hashes,
+			   nla_get_u32(ctb[XIW_CONFIG_HASHES]));
+	if (ctb[XIW_CONFIG_DEBUG])
+		WRITE_ONCE(xdev->debug, nla_get_u8(ctb[XIW_CONFIG_DEBUG]));
+	if (ptb[XIW_POLICY_PERSIST])
+		WRITE_ONCE(xdev->persist, nla_get_u8(ptb[XIW_POLICY_PERSIST]));
+	if (ptb[XIW_POLICY_DRAM_PERSISTENT])
+		WRITE_ONCE(xdev->dram_persistent,
+			   nla_get_u8(ptb[XIW_POLICY_DRAM_PERSISTENT]));
+	err = xiw_nl_dev_reply(info, xdev);
+out:
 	xiw_device_list_unlock();
 	return err;
 }
@@ -309,6 +434,99 @@ static int xiw_nl_mr_doit(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
+/* One XIW_CMD_STATS_GET message of @xdev: its names and every counter. */
+static int xiw_nl_fill_stats(struct sk_buff *skb, struct xiw_device *xdev,
+			     u32 portid, u32 seq, int flags)
+{
+	void *hdr = genlmsg_put(skb, portid, seq, &xiw_nl_family, flags,
+				XIW_CMD_STATS_GET);
+	struct nlattr *stats, *one;
+	int i;
+
+	if (!hdr)
+		return -EMSGSIZE;
+	if (xiw_nl_put_names(skb, xdev))
+		goto cancel;
+	stats = nla_nest_start(skb, XIW_ATTR_STATS);
+	if (!stats)
+		goto cancel;
+	for (i = 0; i < XIW_NUM_STATS; i++) {
+		one = nla_nest_start(skb, XIW_ATTR_COUNTER);
+		if (!one ||
+		    nla_put_string(skb, XIW_COUNTER_NAME, xiw_stats_name(i)) ||
+		    nla_put_u64_64bit(skb, XIW_COUNTER_VALUE,
+				      xiw_stats_read(xdev->stats, i),
+				      XIW_COUNTER_PAD))
+			goto cancel;
+		nla_nest_end(skb, one);
+	}
+	nla_nest_end(skb, stats);
+	genlmsg_end(skb, hdr);
+	return 0;
+cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+static int xiw_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct xiw_device *xdev;
+	struct sk_buff *msg;
+	int err;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	xiw_device_list_lock();
+	xdev = xiw_nl_dev(info);
+	err = IS_ERR(xdev) ? PTR_ERR(xdev) :
+	      xiw_nl_fill_stats(msg, xdev, info->snd_portid, info->snd_seq, 0);
+	xiw_device_list_unlock();
+	if (err) {
+		nlmsg_free(msg);
+		return err;
+	}
+	return genlmsg_reply(msg, info);
+}
+
+/* cb->args[0]: how many devices of the list earlier parts went past. */
+static int xiw_nl_dump(struct sk_buff *skb, struct netlink_callback *cb,
+		       int (*fill)(struct sk_buff *skb,
+				   struct xiw_device *xdev, u32 portid,
+				   u32 seq, int flags))
+{
+	struct net *net = sock_net(cb->skb->sk);
+	struct xiw_device *xdev;
+	int err = 0;
+
+	xiw_device_list_lock();
+	for (; (xdev = xiw_device_nth(cb->args[0])); cb->args[0]++) {
+		if (!rdma_dev_access_netns(&xdev->ibdev, net))
+			continue;
+		err = fill(skb, xdev, NETLINK_CB(cb->skb).portid,
+			   cb->nlh->nlmsg_seq, NLM_F_MULTI);
+		if (err)
+			break;
+	}
+	xiw_device_list_unlock();
+	/* A full message ends this part; the next resumes at this device. */
+	if (err == -EMSGSIZE && skb->len)
+		return skb->len;
+	return err ?: skb->len;
+}
+
+static int xiw_nl_stats_get_dumpit(struct sk_buff *skb,
+				   struct netlink_callback *cb)
+{
+	return xiw_nl_dump(skb, cb, xiw_nl_fill_stats);
+}
+
+static int xiw_nl_dev_get_dumpit(struct sk_buff *skb,
+				 struct netlink_callback *cb)
+{
+	return xiw_nl_dump(skb, cb, xiw_nl_fill_dev);
+}
+
 /**
  * DOC: xiw_nl_ops
  *
@@ -335,6 +553,11 @@ static const struct genl_ops xiw_nl_ops[] = {
 		.cmd = XIW_CMD_MR_SET,
 		.doit = xiw_nl_mr_doit,
 		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = XIW_CMD_STATS_GET,
+		.doit = xiw_nl_stats_get_doit,
+		.dumpit = xiw_nl_stats_get_dumpit,
 	},
 };
 

@@ -2,8 +2,10 @@
 /*
  * Connection policy: the module parameters that shape new connections
  * (CRC, MPA revision, markers, peer-to-peer model and RTR kinds, handshake
- * timeouts), validated when set and read by the connection manager.
- * Connections already set up keep what they negotiated.
+ * timeouts), validated when set, and how they stand in for the settings a
+ * device leaves at "default" (its own come through netlink). A connection
+ * takes its policy once, when it begins; connections already set up keep
+ * what they negotiated.
  */
 #include <linux/kernel.h>
 #include <linux/minmax.h>
@@ -15,7 +17,8 @@
 #include "policy.h"
 #include "rdmap.h"
 
-static const char * const xiw_crc_policy_names[] = {
+static const char * const xiw_crc_names[] = {
+	[XIW_CRC_DEFAULT] = "default",
 	[XIW_CRC_OFF] = "off",
 	[XIW_CRC_PREFERRED] = "preferred",
 	[XIW_CRC_REQUIRED] = "required",
@@ -25,17 +28,17 @@ static int crc_policy = XIW_CRC_PREFERRED;
 
 static int xiw_crc_policy_set(const char *val, const struct kernel_param *kp)
 {
-	int i = sysfs_match_string(xiw_crc_policy_names, val);
+	int i = sysfs_match_string(xiw_crc_names, val);
 
-	if (i < 0)
-		return -EINVAL;	/* nothing changes */
+	if (i <= XIW_CRC_DEFAULT)	/* the parameter is the default */
+		return -EINVAL;		/* nothing changes */
 	WRITE_ONCE(crc_policy, i);
 	return 0;
 }
 
 static int xiw_crc_policy_get(char *buf, const struct kernel_param *kp)
 {
-	return sysfs_emit(buf, "%s\n", xiw_crc_policy_names[READ_ONCE(crc_policy)]);
+	return sysfs_emit(buf, "%s\n", xiw_crc_names[READ_ONCE(crc_policy)]);
 }
 
 static const struct kernel_param_ops xiw_crc_policy_ops = {
@@ -45,7 +48,7 @@ static const struct kernel_param_ops xiw_crc_policy_ops = {
 
 module_param_cb(crc_policy, &xiw_crc_policy_ops, NULL, 0644);
 MODULE_PARM_DESC(crc_policy,
-		 "MPA CRC32c, used when either side asks: required (ask as initiator and responder), preferred (ask as initiator; default) or off (never ask)");
+		 "MPA CRC32c of devices that do not set their own, used when either side asks: required (ask as initiator and responder), preferred (ask as initiator; default) or off (never ask)");
 
 static uint mpa_rev = 2;
 
@@ -66,52 +69,101 @@ static const struct kernel_param_ops xiw_mpa_rev_ops = {
 };
 
 module_param_cb(mpa_rev, &xiw_mpa_rev_ops, &mpa_rev, 0644);
-MODULE_PARM_DESC(mpa_rev, "MPA revision offered when connecting: 1 or 2 (RFC 6581)");
+MODULE_PARM_DESC(mpa_rev, "MPA revision offered when connecting, by devices that do not set their own: 1 or 2 (RFC 6581)");
 
 static bool markers;
 module_param(markers, bool, 0644);
-MODULE_PARM_DESC(markers, "Ask peers to send MPA markers toward xiw (the M bit of RFC 5044); a peer's request for markers is always honoured");
+MODULE_PARM_DESC(markers, "Ask peers to send MPA markers toward xiw (the M bit of RFC 5044), for devices that do not set their own; a peer's request for markers is always honoured");
 
 static bool p2p;
 module_param(p2p, bool, 0644);
-MODULE_PARM_DESC(p2p, "Connect in RFC 6581's peer-to-peer model (needs mpa_rev 2): the first message is an RTR of a kind from rtr");
+MODULE_PARM_DESC(p2p, "Connect in RFC 6581's peer-to-peer model (needs MPA revision 2), for devices that do not set their own: the first message is an RTR of a kind from rtr");
 
-/* RTR kinds in order of preference: one XIW_RTR_* per octet, 0 ends. */
-static u32 rtr_pref = XIW_RTR_WRITE | XIW_RTR_READ << 8 | XIW_RTR_SEND << 16;
+/* RTR kinds in order of preference, as XIW_CONFIG_RTR carries them. */
+static u32 rtr_list = XIW_RTR_KIND_WRITE | XIW_RTR_KIND_READ << 8 |
+		      XIW_RTR_KIND_SEND << 16;
 
-static const char * const xiw_rtr_names[] = { "send", "write", "read" };
+/* "none" holds the place: match_string() stops at a NULL. */
+static const char * const xiw_rtr_names[] = {
+	[XIW_RTR_KIND_NONE] = "none",
+	[XIW_RTR_KIND_SEND] = "send",
+	[XIW_RTR_KIND_WRITE] = "write",
+	[XIW_RTR_KIND_READ] = "read",
+};
 
-static int xiw_rtr_set(const char *val, const struct kernel_param *kp)
+/**
+ * xiw_policy_rtr_list_valid() - whether @list is an RTR preference list
+ * @list: enum xiw_rtr_kind per octet, most preferred in the lowest
+ *
+ * Return: true if it names one to three kinds, each once, with nothing
+ * after the first XIW_RTR_KIND_NONE.
+ */
+bool xiw_policy_rtr_list_valid(u32 list)
 {
-	char buf[32], *cur = buf, *tok;
 	u8 seen = 0;
-	u32 pref = 0;
+
+	if (!list)
+		return false;
+	for (; list; list >>= 8) {
+		u8 kind = list & 0xff;
+
+		if (kind == XIW_RTR_KIND_NONE || kind > XIW_RTR_KIND_MAX ||
+		    (seen & BIT(kind)))
+			return false;
+		seen |= BIT(kind);
+	}
+	return true;
+}
+
+/**
+ * xiw_policy_rtr_parse() - an RTR preference list from its text
+ * @val: a comma-separated list of send, write, read, most preferred first
+ *	(surrounding white space ignored)
+ * @list: set to it, as XIW_CONFIG_RTR carries it
+ *
+ * Return: 0, or -EINVAL (no kind, an unknown word, a kind twice).
+ */
+int xiw_policy_rtr_parse(const char *val, u32 *list)
+{
+	char buf[32], *cur, *tok;
+	u32 l = 0;
 	int n = 0;
 
 	if (strscpy(buf, val, sizeof(buf)) < 0)
 		return -EINVAL;
-	strim(buf);
+	cur = strim(buf);
 	while ((tok = strsep(&cur, ",")) != NULL) {
 		int i = match_string(xiw_rtr_names, ARRAY_SIZE(xiw_rtr_names),
 				     tok);
 
-		if (i < 0 || (seen & BIT(i)))
-			return -EINVAL;	/* nothing changes */
-		seen |= BIT(i);
-		pref |= (u32)BIT(i) << (8 * n++);
+		if (i <= XIW_RTR_KIND_NONE || n == 3)
+			return -EINVAL;
+		l |= (u32)i << (8 * n++);
 	}
-	WRITE_ONCE(rtr_pref, pref);
+	if (!xiw_policy_rtr_list_valid(l))
+		return -EINVAL;		/* a kind named twice */
+	*list = l;
+	return 0;
+}
+
+static int xiw_rtr_set(const char *val, const struct kernel_param *kp)
+{
+	u32 list;
+
+	if (xiw_policy_rtr_parse(val, &list))
+		return -EINVAL;	/* nothing changes */
+	WRITE_ONCE(rtr_list, list);
 	return 0;
 }
 
 static int xiw_rtr_get(char *buf, const struct kernel_param *kp)
 {
-	u32 pref = READ_ONCE(rtr_pref);
+	u32 list = READ_ONCE(rtr_list);
 	int len = 0;
 
-	for (; pref; pref >>= 8)
+	for (; list; list >>= 8)
 		len += sysfs_emit_at(buf, len, "%s%s", len ? "," : "",
-				     xiw_rtr_names[ffs(pref & 0xff) - 1]);
+				     xiw_rtr_names[list & 0xff]);
 	return len + sysfs_emit_at(buf, len, "\n");
 }
 
@@ -122,83 +174,76 @@ static const struct kernel_param_ops xiw_rtr_ops = {
 
 module_param_cb(rtr, &xiw_rtr_ops, NULL, 0644);
 MODULE_PARM_DESC(rtr,
-		 "RFC 6581 RTR kinds xiw supports, most preferred first: a comma-separated list of send, write, read (default write,read,send)");
+		 "RFC 6581 RTR kinds supported by devices that do not set their own, most preferred first: a comma-separated list of send, write, read (default write,read,send)");
 
-/**
- * xiw_policy_rtr() - the RTR kinds xiw supports, most preferred first
- * @pref: filled with XIW_RTR_* kinds
- *
- * Return: how many there are (1 to 3).
- */
-unsigned int xiw_policy_rtr(u8 pref[3])
+/* enum xiw_rtr_kind to its XIW_RTR_* bit, and back. */
+static u8 xiw_rtr_bit(u8 kind)
 {
-	u32 p = READ_ONCE(rtr_pref);
-	unsigned int n = 0;
+	return BIT(kind - 1);
+}
 
-	for (; p && n < 3; p >>= 8)
-		pref[n++] = p & 0xff;
-	return n;
+static u8 xiw_rtr_kind(u8 bit)
+{
+	return ffs(bit);
 }
 
 /**
- * xiw_policy_rtr_supported() - the RTR kinds xiw supports
+ * xiw_policy_resolve() - what a connection begun now is set up with
+ * @cfg: its device's settings
+ * @pol: filled from them, the module parameters standing in for those
+ *	left at default
+ */
+void xiw_policy_resolve(const struct xiw_conn_config *cfg,
+			struct xiw_conn_policy *pol)
+{
+	u32 list = cfg->rtr ?: READ_ONCE(rtr_list);
+
+	pol->crc = cfg->crc ?: READ_ONCE(crc_policy);
+	pol->mpa_rev = cfg->mpa_rev ?: READ_ONCE(mpa_rev);
+	pol->markers = cfg->markers ? cfg->markers == XIW_SWITCH_ON :
+				      READ_ONCE(markers);
+	pol->p2p = (cfg->p2p ? cfg->p2p == XIW_SWITCH_ON : READ_ONCE(p2p)) &&
+		   pol->mpa_rev == 2;
+	for (pol->n_rtr = 0; list && pol->n_rtr < ARRAY_SIZE(pol->rtr);
+	     list >>= 8)
+		pol->rtr[pol->n_rtr++] = xiw_rtr_bit(list & 0xff);
+}
+
+/**
+ * xiw_policy_rtr_supported() - the RTR kinds a connection supports
+ * @pol: its policy
  *
  * Return: XIW_RTR_* bits.
  */
-u8 xiw_policy_rtr_supported(void)
+u8 xiw_policy_rtr_supported(const struct xiw_conn_policy *pol)
 {
-	u8 pref[3];
-	unsigned int i, n = xiw_policy_rtr(pref);
 	u8 all = 0;
+	unsigned int i;
 
-	for (i = 0; i < n; i++)
-		all |= pref[i];
+	for (i = 0; i < pol->n_rtr; i++)
+		all |= pol->rtr[i];
 	return all;
+}
+
+/**
+ * xiw_policy_rtr_list() - a policy's RTR kinds as XIW_CONFIG_RTR has them
+ * @pol: the policy
+ *
+ * Return: enum xiw_rtr_kind per octet, most preferred in the lowest.
+ */
+u32 xiw_policy_rtr_list(const struct xiw_conn_policy *pol)
+{
+	u32 list = 0;
+	unsigned int i;
+
+	for (i = 0; i < pol->n_rtr; i++)
+		list |= (u32)xiw_rtr_kind(pol->rtr[i]) << (8 * i);
+	return list;
 }
 
 static uint mpa_timeout_ms = 10000;
 module_param(mpa_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(mpa_timeout_ms, "Limit for each step of connection setup and teardown, in ms");
-
-/**
- * xiw_policy_crc() - the CRC32c policy for new connections
- *
- * Return: enum xiw_crc_policy.
- */
-enum xiw_crc_policy xiw_policy_crc(void)
-{
-	return READ_ONCE(crc_policy);
-}
-
-/**
- * xiw_policy_mpa_rev() - the MPA revision offered when connecting
- *
- * Return: 1 or 2.
- */
-u8 xiw_policy_mpa_rev(void)
-{
-	return READ_ONCE(mpa_rev);
-}
-
-/**
- * xiw_policy_markers() - whether to ask peers for markers
- *
- * Return: the markers parameter.
- */
-bool xiw_policy_markers(void)
-{
-	return READ_ONCE(markers);
-}
-
-/**
- * xiw_policy_p2p() - whether to connect in the peer-to-peer model
- *
- * Return: the p2p parameter.
- */
-bool xiw_policy_p2p(void)
-{
-	return READ_ONCE(p2p);
-}
 
 /**
  * xiw_policy_timeout_ms() - the limit of each connection setup and

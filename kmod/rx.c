@@ -115,11 +115,11 @@ static void xiw_rx_fail(struct xiw_qp *qp, int cause)
 	struct xiw_rx *rx = &qp->rx;
 	struct xiw_term_src src;
 
-	pr_info_ratelimited("xiw: %s qp %u: terminate: layer %u type %u code 0x%02x (%s)\n",
-			    dev_name(&qp->xdev->ibdev.dev), qp->ibqp.qp_num,
-			    XIW_TERM_LAYER(cause), XIW_TERM_ETYPE(cause),
-			    XIW_TERM_CODE(cause),
-			    xiw_op_table[rx->op & XIW_RDMAP_OPCODE_MASK].name ?: "?");
+	xiw_log(qp->xdev, XIW_DEBUG_FAULTS,
+		"qp %u: terminate: layer %u type %u code 0x%02x (%s)\n",
+		qp->ibqp.qp_num, XIW_TERM_LAYER(cause), XIW_TERM_ETYPE(cause),
+		XIW_TERM_CODE(cause),
+		xiw_op_table[rx->op & XIW_RDMAP_OPCODE_MASK].name ?: "?");
 	xiw_rx_term_src(rx, &src);	/* before the reset: it reads rx */
 	if (xiw_qp_terminate(qp, cause, &src))
 		xiw_qp_event(qp, xiw_rx_fault_event_of(cause));
@@ -916,10 +916,10 @@ static int xiw_rx_got_terminate(struct xiw_qp *qp)
 	xiw_term_info_parse(rx->term, sizeof(t->ctrl) + rx->term_len, &cause,
 			    &src);
 	xiw_rx_fail_refused_request(qp, cause, &src);
-	pr_info_ratelimited("xiw: %s qp %u: peer terminated: layer %u type %u code 0x%02x\n",
-			    dev_name(&qp->xdev->ibdev.dev), qp->ibqp.qp_num,
-			    XIW_TERM_LAYER(cause), XIW_TERM_ETYPE(cause),
-			    XIW_TERM_CODE(cause));
+	xiw_log(qp->xdev, XIW_DEBUG_FAULTS,
+		"qp %u: peer terminated: layer %u type %u code 0x%02x\n",
+		qp->ibqp.qp_num, XIW_TERM_LAYER(cause), XIW_TERM_ETYPE(cause),
+		XIW_TERM_CODE(cause));
 	xiw_rx_reset(qp);
 	spin_lock_irqsave(&qp->lock, flags);
 	qp->state = XIW_QPS_ERROR;

@@ -160,7 +160,8 @@ int xiw_rx_verify_req(struct xiw_qp *qp, u32 len)
 	if (!mr)
 		return bad;
 	alg = xiw_mr_verify_alg(mr);
-	if (alg == XIW_HASH_NONE) {
+	if (alg == XIW_HASH_NONE ||
+	    !(READ_ONCE(qp->xdev->verify_hashes) & BIT(alg))) {
 		xiw_mr_put(mr);
 		return XIW_TERM(XIW_TERM_LAYER_RDMAP, XIW_RDMAP_ETYPE_PROT,
 				XIW_RDMAP_ACCESS);

@@ -34,6 +34,17 @@ static const struct rdma_stat_desc xiw_stat_descs[XIW_NUM_STATS] = {
 };
 
 /**
+ * xiw_stats_name() - a counter's name, as "rdma statistic" shows it
+ * @stat: which
+ *
+ * Return: the name.
+ */
+const char *xiw_stats_name(enum xiw_stat stat)
+{
+	return xiw_stat_descs[stat].name;
+}
+
+/**
  * xiw_stats_alloc() - zeroed counters for a new device
  *
  * Return: the per-CPU counters, or NULL without memory.

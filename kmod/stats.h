@@ -71,6 +71,7 @@ struct xiw_stats {
 struct xiw_stats __percpu *xiw_stats_alloc(void);
 void xiw_stats_free(struct xiw_stats __percpu *stats);
 u64 xiw_stats_read(struct xiw_stats __percpu *stats, enum xiw_stat stat);
+const char *xiw_stats_name(enum xiw_stat stat);
 struct rdma_hw_stats *xiw_alloc_hw_port_stats(struct ib_device *ibdev,
 					      u32 port);
 int xiw_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *hw,

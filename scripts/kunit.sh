@@ -24,6 +24,8 @@ mkdir -p "$dir"
 for f in "$top"/kmod/*.c "$top"/kmod/*.h; do
 	ln -s "$f" "$dir/"
 done
+# kmod/ includes the shared headers as "../uapi/...": the same path here.
+ln -sfn "$top/uapi" "$src/drivers/uapi"
 cp "$top/kmod/kunit.Kbuild" "$dir/Makefile"
 cp "$top/kmod/kunit.Kconfig" "$dir/Kconfig"
 cp "$top/kmod/.kunitconfig" "$dir/.kunitconfig"

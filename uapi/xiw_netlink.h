@@ -19,13 +19,17 @@
  * enum xiw_cmd - commands of the family
  * @XIW_CMD_UNSPEC: none
  * @XIW_CMD_DEV_GET: one device (doit) or every device (dump): its names,
- *	XIW_ATTR_CAPS and XIW_ATTR_POLICY
- * @XIW_CMD_DEV_SET: change the device's XIW_ATTR_POLICY (any subset of
- *	its attributes); the reply is XIW_CMD_DEV_GET's
+ *	XIW_ATTR_CAPS, XIW_ATTR_POLICY, XIW_ATTR_CONFIG and
+ *	XIW_ATTR_CONFIG_NOW
+ * @XIW_CMD_DEV_SET: change the device's XIW_ATTR_POLICY, XIW_ATTR_CONFIG
+ *	or both (any subset of their attributes); the reply is
+ *	XIW_CMD_DEV_GET's
  * @XIW_CMD_MR_GET: one MR of a device by XIW_ATTR_MR_STAG: its
  *	persistence override
  * @XIW_CMD_MR_SET: set an MR's override (XIW_ATTR_MR_PERSIST); the reply
  *	is XIW_CMD_MR_GET's
+ * @XIW_CMD_STATS_GET: one device's counters (doit) or every device's
+ *	(dump): its names and XIW_ATTR_STATS
  * @__XIW_CMD_MAX: count
  * @XIW_CMD_MAX: the last command
  */
@@ -35,6 +39,7 @@ enum xiw_cmd {
 	XIW_CMD_DEV_SET,
 	XIW_CMD_MR_GET,
 	XIW_CMD_MR_SET,
+	XIW_CMD_STATS_GET,
 	__XIW_CMD_MAX,
 	XIW_CMD_MAX = __XIW_CMD_MAX - 1
 };
@@ -53,6 +58,14 @@ enum xiw_cmd {
  *	now (a fast-registration MR's key changes with each registration)
  * @XIW_ATTR_MR_PERSIST: u8, enum xiw_persist: the MR's own persistence
  *	domain, XIW_PERSIST_AUTO for none (the device's applies)
+ * @XIW_ATTR_CONFIG: nest of enum xiw_config_attr: the device's settings,
+ *	some of which may say "as the module parameter"
+ * @XIW_ATTR_CONFIG_NOW: nest of enum xiw_config_attr, reply only: what
+ *	the settings amount to now, the module parameters applied (no value
+ *	says "default"); what a connection set up now would use
+ * @XIW_ATTR_STATS: nest of XIW_ATTR_COUNTER, reply only: every counter
+ *	of the device, as "rdma statistic" names them
+ * @XIW_ATTR_COUNTER: nest of enum xiw_counter_attr: one counter
  * @__XIW_ATTR_MAX: count
  * @XIW_ATTR_MAX: the last attribute
  */
@@ -67,6 +80,10 @@ enum xiw_attr {
 	XIW_ATTR_POLICY,
 	XIW_ATTR_MR_STAG,
 	XIW_ATTR_MR_PERSIST,
+	XIW_ATTR_CONFIG,
+	XIW_ATTR_CONFIG_NOW,
+	XIW_ATTR_STATS,
+	XIW_ATTR_COUNTER,
 	__XIW_ATTR_MAX,
 	XIW_ATTR_MAX = __XIW_ATTR_MAX - 1
 };
@@ -170,6 +187,133 @@ enum xiw_policy_attr {
 	XIW_POLICY_DRAM_PERSISTENT_NOW,
 	__XIW_POLICY_MAX,
 	XIW_POLICY_MAX = __XIW_POLICY_MAX - 1
+};
+
+/**
+ * enum xiw_crc - when a device asks for MPA CRC32c (RFC 5044's C bit); CRC
+ *	is used when either side asks
+ * @XIW_CRC_DEFAULT: as the module parameter crc_policy says
+ * @XIW_CRC_OFF: never; CRC only when the peer asks
+ * @XIW_CRC_PREFERRED: when connecting; a responder follows the initiator
+ * @XIW_CRC_REQUIRED: when connecting and when accepting
+ * @__XIW_CRC_MAX: count
+ * @XIW_CRC_MAX: the last value
+ */
+enum xiw_crc {
+	XIW_CRC_DEFAULT,
+	XIW_CRC_OFF,
+	XIW_CRC_PREFERRED,
+	XIW_CRC_REQUIRED,
+	__XIW_CRC_MAX,
+	XIW_CRC_MAX = __XIW_CRC_MAX - 1
+};
+
+/**
+ * enum xiw_switch - a setting that is on, off, or the module parameter's
+ * @XIW_SWITCH_DEFAULT: as the module parameter of that name says
+ * @XIW_SWITCH_OFF: off
+ * @XIW_SWITCH_ON: on
+ * @__XIW_SWITCH_MAX: count
+ * @XIW_SWITCH_MAX: the last value
+ */
+enum xiw_switch {
+	XIW_SWITCH_DEFAULT,
+	XIW_SWITCH_OFF,
+	XIW_SWITCH_ON,
+	__XIW_SWITCH_MAX,
+	XIW_SWITCH_MAX = __XIW_SWITCH_MAX - 1
+};
+
+/**
+ * enum xiw_rtr_kind - an RFC 6581 Ready-to-Receive message kind, one per
+ *	octet of XIW_CONFIG_RTR
+ * @XIW_RTR_KIND_NONE: ends the list
+ * @XIW_RTR_KIND_SEND: a zero-length Send
+ * @XIW_RTR_KIND_WRITE: a zero-length RDMA Write
+ * @XIW_RTR_KIND_READ: a zero-length RDMA Read
+ * @XIW_RTR_KIND_MAX: the last value
+ */
+enum xiw_rtr_kind {
+	XIW_RTR_KIND_NONE,
+	XIW_RTR_KIND_SEND,
+	XIW_RTR_KIND_WRITE,
+	XIW_RTR_KIND_READ,
+	XIW_RTR_KIND_MAX = XIW_RTR_KIND_READ
+};
+
+/**
+ * enum xiw_debug - what a device logs (rate-limited) about its connections
+ * @XIW_DEBUG_QUIET: nothing
+ * @XIW_DEBUG_FAULTS: faults: bad MPA frames, timeouts, Terminates sent
+ *	and received (the default)
+ * @XIW_DEBUG_CONNECTIONS: faults, and each connection set up and ended
+ * @__XIW_DEBUG_MAX: count
+ * @XIW_DEBUG_MAX: the last value
+ */
+enum xiw_debug {
+	XIW_DEBUG_QUIET,
+	XIW_DEBUG_FAULTS,
+	XIW_DEBUG_CONNECTIONS,
+	__XIW_DEBUG_MAX,
+	XIW_DEBUG_MAX = __XIW_DEBUG_MAX - 1
+};
+
+/**
+ * enum xiw_config_attr - a device's settings (XIW_ATTR_CONFIG) and what
+ *	they amount to (XIW_ATTR_CONFIG_NOW). The connection settings apply
+ *	to connections set up after the change; those already set up keep
+ *	what they negotiated.
+ * @XIW_CONFIG_UNSPEC: none
+ * @XIW_CONFIG_CRC: u8, enum xiw_crc
+ * @XIW_CONFIG_MARKERS: u8, enum xiw_switch: whether to ask peers to send
+ *	MPA markers (a peer's request for them is always honoured)
+ * @XIW_CONFIG_MPA_REV: u8, the MPA revision offered when connecting: 1 or
+ *	2, or 0 for the module parameter mpa_rev's
+ * @XIW_CONFIG_P2P: u8, enum xiw_switch: whether to connect in RFC 6581's
+ *	peer-to-peer model; needs MPA revision 2 (off in effect with 1)
+ * @XIW_CONFIG_RTR: u32, the RTR kinds supported in the peer-to-peer
+ *	model, most preferred first: an enum xiw_rtr_kind per octet from the
+ *	least significant, each once, XIW_RTR_KIND_NONE after the last; 0 for
+ *	the module parameter rtr's
+ * @XIW_CONFIG_HASHES: u32, bit N set: RDMA Verify requests are served for
+ *	MRs hashed with enum xiw_verify_alg N (a subset of XIW_CAPS_HASHES;
+ *	all of them by default); a Verify of an MR whose hash is not allowed
+ *	is refused as one of an MR without a hash
+ * @XIW_CONFIG_DEBUG: u8, enum xiw_debug
+ * @__XIW_CONFIG_MAX: count
+ * @XIW_CONFIG_MAX: the last attribute
+ */
+enum xiw_config_attr {
+	XIW_CONFIG_UNSPEC,
+	XIW_CONFIG_CRC,
+	XIW_CONFIG_MARKERS,
+	XIW_CONFIG_MPA_REV,
+	XIW_CONFIG_P2P,
+	XIW_CONFIG_RTR,
+	XIW_CONFIG_HASHES,
+	XIW_CONFIG_DEBUG,
+	__XIW_CONFIG_MAX,
+	XIW_CONFIG_MAX = __XIW_CONFIG_MAX - 1
+};
+
+/**
+ * enum xiw_counter_attr - one counter (XIW_ATTR_COUNTER): counters are
+ *	named, so a newer kernel's come without a change here
+ * @XIW_COUNTER_UNSPEC: none
+ * @XIW_COUNTER_PAD: 64-bit alignment padding
+ * @XIW_COUNTER_NAME: string, the counter's name
+ * @XIW_COUNTER_VALUE: u64, its value: it only grows, from 0 when the
+ *	device was created
+ * @__XIW_COUNTER_MAX: count
+ * @XIW_COUNTER_MAX: the last attribute
+ */
+enum xiw_counter_attr {
+	XIW_COUNTER_UNSPEC,
+	XIW_COUNTER_PAD,
+	XIW_COUNTER_NAME,
+	XIW_COUNTER_VALUE,
+	__XIW_COUNTER_MAX,
+	XIW_COUNTER_MAX = __XIW_COUNTER_MAX - 1
 };
 
 #endif /* _UAPI_XIW_NETLINK_H */

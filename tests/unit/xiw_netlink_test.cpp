@@ -32,6 +32,24 @@ int cmd_of(nlmsghdr* hdr)
     return static_cast<genlmsghdr*>(nlmsg_data(hdr))->cmd;
 }
 
+// A config nest as the kernel sends it: the settings (all default but
+// CRC, RTR and debug) or, for XIW_ATTR_CONFIG_NOW, what they amount to.
+void put_config(nl_msg* m, int type, bool extra = false)
+{
+    bool now = type == XIW_ATTR_CONFIG_NOW;
+    nlattr* nest = nla_nest_start(m, type);
+    nla_put_u8(m, XIW_CONFIG_CRC, XIW_CRC_REQUIRED);
+    nla_put_u8(m, XIW_CONFIG_MARKERS, now ? XIW_SWITCH_OFF : XIW_SWITCH_DEFAULT);
+    nla_put_u8(m, XIW_CONFIG_MPA_REV, now ? 2 : 0);
+    nla_put_u8(m, XIW_CONFIG_P2P, now ? XIW_SWITCH_ON : XIW_SWITCH_DEFAULT);
+    nla_put_u32(m, XIW_CONFIG_RTR, XIW_RTR_KIND_READ | XIW_RTR_KIND_SEND << 8);
+    nla_put_u32(m, XIW_CONFIG_HASHES, 0b100);
+    nla_put_u8(m, XIW_CONFIG_DEBUG, XIW_DEBUG_CONNECTIONS);
+    if (extra)
+        nla_put_u8(m, XIW_CONFIG_MAX + 1, 1);
+    nla_nest_end(m, nest);
+}
+
 // A reply as the kernel sends it; @p skip leaves one attribute out,
 // @p extra adds one the family may define later.
 xiw::nl::Message device_reply(int skip = -1, bool extra = false, int cmd = XIW_CMD_DEV_GET)
@@ -73,6 +91,9 @@ xiw::nl::Message device_reply(int skip = -1, bool extra = false, int cmd = XIW_C
             nla_put_string(m, XIW_POLICY_MAX + 1, "later");
         nla_nest_end(m, policy);
     }
+    for (int type : {XIW_ATTR_CONFIG, XIW_ATTR_CONFIG_NOW})
+        if (skip != type)
+            put_config(m, type, extra);
     if (extra)
         nla_put_u32(m, XIW_ATTR_MAX + 5, 99);
     return msg;
@@ -195,6 +216,84 @@ TEST(XiwNetlink, ParsesADeviceIgnoringWhatItDoesNotKnow)
     EXPECT_EQ(d->policy.persist, Persist::pmem);
     EXPECT_EQ(d->policy.dram_persistent, DramPersistent::default_);
     EXPECT_TRUE(d->policy.dram_persistent_now);
+    EXPECT_EQ(d->config.crc, xiw::Crc::required);
+    EXPECT_EQ(d->config.markers, xiw::Switch::default_);
+    EXPECT_EQ(d->config.mpa_rev, 0);
+    EXPECT_EQ(d->config.p2p, xiw::Switch::default_);
+    EXPECT_EQ(d->config.rtr_names(), (std::vector<std::string>{"read", "send"}));
+    EXPECT_EQ(d->config.hash_names(), (std::vector<std::string>{"sha256"}));
+    EXPECT_EQ(d->config.debug, xiw::Debug::connections);
+    EXPECT_EQ(d->config_now.markers, xiw::Switch::off);
+    EXPECT_EQ(d->config_now.mpa_rev, 2);
+    EXPECT_EQ(d->config_now.p2p, xiw::Switch::on);
+}
+
+TEST(XiwNetlink, ConfigSetCarriesOnlyWhatChanges)
+{
+    xiw::ConfigChange c;
+    auto none = xiw::xiw_nl::build_config_set(family, "xiw0", c);
+    ASSERT_FALSE(none);
+    EXPECT_EQ(none.error().context, "changing the settings of xiw0: nothing to change");
+
+    c.crc = xiw::Crc::off;
+    c.rtr = std::vector<xiw::RtrKind>{xiw::RtrKind::send, xiw::RtrKind::read};
+    c.debug = xiw::Debug::quiet;
+    auto msg = xiw::xiw_nl::build_config_set(family, "xiw0", c);
+    ASSERT_TRUE(msg) << msg.error().message();
+    nlmsghdr* hdr = nlmsg_hdr(msg->get());
+    EXPECT_EQ(cmd_of(hdr), XIW_CMD_DEV_SET);
+    EXPECT_STREQ(nla_get_string(attr_of(hdr, XIW_ATTR_DEV_NAME)), "xiw0");
+    EXPECT_EQ(attr_of(hdr, XIW_ATTR_POLICY), nullptr);
+    nlattr* nest = attr_of(hdr, XIW_ATTR_CONFIG);
+    ASSERT_NE(nest, nullptr);
+    nlattr* tb[XIW_CONFIG_MAX + 1] = {};
+    ASSERT_EQ(nla_parse_nested(tb, XIW_CONFIG_MAX, nest, nullptr), 0);
+    EXPECT_EQ(nla_get_u8(tb[XIW_CONFIG_CRC]), XIW_CRC_OFF);
+    EXPECT_EQ(nla_get_u32(tb[XIW_CONFIG_RTR]),
+              static_cast<uint32_t>(XIW_RTR_KIND_SEND | XIW_RTR_KIND_READ << 8));
+    EXPECT_EQ(nla_get_u8(tb[XIW_CONFIG_DEBUG]), XIW_DEBUG_QUIET);
+    for (int a : {XIW_CONFIG_MARKERS, XIW_CONFIG_MPA_REV, XIW_CONFIG_P2P, XIW_CONFIG_HASHES})
+        EXPECT_EQ(tb[a], nullptr) << a;
+
+    // an empty list goes back to the module parameter's: 0
+    xiw::ConfigChange back;
+    back.rtr = std::vector<xiw::RtrKind>{};
+    back.hashes = 0;
+    msg = xiw::xiw_nl::build_config_set(family, "xiw0", back);
+    ASSERT_TRUE(msg);
+    ASSERT_EQ(nla_parse_nested(tb, XIW_CONFIG_MAX, attr_of(nlmsg_hdr(msg->get()), XIW_ATTR_CONFIG),
+                               nullptr),
+              0);
+    EXPECT_EQ(nla_get_u32(tb[XIW_CONFIG_RTR]), 0U);
+    EXPECT_EQ(nla_get_u32(tb[XIW_CONFIG_HASHES]), 0U);
+
+    xiw::ConfigChange four;
+    four.rtr = std::vector<xiw::RtrKind>(4, xiw::RtrKind::send);
+    auto bad = xiw::xiw_nl::build_config_set(family, "xiw0", four);
+    ASSERT_FALSE(bad);
+    EXPECT_EQ(bad.error().context, "changing the settings of xiw0: more than three RTR kinds");
+}
+
+TEST(XiwNetlink, NamesOfTheSettings)
+{
+    EXPECT_EQ(xiw::crc_name(xiw::Crc::preferred), "preferred");
+    EXPECT_EQ(*xiw::parse_crc("required"), xiw::Crc::required);
+    EXPECT_EQ(xiw::parse_crc("maybe").error().context,
+              "crc \"maybe\" is not one of default, off, preferred, required");
+    EXPECT_EQ(*xiw::parse_switch("on", "p2p"), xiw::Switch::on);
+    EXPECT_EQ(xiw::parse_switch("yes", "p2p").error().context,
+              "p2p \"yes\" is not one of default, off, on");
+    EXPECT_EQ(*xiw::parse_rtr_kind("write"), xiw::RtrKind::write);
+    EXPECT_FALSE(xiw::parse_rtr_kind("none"));
+    EXPECT_EQ(*xiw::parse_debug("connections"), xiw::Debug::connections);
+    EXPECT_EQ(*xiw::parse_hash("sha256"), 2U);
+    EXPECT_FALSE(xiw::parse_hash("none"));
+    EXPECT_EQ(xiw::debug_name(static_cast<xiw::Debug>(7)), "unknown(7)");
+    // the values are the uapi's
+    EXPECT_EQ(static_cast<int>(xiw::Crc::required), XIW_CRC_REQUIRED);
+    EXPECT_EQ(static_cast<int>(xiw::Switch::on), XIW_SWITCH_ON);
+    EXPECT_EQ(static_cast<int>(xiw::RtrKind::read), XIW_RTR_KIND_READ);
+    EXPECT_EQ(static_cast<int>(xiw::Debug::connections), XIW_DEBUG_CONNECTIONS);
 }
 
 TEST(XiwNetlink, RefusesADeviceWithoutWhatItNeeds)
@@ -206,6 +305,8 @@ TEST(XiwNetlink, RefusesADeviceWithoutWhatItNeeds)
         {XIW_ATTR_NETDEV_INDEX, "XIW_ATTR_NETDEV_INDEX"},
         {XIW_ATTR_CAPS, "XIW_ATTR_CAPS"},
         {XIW_ATTR_POLICY, "XIW_ATTR_POLICY"},
+        {XIW_ATTR_CONFIG, "XIW_ATTR_CONFIG"},
+        {XIW_ATTR_CONFIG_NOW, "XIW_ATTR_CONFIG_NOW"},
     };
     for (const auto& [skip, name] : required) {
         auto msg = device_reply(skip);
@@ -286,6 +387,8 @@ xiw::nl::Message device_with_nest(int nest_type, void (*put)(nl_msg*))
         // as the kernel's nla_nest_end() does, an empty nest stays
         nla_nest_end_keep_empty(m, nest);
     }
+    put_config(m, XIW_ATTR_CONFIG);
+    put_config(m, XIW_ATTR_CONFIG_NOW);
     return msg;
 }
 
@@ -397,4 +500,56 @@ TEST(XiwNetlink, ParsesAnMr)
     EXPECT_EQ(m->dev_name, "xiw0");
     EXPECT_EQ(m->stag, 0x12345678U);
     EXPECT_EQ(m->persist, Persist::dram);
+}
+
+TEST(XiwNetlink, StatsRequestsAndReplies)
+{
+    auto dump = xiw::xiw_nl::build_stats_get(family, std::nullopt);
+    ASSERT_TRUE(dump);
+    nlmsghdr* hdr = nlmsg_hdr(dump->get());
+    EXPECT_EQ(cmd_of(hdr), XIW_CMD_STATS_GET);
+    EXPECT_NE(hdr->nlmsg_flags & NLM_F_DUMP, 0);
+    auto one = xiw::xiw_nl::build_stats_get(family, "xiw1");
+    ASSERT_TRUE(one);
+    EXPECT_STREQ(nla_get_string(attr_of(nlmsg_hdr(one->get()), XIW_ATTR_DEV_NAME)), "xiw1");
+
+    // As the kernel sends them: counters by name, u64 values padded.
+    xiw::nl::Message msg(nlmsg_alloc());
+    nl_msg* m = msg.get();
+    genlmsg_put(m, 0, 0, family, 0, 0, XIW_CMD_STATS_GET, XIW_GENL_VERSION);
+    nla_put_u32(m, XIW_ATTR_DEV_INDEX, 4);
+    nla_put_string(m, XIW_ATTR_DEV_NAME, "xiw1");
+    nlattr* stats = nla_nest_start(m, XIW_ATTR_STATS);
+    for (auto [name, value] : {std::pair<const char*, uint64_t>{"tx_fpdus", 12},
+                               {"rx_bytes", 1ULL << 40}}) {
+        nlattr* c = nla_nest_start(m, XIW_ATTR_COUNTER);
+        nla_put_string(m, XIW_COUNTER_NAME, name);
+        nla_put(m, XIW_COUNTER_PAD, 0, nullptr);
+        nla_put_u64(m, XIW_COUNTER_VALUE, value);
+        nla_nest_end(m, c);
+    }
+    nla_put_u32(m, XIW_ATTR_MAX + 3, 1);  // a newer kernel's, ignored
+    nla_nest_end(m, stats);
+    auto s = xiw::xiw_nl::parse_stats(nlmsg_hdr(m));
+    ASSERT_TRUE(s) << s.error().message();
+    EXPECT_EQ(s->index, 4U);
+    EXPECT_EQ(s->name, "xiw1");
+    using C = std::vector<std::pair<std::string, uint64_t>>;
+    EXPECT_EQ(s->counters, (C{{"tx_fpdus", 12}, {"rx_bytes", 1ULL << 40}}));
+
+    // a counter without its value
+    xiw::nl::Message bad(nlmsg_alloc());
+    m = bad.get();
+    genlmsg_put(m, 0, 0, family, 0, 0, XIW_CMD_STATS_GET, XIW_GENL_VERSION);
+    nla_put_u32(m, XIW_ATTR_DEV_INDEX, 4);
+    nla_put_string(m, XIW_ATTR_DEV_NAME, "xiw1");
+    stats = nla_nest_start(m, XIW_ATTR_STATS);
+    nlattr* c = nla_nest_start(m, XIW_ATTR_COUNTER);
+    nla_put_string(m, XIW_COUNTER_NAME, "tx_fpdus");
+    nla_nest_end(m, c);
+    nla_nest_end(m, stats);
+    s = xiw::xiw_nl::parse_stats(nlmsg_hdr(m));
+    ASSERT_FALSE(s);
+    EXPECT_EQ(s.error().context,
+              "malformed xiw netlink reply: XIW_ATTR_COUNTER without XIW_COUNTER_VALUE");
 }

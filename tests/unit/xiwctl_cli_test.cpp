@@ -239,7 +239,7 @@ TEST(XiwctlCli, PolicyAndMrUsageErrors)
 
 TEST(XiwctlCli, HelpOfTheNewObjects)
 {
-    for (auto topic : {"caps", "policy", "mr"}) {
+    for (auto topic : {"caps", "policy", "mr", "config", "stats"}) {
         auto inv = parse({topic, "help"});
         ASSERT_TRUE(inv) << topic;
         EXPECT_EQ(std::get<xiwctl::Help>(inv->command).topic, topic);
@@ -249,6 +249,86 @@ TEST(XiwctlCli, HelpOfTheNewObjects)
               std::string::npos);
     EXPECT_NE(xiwctl::usage("mr").find("DOMAIN := { auto | dram | pmem | file }"),
               std::string::npos);
-    EXPECT_NE(xiwctl::usage("").find("OBJECT := { dev | link | caps | policy | mr | help }"),
+    EXPECT_NE(xiwctl::usage("").find(
+                  "OBJECT := { dev | link | caps | config | policy | mr | stats | help }"),
               std::string::npos);
+}
+
+TEST(XiwctlCli, ConfigShowAndSet)
+{
+    auto inv = parse({"config"});
+    ASSERT_TRUE(inv);
+    EXPECT_FALSE(std::get<xiwctl::ConfigShow>(inv->command).name);
+    // "s" is show, never set
+    inv = parse({"co", "s", "xiw0"});
+    ASSERT_TRUE(inv);
+    EXPECT_EQ(std::get<xiwctl::ConfigShow>(inv->command).name, "xiw0");
+
+    inv = parse({"config", "set", "xiw0", "crc", "required", "mark", "on", "mpa", "1", "p2p",
+                 "off", "rtr", "read,send", "hashes", "sha256", "debug", "quiet"});
+    ASSERT_TRUE(inv) << inv.error().context;
+    const auto& set = std::get<xiwctl::ConfigSet>(inv->command);
+    EXPECT_EQ(set.name, "xiw0");
+    EXPECT_EQ(set.change.crc, xiw::Crc::required);
+    EXPECT_EQ(set.change.markers, xiw::Switch::on);
+    EXPECT_EQ(set.change.mpa_rev, 1);
+    EXPECT_EQ(set.change.p2p, xiw::Switch::off);
+    EXPECT_EQ(set.change.rtr, (std::vector<xiw::RtrKind>{xiw::RtrKind::read, xiw::RtrKind::send}));
+    EXPECT_EQ(set.change.hashes, 1U << 2);
+    EXPECT_EQ(set.change.debug, xiw::Debug::quiet);
+
+    // back to the module parameters; no hash at all
+    inv = parse({"config", "set", "xiw0", "mpa", "default", "rtr", "default", "hashes", "none"});
+    ASSERT_TRUE(inv);
+    const auto& back = std::get<xiwctl::ConfigSet>(inv->command);
+    EXPECT_EQ(back.change.mpa_rev, 0);
+    EXPECT_EQ(back.change.rtr, std::vector<xiw::RtrKind>{});
+    EXPECT_EQ(back.change.hashes, 0U);
+    EXPECT_FALSE(back.change.crc);
+}
+
+TEST(XiwctlCli, ConfigUsageErrors)
+{
+    struct Case {
+        std::vector<std::string_view> words;
+        std::string says;
+    };
+    const std::vector<Case> cases = {
+        {{"config", "set"}, "config set: missing device name"},
+        {{"config", "set", "xiw0"}, "config set: nothing to change (crc, markers, mpa, p2p, "
+                                    "rtr, hashes, debug)"},
+        {{"config", "set", "xiw0", "crc"}, "config set: \"crc\" needs a value"},
+        {{"config", "set", "xiw0", "crc", "maybe"},
+         "config set: crc \"maybe\" is not one of default, off, preferred, required"},
+        {{"config", "set", "xiw0", "crc", "off", "crc", "on"}, "\"crc\" given twice"},
+        {{"config", "set", "xiw0", "mpa", "3"}, "mpa \"3\" is not one of default, 1, 2"},
+        {{"config", "set", "xiw0", "p2p", "yes"}, "p2p \"yes\" is not one of default, off, on"},
+        {{"config", "set", "xiw0", "rtr", "write,write"}, "\"write,write\" names one twice"},
+        {{"config", "set", "xiw0", "rtr", "write,"}, "rtr \"\" is not one of send, write, read"},
+        {{"config", "set", "xiw0", "rtr", "none"}, "rtr \"none\" is not one of send, write, read"},
+        {{"config", "set", "xiw0", "hashes", "md5"}, "hash \"md5\" is not one of crc32c, sha256"},
+        {{"config", "set", "xiw0", "debug", "loud"}, "debug \"loud\" is not one of"},
+        {{"config", "set", "xiw0", "color", "red"}, "unknown keyword \"color\""},
+        {{"config", "show", "a", "b"}, "config show: unexpected \"b\""},
+    };
+    for (const auto& c : cases) {
+        auto inv = xiwctl::parse(c.words);
+        ASSERT_FALSE(inv) << c.says;
+        EXPECT_EQ(inv.error().code, EINVAL);
+        EXPECT_NE(inv.error().context.find(c.says), std::string::npos)
+            << inv.error().context << " lacks " << c.says;
+    }
+}
+
+TEST(XiwctlCli, StatsShow)
+{
+    auto inv = parse({"stats"});
+    ASSERT_TRUE(inv);
+    EXPECT_FALSE(std::get<xiwctl::StatsShow>(inv->command).name);
+    inv = parse({"-j", "st", "sh", "xiw1"});
+    ASSERT_TRUE(inv);
+    EXPECT_EQ(std::get<xiwctl::StatsShow>(inv->command).name, "xiw1");
+    inv = parse({"stats", "xiw1", "more"});
+    ASSERT_FALSE(inv);
+    EXPECT_EQ(inv.error().context, "stats: unexpected \"more\"");
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include "cli.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdint>
@@ -109,6 +110,18 @@ xiw::Result<Command> parse_caps(Words& w)
     return Command{CapsShow{*name}};
 }
 
+xiw::Result<Command> parse_stats(Words& w)
+{
+    if (!w.empty() && matches(w.peek(), "help"))
+        return Command{Help{"stats"}};
+    if (!w.empty() && matches(w.peek(), "show"))
+        w.next();
+    auto name = optional_name(w, "stats");
+    if (!name)
+        return name.error();
+    return Command{StatsShow{*name}};
+}
+
 // "domain D": the word after it, as a domain.
 xiw::Result<xiw::Persist> domain_value(Words& w, const std::string& what)
 {
@@ -214,6 +227,116 @@ xiw::Result<Command> parse_mr(Words& w)
     return Command{cmd};
 }
 
+// A comma-separated list of @p parse's words: "write,read".
+template <class T, class Parse>
+xiw::Result<std::vector<T>> word_list(std::string_view value, Parse parse)
+{
+    std::vector<T> out;
+    size_t start = 0;
+    for (;;) {
+        size_t comma = value.find(',', start);
+        auto v = parse(value.substr(start, comma == std::string_view::npos ? comma
+                                                                            : comma - start));
+        if (!v)
+            return v.error();
+        if (std::find(out.begin(), out.end(), *v) != out.end())
+            return usage_error("\"" + std::string(value) + "\" names one twice");
+        out.push_back(*v);
+        if (comma == std::string_view::npos)
+            return out;
+        start = comma + 1;
+    }
+}
+
+// One "KEY VALUE" of config set into @p c; false if KEY is no setting.
+xiw::Result<bool> config_setting(std::string_view key, std::string_view value,
+                                 xiw::ConfigChange& c)
+{
+    auto twice = [key](bool given) -> xiw::Status {
+        if (given)
+            return usage_error("\"" + std::string(key) + "\" given twice");
+        return xiw::Ok{};
+    };
+    auto take = [&twice](auto& field, auto parsed) -> xiw::Result<bool> {
+        if (auto st = twice(field.has_value()); !st)
+            return st.error();
+        if (!parsed)
+            return parsed.error();
+        field = *parsed;
+        return true;
+    };
+    if (matches(key, "crc"))
+        return take(c.crc, xiw::parse_crc(value));
+    if (matches(key, "markers"))
+        return take(c.markers, xiw::parse_switch(value, "markers"));
+    if (matches(key, "mpa")) {
+        xiw::Result<uint8_t> rev = usage_error("mpa \"" + std::string(value) +
+                                               "\" is not one of default, 1, 2");
+        if (value == "default")
+            rev = uint8_t{0};
+        else if (value == "1" || value == "2")
+            rev = static_cast<uint8_t>(value[0] - '0');
+        return take(c.mpa_rev, rev);
+    }
+    if (matches(key, "p2p"))
+        return take(c.p2p, xiw::parse_switch(value, "p2p"));
+    if (matches(key, "rtr")) {
+        if (value == "default")
+            return take(c.rtr, xiw::Result<std::vector<xiw::RtrKind>>(
+                                   std::vector<xiw::RtrKind>{}));
+        return take(c.rtr, word_list<xiw::RtrKind>(value, xiw::parse_rtr_kind));
+    }
+    if (matches(key, "hashes")) {
+        if (value == "none")
+            return take(c.hashes, xiw::Result<uint32_t>(0U));
+        auto algs = word_list<unsigned>(value, xiw::parse_hash);
+        if (!algs)
+            return algs.error();
+        uint32_t mask = 0;
+        for (unsigned a : *algs)
+            mask |= 1U << a;
+        return take(c.hashes, xiw::Result<uint32_t>(mask));
+    }
+    if (matches(key, "debug"))
+        return take(c.debug, xiw::parse_debug(value));
+    return false;
+}
+
+xiw::Result<Command> parse_config(Words& w)
+{
+    if (w.empty())
+        return Command{ConfigShow{}};
+    if (matches(w.peek(), "help"))
+        return Command{Help{"config"}};
+    // "s" is show: an abbreviation never turns a read into a change.
+    if (w.peek() != "s" && matches(w.peek(), "set")) {
+        w.next();
+        if (w.empty())
+            return usage_error("config set: missing device name");
+        ConfigSet set{std::string(w.next()), {}};
+        while (!w.empty()) {
+            std::string_view key = w.next();
+            if (w.empty())
+                return usage_error("config set: \"" + std::string(key) + "\" needs a value");
+            auto known = config_setting(key, w.next(), set.change);
+            if (!known)
+                return usage_error("config set: " + known.error().context);
+            if (!*known)
+                return usage_error("config set: unknown keyword \"" + std::string(key) + "\"");
+        }
+        if (set.change.empty())
+            return usage_error(
+                "config set: nothing to change (crc, markers, mpa, p2p, rtr, hashes, debug)");
+        return Command{set};
+    }
+    if (matches(w.peek(), "show") || matches(w.peek(), "list"))
+        w.next();
+    auto name = optional_name(w, "config show");
+    if (!name)
+        return name.error();
+    return Command{ConfigShow{*name}};
+}
+
 }  // namespace
 
 bool matches(std::string_view word, std::string_view keyword)
@@ -238,7 +361,7 @@ xiw::Result<Invocation> parse(std::span<const std::string_view> args)
             return usage_error("unknown option \"" + std::string(opt) + "\"");
     }
     if (w.empty())
-        return usage_error("missing object (dev, link, caps, policy, mr)");
+        return usage_error("missing object (dev, link, caps, config, policy, mr, stats)");
 
     std::string_view object = w.next();
     xiw::Result<Command> cmd = usage_error("");
@@ -250,10 +373,14 @@ xiw::Result<Invocation> parse(std::span<const std::string_view> args)
         cmd = parse_link(w);
     else if (matches(object, "caps"))
         cmd = parse_caps(w);
+    else if (matches(object, "config"))
+        cmd = parse_config(w);
     else if (matches(object, "policy"))
         cmd = parse_policy(w);
     else if (matches(object, "mr"))
         cmd = parse_mr(w);
+    else if (matches(object, "stats"))
+        cmd = parse_stats(w);
     else
         return usage_error("unknown object \"" + std::string(object) + "\"");
     if (!cmd)
@@ -274,6 +401,17 @@ std::string usage(std::string_view topic)
         "       xiwctl [-j] [-p] policy [show] [NAME]\n"
         "       xiwctl [-j] [-p] policy set NAME [domain DOMAIN] [dram-persistent DRAM]\n";
     const std::string mr = "       xiwctl [-j] [-p] mr policy NAME STAG [domain DOMAIN]\n";
+    const std::string config =
+        "       xiwctl [-j] [-p] config [show] [NAME]\n"
+        "       xiwctl [-j] [-p] config set NAME [crc CRC] [markers SWITCH] [mpa MPA]\n"
+        "                                 [p2p SWITCH] [rtr RTR] [hashes HASHES] [debug DEBUG]\n";
+    const std::string config_values =
+        "where  CRC := { default | off | preferred | required }\n"
+        "       SWITCH := { default | off | on }\n"
+        "       MPA := { default | 1 | 2 }\n"
+        "       RTR := { default | KIND[,KIND...] }, KIND := { send | write | read }\n"
+        "       HASHES := { none | HASH[,HASH...] }, HASH := { crc32c | sha256 }\n"
+        "       DEBUG := { quiet | faults | connections }\n";
     const std::string values = "where  DOMAIN := { auto | dram | pmem | file }\n"
                                "       DRAM := { on | off | default }\n"
                                "       STAG := 32 bits, decimal or 0x hexadecimal\n";
@@ -288,8 +426,13 @@ std::string usage(std::string_view topic)
         return head + policy + values;
     if (topic == "mr")
         return head + mr + values;
-    return head + dev + link + caps + policy + mr + values +
-           "       OBJECT := { dev | link | caps | policy | mr | help }\n"
+    const std::string stats = "       xiwctl [-j] [-p] stats [show] [NAME]\n";
+    if (topic == "config")
+        return head + config + config_values;
+    if (topic == "stats")
+        return head + stats;
+    return head + dev + link + caps + config + policy + mr + stats + config_values + values +
+           "       OBJECT := { dev | link | caps | config | policy | mr | stats | help }\n"
            "       OPTIONS := { -j[son] | -p[retty] | -h[elp] }\n"
            "Exit status: 0 success, 1 the kernel or system refused, 2 usage error.\n";
 }

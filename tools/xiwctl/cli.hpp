@@ -52,8 +52,23 @@ struct MrPolicyCmd {
     std::optional<xiw::Persist> persist;  ///< set it; show without
 };
 
+/// config [show] [DEV]
+struct ConfigShow {
+    std::optional<std::string> name;
+};
+/// config set DEV [crc C] [markers S] [mpa R] [p2p S] [rtr LIST] [hashes LIST] [debug D]
+struct ConfigSet {
+    std::string name;
+    xiw::ConfigChange change;
+};
+
+/// stats [show] [DEV]
+struct StatsShow {
+    std::optional<std::string> name;
+};
+
 using Command = std::variant<Help, DevShow, LinkAdd, LinkDelete, CapsShow, PolicyShow, PolicySet,
-                             MrPolicyCmd>;
+                             MrPolicyCmd, ConfigShow, ConfigSet, StatsShow>;
 
 struct Invocation {
     Options options;
@@ -67,7 +82,7 @@ xiw::Result<Invocation> parse(std::span<const std::string_view> args);
 /// True if @p word is a non-empty prefix of @p keyword.
 bool matches(std::string_view word, std::string_view keyword);
 
-/// Usage text for @p topic ("", "dev", "link", "caps", "policy", "mr").
+/// Usage text for @p topic ("", "dev", "link", "caps", "policy", "mr", "config", "stats").
 std::string usage(std::string_view topic);
 
 }  // namespace xiwctl

@@ -198,6 +198,105 @@ int policy_set(const xiwctl::Options& opt, const xiwctl::PolicySet& cmd)
     return 0;
 }
 
+// A setting that may say "default", and what it amounts to now.
+std::string with_now(const std::string& set, const std::string& now)
+{
+    return set == "default" ? set + " (" + now + ")" : set;
+}
+
+std::string mpa_name(uint8_t rev)
+{
+    return rev ? std::to_string(rev) : "default";
+}
+
+std::string rtr_names(const xiw::Config& c)
+{
+    return c.rtr.empty() ? "default" : joined(c.rtr_names());
+}
+
+nlohmann::json config_json(const xiw::XiwDevice& d)
+{
+    auto settings = [](const xiw::Config& c) {
+        return nlohmann::json{{"crc", xiw::crc_name(c.crc)},
+                              {"markers", xiw::switch_name(c.markers)},
+                              {"mpa", mpa_name(c.mpa_rev)},
+                              {"p2p", xiw::switch_name(c.p2p)},
+                              {"rtr", c.rtr.empty() ? nlohmann::json("default")
+                                                    : nlohmann::json(c.rtr_names())},
+                              {"hashes", c.hash_names()},
+                              {"debug", xiw::debug_name(c.debug)}};
+    };
+    nlohmann::json j = {{"ifindex", d.index}, {"ifname", d.name}};
+    j.update(settings(d.config));
+    j["now"] = settings(d.config_now);
+    return j;
+}
+
+void print_config(const xiw::XiwDevice& d)
+{
+    const auto &c = d.config, &n = d.config_now;
+    std::cout << d.index << ": " << d.name << ": crc "
+              << with_now(xiw::crc_name(c.crc), xiw::crc_name(n.crc)) << " markers "
+              << with_now(xiw::switch_name(c.markers), xiw::switch_name(n.markers)) << " mpa "
+              << with_now(mpa_name(c.mpa_rev), mpa_name(n.mpa_rev)) << " p2p "
+              << with_now(xiw::switch_name(c.p2p), xiw::switch_name(n.p2p)) << " rtr "
+              << with_now(rtr_names(c), rtr_names(n)) << " hashes " << joined(c.hash_names())
+              << " debug " << xiw::debug_name(c.debug) << "\n";
+}
+
+int config_set(const xiwctl::Options& opt, const xiwctl::ConfigSet& cmd)
+{
+    auto xnl = xiw::XiwNetlink::open();
+    if (!xnl)
+        return fail(xnl.error());
+    auto d = xnl->set_config(cmd.name, cmd.change);
+    if (!d)
+        return fail(d.error());
+    if (opt.json)
+        print_json(opt, nlohmann::json::array({config_json(*d)}));
+    else
+        print_config(*d);
+    return 0;
+}
+
+// As "rdma statistic show": the device, its port, then each counter.
+int stats_show(const xiwctl::Options& opt, const xiwctl::StatsShow& cmd)
+{
+    auto xnl = xiw::XiwNetlink::open();
+    if (!xnl)
+        return fail(xnl.error());
+    std::vector<xiw::Stats> all;
+    if (cmd.name) {
+        auto s = xnl->stats(*cmd.name);
+        if (!s)
+            return fail(s.error());
+        all.push_back(std::move(s).value());
+    } else {
+        auto s = xnl->stats();
+        if (!s)
+            return fail(s.error());
+        all = std::move(s).value();
+    }
+    if (opt.json) {
+        nlohmann::json arr = nlohmann::json::array();
+        for (const auto& s : all) {
+            nlohmann::json j = {{"ifindex", s.index}, {"ifname", s.name}, {"port", 1}};
+            for (const auto& [name, value] : s.counters)
+                j[name] = value;
+            arr.push_back(std::move(j));
+        }
+        print_json(opt, arr);
+        return 0;
+    }
+    for (const auto& s : all) {
+        std::cout << "link " << s.name << "/1";
+        for (const auto& [name, value] : s.counters)
+            std::cout << " " << name << " " << value;
+        std::cout << "\n";
+    }
+    return 0;
+}
+
 int mr_policy(const xiwctl::Options& opt, const xiwctl::MrPolicyCmd& cmd)
 {
     auto xnl = xiw::XiwNetlink::open();
@@ -249,6 +348,12 @@ int main(int argc, char** argv)
                 return show_devices(opt, cmd.name, policy_json, print_policy);
             } else if constexpr (std::is_same_v<T, xiwctl::PolicySet>) {
                 return policy_set(opt, cmd);
+            } else if constexpr (std::is_same_v<T, xiwctl::ConfigShow>) {
+                return show_devices(opt, cmd.name, config_json, print_config);
+            } else if constexpr (std::is_same_v<T, xiwctl::ConfigSet>) {
+                return config_set(opt, cmd);
+            } else if constexpr (std::is_same_v<T, xiwctl::StatsShow>) {
+                return stats_show(opt, cmd);
             } else {
                 return mr_policy(opt, cmd);
             }

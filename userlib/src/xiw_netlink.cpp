@@ -3,6 +3,7 @@
 
 #include <linux/genetlink.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstdio>
@@ -26,6 +27,10 @@ constexpr std::array<const char*, 5> op_bit_names = {"atomics", "immediate", "fl
                                                     "atomic_write", "verify"};
 // enum xiw_verify_alg (include/xiw/verbs.h, a kernel header): 0 is "none".
 constexpr std::array<const char*, 3> hash_bit_names = {"none", "crc32c", "sha256"};
+constexpr std::array<const char*, 4> crc_names = {"default", "off", "preferred", "required"};
+constexpr std::array<const char*, 3> switch_names = {"default", "off", "on"};
+constexpr std::array<const char*, 4> rtr_kind_names = {"none", "send", "write", "read"};
+constexpr std::array<const char*, 3> debug_names = {"quiet", "faults", "connections"};
 
 template <size_t N>
 std::string name_of(const std::array<const char*, N>& names, unsigned v)
@@ -117,6 +122,82 @@ Result<DramPersistent> parse_dram_persistent(std::string_view word)
     return parse_name<DramPersistent>(dram_names, word, "dram-persistent");
 }
 
+std::string crc_name(Crc c)
+{
+    return name_of(crc_names, static_cast<unsigned>(c));
+}
+
+Result<Crc> parse_crc(std::string_view word)
+{
+    return parse_name<Crc>(crc_names, word, "crc");
+}
+
+std::string switch_name(Switch s)
+{
+    return name_of(switch_names, static_cast<unsigned>(s));
+}
+
+Result<Switch> parse_switch(std::string_view word, std::string_view what)
+{
+    return parse_name<Switch>(switch_names, word, what);
+}
+
+std::string rtr_name(RtrKind k)
+{
+    return name_of(rtr_kind_names, static_cast<unsigned>(k));
+}
+
+// A name of @p names but its first (which stands for "none").
+template <class E, size_t N>
+Result<E> parse_some(const std::array<const char*, N>& names, std::string_view word,
+                     std::string_view what)
+{
+    std::array<const char*, N - 1> some{};
+    std::copy(names.begin() + 1, names.end(), some.begin());
+    auto v = parse_name<unsigned>(some, word, what);
+    if (!v)
+        return v.error();
+    return static_cast<E>(*v + 1);
+}
+
+Result<RtrKind> parse_rtr_kind(std::string_view word)
+{
+    return parse_some<RtrKind>(rtr_kind_names, word, "rtr");
+}
+
+std::string debug_name(Debug d)
+{
+    return name_of(debug_names, static_cast<unsigned>(d));
+}
+
+Result<Debug> parse_debug(std::string_view word)
+{
+    return parse_name<Debug>(debug_names, word, "debug");
+}
+
+std::string hash_name(unsigned alg)
+{
+    return name_of(hash_bit_names, alg);
+}
+
+Result<unsigned> parse_hash(std::string_view word)
+{
+    return parse_some<unsigned>(hash_bit_names, word, "hash");
+}
+
+std::vector<std::string> Config::rtr_names() const
+{
+    std::vector<std::string> out;
+    for (RtrKind k : rtr)
+        out.push_back(rtr_name(k));
+    return out;
+}
+
+std::vector<std::string> Config::hash_names() const
+{
+    return bit_names(hashes, hash_bit_names);
+}
+
 std::vector<std::string> Capabilities::mpa_rev_names() const
 {
     std::vector<std::string> out;
@@ -172,6 +253,50 @@ Result<nl::Message> build_dev_set(int family, std::string_view name, const Polic
         (change.dram_persistent &&
          nla_put_u8(m, XIW_POLICY_DRAM_PERSISTENT,
                     static_cast<uint8_t>(*change.dram_persistent)) < 0))
+        return too_big();
+    nla_nest_end(m, nest);
+    return msg;
+}
+
+Result<nl::Message> build_stats_get(int family, std::optional<std::string_view> name)
+{
+    auto msg = request(family, XIW_CMD_STATS_GET, name ? 0 : NLM_F_DUMP);
+    if (!msg)
+        return msg;
+    if (name)
+        if (auto st = put_name(msg->get(), *name); !st)
+            return st.error();
+    return msg;
+}
+
+Result<nl::Message> build_config_set(int family, std::string_view name,
+                                     const ConfigChange& change)
+{
+    const std::string ctx = "changing the settings of " + std::string(name);
+    if (change.empty())
+        return make_error(EINVAL, ctx + ": nothing to change");
+    uint32_t rtr = 0;
+    if (change.rtr) {
+        if (change.rtr->size() > 3)
+            return make_error(EINVAL, ctx + ": more than three RTR kinds");
+        for (size_t i = 0; i < change.rtr->size(); i++)
+            rtr |= static_cast<uint32_t>((*change.rtr)[i]) << (8 * i);
+    }
+    auto msg = request(family, XIW_CMD_DEV_SET, 0);
+    if (!msg)
+        return msg;
+    nl_msg* m = msg->get();
+    if (auto st = put_name(m, name); !st)
+        return st.error();
+    auto u8 = [m](int a, const auto& v) {
+        return !v || nla_put_u8(m, a, static_cast<uint8_t>(*v)) >= 0;
+    };
+    nlattr* nest = nla_nest_start(m, XIW_ATTR_CONFIG);
+    if (!nest || !u8(XIW_CONFIG_CRC, change.crc) || !u8(XIW_CONFIG_MARKERS, change.markers) ||
+        !u8(XIW_CONFIG_MPA_REV, change.mpa_rev) || !u8(XIW_CONFIG_P2P, change.p2p) ||
+        (change.rtr && nla_put_u32(m, XIW_CONFIG_RTR, rtr) < 0) ||
+        (change.hashes && nla_put_u32(m, XIW_CONFIG_HASHES, *change.hashes) < 0) ||
+        !u8(XIW_CONFIG_DEBUG, change.debug))
         return too_big();
     nla_nest_end(m, nest);
     return msg;
@@ -243,7 +368,10 @@ const nla_policy* top_policy()
                               .nested(XIW_ATTR_CAPS)
                               .nested(XIW_ATTR_POLICY)
                               .u32(XIW_ATTR_MR_STAG)
-                              .u8(XIW_ATTR_MR_PERSIST);
+                              .u8(XIW_ATTR_MR_PERSIST)
+                              .nested(XIW_ATTR_CONFIG)
+                              .nested(XIW_ATTR_CONFIG_NOW)
+                              .nested(XIW_ATTR_STATS);
     return p.get();
 }
 
@@ -326,6 +454,42 @@ Status parse_policy(nlattr* nest, Policy& p)
     return Ok{};
 }
 
+Status parse_config(nlattr* nest, Config& c, const std::string& what)
+{
+    static const auto pol = AttrPolicy<XIW_CONFIG_MAX>()
+                                .u8(XIW_CONFIG_CRC)
+                                .u8(XIW_CONFIG_MARKERS)
+                                .u8(XIW_CONFIG_MPA_REV)
+                                .u8(XIW_CONFIG_P2P)
+                                .u32(XIW_CONFIG_RTR)
+                                .u32(XIW_CONFIG_HASHES)
+                                .u8(XIW_CONFIG_DEBUG);
+    nlattr* tb[XIW_CONFIG_MAX + 1] = {};
+    if (nla_parse_nested(tb, XIW_CONFIG_MAX, nest, pol.get()) < 0)
+        return malformed(what + ": " + wrong_size);
+    if (auto st = require(tb,
+                          {{XIW_CONFIG_CRC, "XIW_CONFIG_CRC"},
+                           {XIW_CONFIG_MARKERS, "XIW_CONFIG_MARKERS"},
+                           {XIW_CONFIG_MPA_REV, "XIW_CONFIG_MPA_REV"},
+                           {XIW_CONFIG_P2P, "XIW_CONFIG_P2P"},
+                           {XIW_CONFIG_RTR, "XIW_CONFIG_RTR"},
+                           {XIW_CONFIG_HASHES, "XIW_CONFIG_HASHES"},
+                           {XIW_CONFIG_DEBUG, "XIW_CONFIG_DEBUG"}},
+                          what);
+        !st)
+        return st;
+    c.crc = static_cast<Crc>(nla_get_u8(tb[XIW_CONFIG_CRC]));
+    c.markers = static_cast<Switch>(nla_get_u8(tb[XIW_CONFIG_MARKERS]));
+    c.mpa_rev = nla_get_u8(tb[XIW_CONFIG_MPA_REV]);
+    c.p2p = static_cast<Switch>(nla_get_u8(tb[XIW_CONFIG_P2P]));
+    c.rtr.clear();
+    for (uint32_t list = nla_get_u32(tb[XIW_CONFIG_RTR]); list; list >>= 8)
+        c.rtr.push_back(static_cast<RtrKind>(list & 0xff));
+    c.hashes = nla_get_u32(tb[XIW_CONFIG_HASHES]);
+    c.debug = static_cast<Debug>(nla_get_u8(tb[XIW_CONFIG_DEBUG]));
+    return Ok{};
+}
+
 }  // namespace
 
 Result<XiwDevice> parse_device(nlmsghdr* hdr)
@@ -339,7 +503,9 @@ Result<XiwDevice> parse_device(nlmsghdr* hdr)
                            {XIW_ATTR_NETDEV_NAME, "XIW_ATTR_NETDEV_NAME"},
                            {XIW_ATTR_NETDEV_INDEX, "XIW_ATTR_NETDEV_INDEX"},
                            {XIW_ATTR_CAPS, "XIW_ATTR_CAPS"},
-                           {XIW_ATTR_POLICY, "XIW_ATTR_POLICY"}},
+                           {XIW_ATTR_POLICY, "XIW_ATTR_POLICY"},
+                           {XIW_ATTR_CONFIG, "XIW_ATTR_CONFIG"},
+                           {XIW_ATTR_CONFIG_NOW, "XIW_ATTR_CONFIG_NOW"}},
                           "device");
         !st)
         return st.error();
@@ -351,6 +517,10 @@ Result<XiwDevice> parse_device(nlmsghdr* hdr)
     if (auto st = parse_caps(tb[XIW_ATTR_CAPS], d.caps); !st)
         return st.error();
     if (auto st = parse_policy(tb[XIW_ATTR_POLICY], d.policy); !st)
+        return st.error();
+    if (auto st = parse_config(tb[XIW_ATTR_CONFIG], d.config, "XIW_ATTR_CONFIG"); !st)
+        return st.error();
+    if (auto st = parse_config(tb[XIW_ATTR_CONFIG_NOW], d.config_now, "XIW_ATTR_CONFIG_NOW"); !st)
         return st.error();
     return d;
 }
@@ -374,6 +544,44 @@ Result<MrPolicy> parse_mr(nlmsghdr* hdr)
     m.stag = nla_get_u32(tb[XIW_ATTR_MR_STAG]);
     m.persist = static_cast<Persist>(nla_get_u8(tb[XIW_ATTR_MR_PERSIST]));
     return m;
+}
+
+Result<Stats> parse_stats(nlmsghdr* hdr)
+{
+    nlattr* tb[XIW_ATTR_MAX + 1] = {};
+    if (auto st = parse_top(hdr, XIW_CMD_STATS_GET, tb); !st)
+        return st.error();
+    if (auto st = require(tb,
+                          {{XIW_ATTR_DEV_INDEX, "XIW_ATTR_DEV_INDEX"},
+                           {XIW_ATTR_DEV_NAME, "XIW_ATTR_DEV_NAME"},
+                           {XIW_ATTR_STATS, "XIW_ATTR_STATS"}},
+                          "counters");
+        !st)
+        return st.error();
+    static const auto pol = AttrPolicy<XIW_COUNTER_MAX>()
+                                .string(XIW_COUNTER_NAME)
+                                .u64(XIW_COUNTER_VALUE);
+    Stats s;
+    s.index = nla_get_u32(tb[XIW_ATTR_DEV_INDEX]);
+    s.name = nla_get_string(tb[XIW_ATTR_DEV_NAME]);
+    nlattr* one = nullptr;
+    int rem = 0;
+    nla_for_each_nested(one, tb[XIW_ATTR_STATS], rem) {
+        if (nla_type(one) != XIW_ATTR_COUNTER)
+            continue;  // something of a newer kernel
+        nlattr* ctb[XIW_COUNTER_MAX + 1] = {};
+        if (nla_parse_nested(ctb, XIW_COUNTER_MAX, one, pol.get()) < 0)
+            return malformed(std::string("XIW_ATTR_COUNTER: ") + wrong_size);
+        if (auto st = require(ctb,
+                              {{XIW_COUNTER_NAME, "XIW_COUNTER_NAME"},
+                               {XIW_COUNTER_VALUE, "XIW_COUNTER_VALUE"}},
+                              "XIW_ATTR_COUNTER");
+            !st)
+            return st.error();
+        s.counters.emplace_back(nla_get_string(ctb[XIW_COUNTER_NAME]),
+                                nla_get_u64(ctb[XIW_COUNTER_VALUE]));
+    }
+    return s;
 }
 
 Error exchange_error(Error e, std::string context, bool change)
@@ -457,6 +665,27 @@ Result<XiwDevice> XiwNetlink::set_policy(std::string_view name, const PolicyChan
 {
     std::string ctx = "changing the policy of " + std::string(name);
     return only(exchange<XiwDevice>(xiw_nl::build_dev_set(family_, name, change),
+                                    xiw_nl::parse_device, ctx),
+                ctx);
+}
+
+Result<std::vector<Stats>> XiwNetlink::stats()
+{
+    return exchange<Stats>(xiw_nl::build_stats_get(family_, std::nullopt), xiw_nl::parse_stats,
+                           "reading the counters of xiw devices");
+}
+
+Result<Stats> XiwNetlink::stats(std::string_view name)
+{
+    std::string ctx = "counters of " + std::string(name);
+    return only(
+        exchange<Stats>(xiw_nl::build_stats_get(family_, name), xiw_nl::parse_stats, ctx), ctx);
+}
+
+Result<XiwDevice> XiwNetlink::set_config(std::string_view name, const ConfigChange& change)
+{
+    std::string ctx = "changing the settings of " + std::string(name);
+    return only(exchange<XiwDevice>(xiw_nl::build_config_set(family_, name, change),
                                     xiw_nl::parse_device, ctx),
                 ctx);
 }

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // The xiw generic netlink family (uapi/xiw_netlink.h, Documentation/
-// netlink.md): devices' capabilities and persistence policy, per device
-// and per MR.
+// netlink.md): devices' capabilities, connection settings and persistence
+// policy, per device and per MR.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "xiw/netlink.hpp"
@@ -28,6 +29,60 @@ Result<Persist> parse_persist(std::string_view word);
 /// "default", "off", "on"; "unknown(N)" otherwise.
 std::string dram_persistent_name(DramPersistent d);
 Result<DramPersistent> parse_dram_persistent(std::string_view word);
+
+/// When a device asks for MPA CRC32c (enum xiw_crc).
+enum class Crc : uint8_t { default_ = 0, off = 1, preferred = 2, required = 3 };
+/// A setting that is on, off or the module parameter's (enum xiw_switch).
+enum class Switch : uint8_t { default_ = 0, off = 1, on = 2 };
+/// An RFC 6581 RTR kind (enum xiw_rtr_kind).
+enum class RtrKind : uint8_t { send = 1, write = 2, read = 3 };
+/// What a device logs about its connections (enum xiw_debug).
+enum class Debug : uint8_t { quiet = 0, faults = 1, connections = 2 };
+
+/// Names of each, "unknown(N)" for a value of a newer kernel; parsing a
+/// name that is none of them is EINVAL naming the word and the choices.
+std::string crc_name(Crc c);
+Result<Crc> parse_crc(std::string_view word);
+std::string switch_name(Switch s);
+Result<Switch> parse_switch(std::string_view word, std::string_view what);
+std::string rtr_name(RtrKind k);
+Result<RtrKind> parse_rtr_kind(std::string_view word);
+std::string debug_name(Debug d);
+Result<Debug> parse_debug(std::string_view word);
+/// A Verify hash's name ("crc32c", "sha256"), and back.
+std::string hash_name(unsigned alg);
+Result<unsigned> parse_hash(std::string_view word);
+
+/// A device's settings (XIW_ATTR_CONFIG), or what they amount to now
+/// (XIW_ATTR_CONFIG_NOW: no "default" there).
+struct Config {
+    Crc crc = Crc::default_;
+    Switch markers = Switch::default_;
+    uint8_t mpa_rev = 0;          ///< 0: the module parameter's
+    Switch p2p = Switch::default_;
+    std::vector<RtrKind> rtr;     ///< most preferred first; empty: the module parameter's
+    uint32_t hashes = 0;          ///< bit N: Verify hash N allowed
+    Debug debug = Debug::faults;
+
+    [[nodiscard]] std::vector<std::string> rtr_names() const;
+    [[nodiscard]] std::vector<std::string> hash_names() const;
+};
+
+/// What XiwNetlink::set_config() changes: the settings given only.
+struct ConfigChange {
+    std::optional<Crc> crc;
+    std::optional<Switch> markers;
+    std::optional<uint8_t> mpa_rev;
+    std::optional<Switch> p2p;
+    std::optional<std::vector<RtrKind>> rtr;  ///< empty: back to the module parameter's
+    std::optional<uint32_t> hashes;
+    std::optional<Debug> debug;
+
+    [[nodiscard]] bool empty() const
+    {
+        return !crc && !markers && !mpa_rev && !p2p && !rtr && !hashes && !debug;
+    }
+};
 
 /// What a device can do (XIW_ATTR_CAPS).
 struct Capabilities {
@@ -64,6 +119,16 @@ struct XiwDevice {
     uint32_t netdev_index = 0;
     Capabilities caps;
     Policy policy;
+    Config config;      ///< the device's settings
+    Config config_now;  ///< what they amount to now, module parameters applied
+};
+
+/// A device's counters (XIW_CMD_STATS_GET), in the kernel's order, named
+/// as "rdma statistic" names them.
+struct Stats {
+    uint32_t index = 0;
+    std::string name;
+    std::vector<std::pair<std::string, uint64_t>> counters;
 };
 
 /// What XiwNetlink::set_policy() changes: the attributes given only.
@@ -86,6 +151,10 @@ Result<nl::Message> build_dev_get(int family, std::optional<std::string_view> na
 /// XIW_CMD_DEV_SET: @p name and the attributes @p change gives (EINVAL
 /// if it gives none).
 Result<nl::Message> build_dev_set(int family, std::string_view name, const PolicyChange& change);
+/// XIW_CMD_DEV_SET of the connection settings @p change gives (EINVAL if
+/// it gives none, or more than three RTR kinds).
+Result<nl::Message> build_config_set(int family, std::string_view name,
+                                     const ConfigChange& change);
 /// XIW_CMD_MR_GET: MR @p stag of device @p name.
 Result<nl::Message> build_mr_get(int family, std::string_view name, uint32_t stag);
 /// XIW_CMD_MR_SET: name the MR's own domain (Persist::auto_: none).
@@ -97,6 +166,10 @@ Result<nl::Message> build_mr_set(int family, std::string_view name, uint32_t sta
 Result<XiwDevice> parse_device(nlmsghdr* hdr);
 /// One XIW_CMD_MR_GET reply (the reply to XIW_CMD_MR_SET too), likewise.
 Result<MrPolicy> parse_mr(nlmsghdr* hdr);
+/// XIW_CMD_STATS_GET of device @p name, or a dump of all without a name.
+Result<nl::Message> build_stats_get(int family, std::optional<std::string_view> name);
+/// One XIW_CMD_STATS_GET reply, likewise checked.
+Result<Stats> parse_stats(nlmsghdr* hdr);
 /// Error @p e of an exchange, as XiwNetlink returns it: @p context (what
 /// was asked) before e's own; for EPERM of a @p change (DEV_SET, MR_SET)
 /// what it needs, after the kernel's reason if it gave one.
@@ -113,7 +186,12 @@ public:
     Result<XiwDevice> device(std::string_view name);
     /// Change a device's policy (CAP_NET_ADMIN); the device afterwards.
     Result<XiwDevice> set_policy(std::string_view name, const PolicyChange& change);
+    /// Change a device's settings (CAP_NET_ADMIN); the device afterwards.
+    Result<XiwDevice> set_config(std::string_view name, const ConfigChange& change);
     Result<MrPolicy> mr(std::string_view name, uint32_t stag);
+    /// Every device's counters, or the named device's.
+    Result<std::vector<Stats>> stats();
+    Result<Stats> stats(std::string_view name);
     /// Name an MR's own domain (CAP_NET_ADMIN; Persist::auto_: none).
     Result<MrPolicy> set_mr_persist(std::string_view name, uint32_t stag, Persist persist);
 
