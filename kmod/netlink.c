@@ -21,6 +21,7 @@
 #include "obj.h"
 #include "persist.h"
 #include "policy.h"
+#include "rdmap.h"
 #include "../uapi/xiw_netlink.h"
 
 static const struct nla_policy xiw_nl_policy_policy[XIW_POLICY_MAX + 1] = {
@@ -60,6 +61,9 @@ static const struct nla_policy xiw_nl_policy[XIW_ATTR_MAX + 1] = {
 };
 
 static struct genl_family xiw_nl_family;
+
+/* The family's multicast groups, by index. */
+enum { XIW_NL_MCGRP_EVENTS };
 
 /* Everything the device can do, in XIW_ATTR_CAPS. */
 static int xiw_nl_put_caps(struct sk_buff *skb)
@@ -527,6 +531,111 @@ static int xiw_nl_dev_get_dumpit(struct sk_buff *skb,
 	return xiw_nl_dump(skb, cb, xiw_nl_fill_dev);
 }
 
+/*
+ * Multicast @skb to the events group of every namespace that may see
+ * @xdev (all of them in the RDMA core's shared mode); consumes @skb.
+ * Callable in atomic context.
+ */
+static void xiw_nl_notify(struct xiw_device *xdev, struct sk_buff *skb)
+{
+	struct sk_buff *copy;
+	struct net *net;
+
+	rcu_read_lock();
+	for_each_net_rcu(net) {
+		if (!rdma_dev_access_netns(&xdev->ibdev, net) ||
+		    !genl_has_listeners(&xiw_nl_family, net,
+					XIW_NL_MCGRP_EVENTS))
+			continue;
+		copy = skb_clone(skb, GFP_ATOMIC);
+		if (copy)
+			genlmsg_multicast_netns(&xiw_nl_family, net, copy, 0,
+						XIW_NL_MCGRP_EVENTS,
+						GFP_ATOMIC);
+	}
+	rcu_read_unlock();
+	nlmsg_free(skb);
+}
+
+/*
+ * An event message of @cmd about @xdev, its names in it; NULL without
+ * memory (the event is lost, as a full listener's would be).
+ */
+static struct sk_buff *xiw_nl_event_new(struct xiw_device *xdev, u8 cmd,
+					void **hdr)
+{
+	struct sk_buff *skb = genlmsg_new(NLMSG_GOODSIZE, GFP_ATOMIC);
+
+	if (!skb)
+		return NULL;
+	*hdr = genlmsg_put(skb, 0, 0, &xiw_nl_family, 0, cmd);
+	if (!*hdr || xiw_nl_put_names(skb, xdev)) {
+		nlmsg_free(skb);
+		return NULL;
+	}
+	return skb;
+}
+
+/**
+ * xiw_nl_event_dev() - announce a device created or gone to the events
+ *	group
+ * @xdev: the device, registered (or still so)
+ * @created: true for XIW_CMD_DEV_NEW, false for XIW_CMD_DEV_DEL
+ */
+void xiw_nl_event_dev(struct xiw_device *xdev, bool created)
+{
+	void *hdr;
+	struct sk_buff *skb = xiw_nl_event_new(xdev, created ?
+					       XIW_CMD_DEV_NEW :
+					       XIW_CMD_DEV_DEL, &hdr);
+
+	if (!skb)
+		return;
+	if (created &&
+	    (nla_put_string(skb, XIW_ATTR_NETDEV_NAME, xdev->netdev->name) ||
+	     nla_put_u32(skb, XIW_ATTR_NETDEV_INDEX, xdev->netdev->ifindex))) {
+		nlmsg_free(skb);
+		return;
+	}
+	genlmsg_end(skb, hdr);
+	xiw_nl_notify(xdev, skb);
+}
+
+/**
+ * xiw_nl_event_qp() - announce to the events group that a connection
+ *	ended with a Terminate
+ * @qp: its QP
+ * @cause: the Terminate's error, XIW_TERM()
+ * @sent: the device sent it (else the peer did)
+ *
+ * Callable in any context.
+ */
+void xiw_nl_event_qp(struct xiw_qp *qp, int cause, bool sent)
+{
+	struct nlattr *term;
+	void *hdr;
+	struct sk_buff *skb = xiw_nl_event_new(qp->xdev, XIW_CMD_QP_ERROR,
+					       &hdr);
+
+	if (!skb)
+		return;
+	if (nla_put_u32(skb, XIW_ATTR_QP_NUM, qp->ibqp.qp_num))
+		goto cancel;
+	term = nla_nest_start(skb, XIW_ATTR_TERMINATE);
+	if (!term ||
+	    nla_put_u8(skb, XIW_TERMINATE_SENT, sent) ||
+	    nla_put_u8(skb, XIW_TERMINATE_LAYER, XIW_TERM_LAYER(cause)) ||
+	    nla_put_u8(skb, XIW_TERMINATE_TYPE, XIW_TERM_ETYPE(cause)) ||
+	    nla_put_u8(skb, XIW_TERMINATE_CODE, XIW_TERM_CODE(cause)))
+		goto cancel;
+	nla_nest_end(skb, term);
+	genlmsg_end(skb, hdr);
+	xiw_nl_notify(qp->xdev, skb);
+	return;
+cancel:
+	nlmsg_free(skb);
+}
+
 /**
  * DOC: xiw_nl_ops
  *
@@ -561,6 +670,10 @@ static const struct genl_ops xiw_nl_ops[] = {
 	},
 };
 
+static const struct genl_multicast_group xiw_nl_mcgrps[] = {
+	[XIW_NL_MCGRP_EVENTS] = { .name = XIW_GENL_MCGRP_EVENTS },
+};
+
 static struct genl_family xiw_nl_family __ro_after_init = {
 	.name = XIW_GENL_NAME,
 	.version = XIW_GENL_VERSION,
@@ -571,6 +684,8 @@ static struct genl_family xiw_nl_family __ro_after_init = {
 	.module = THIS_MODULE,
 	.ops = xiw_nl_ops,
 	.n_ops = ARRAY_SIZE(xiw_nl_ops),
+	.mcgrps = xiw_nl_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(xiw_nl_mcgrps),
 	.resv_start_op = XIW_CMD_MAX + 1,
 };
 

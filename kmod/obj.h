@@ -711,6 +711,7 @@ int xiw_qp_start(struct xiw_qp *qp, struct socket *sock,
 		 const struct xiw_stream_params *p);
 bool xiw_qp_terminate(struct xiw_qp *qp, int cause,
 		      const struct xiw_term_src *src);
+void xiw_qp_report_terminate(struct xiw_qp *qp, int cause, bool sent);
 void xiw_qp_fatal(struct xiw_qp *qp);
 void xiw_qp_event(struct xiw_qp *qp, enum ib_event_type type);
 struct xiw_cep *xiw_qp_cep_get(struct xiw_qp *qp);

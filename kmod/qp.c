@@ -12,7 +12,9 @@
 
 #include "cm.h"
 #include "mpa.h"
+#include "netlink.h"
 #include "obj.h"
+#include "trace.h"
 
 /* Never frame smaller than this, whatever TCP reports as its MSS. */
 #define XIW_MIN_MULPDU	128
@@ -946,9 +948,28 @@ bool xiw_qp_terminate(struct xiw_qp *qp, int cause,
 		kick = true;
 	}
 	spin_unlock_irqrestore(&qp->lock, flags);
-	if (kick)
+	if (kick) {
 		xiw_tx_kick(qp);
+		xiw_qp_report_terminate(qp, cause, true);
+	}
 	return kick;
+}
+
+/**
+ * xiw_qp_report_terminate() - tell the tracepoint and the netlink events
+ *	group that a Terminate ended a connection
+ * @qp: its QP
+ * @cause: the Terminate's error, XIW_TERM()
+ * @sent: the device sent it (else the peer did)
+ *
+ * Callable in any context.
+ */
+void xiw_qp_report_terminate(struct xiw_qp *qp, int cause, bool sent)
+{
+	trace_xiw_terminate(dev_name(&qp->xdev->ibdev.dev), qp->ibqp.qp_num,
+			    sent, XIW_TERM_LAYER(cause), XIW_TERM_ETYPE(cause),
+			    XIW_TERM_CODE(cause));
+	xiw_nl_event_qp(qp, cause, sent);
 }
 
 /**

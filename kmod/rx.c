@@ -14,6 +14,7 @@
 #include "mpa.h"
 #include "obj.h"
 #include "rx.h"
+#include "trace.h"
 
 enum xiw_rx_state {
 	XIW_RX_HDR,		/* collecting length, control and headers */
@@ -314,8 +315,12 @@ int xiw_rx_irq_take(struct xiw_qp *qp, struct xiw_mr *mr,
 /* A request was delivered: the transmit engine may answer it. */
 int xiw_rx_request_done(struct xiw_qp *qp)
 {
+	struct xiw_irq_entry *e = xiw_qp_irq_at(qp, qp->irq_head);
 	unsigned long flags;
 
+	trace_xiw_request(dev_name(&qp->xdev->ibdev.dev), qp->ibqp.qp_num, true,
+			  xiw_op_table[qp->rx.op & XIW_RDMAP_OPCODE_MASK].name,
+			  e->src_stag, e->src_to, e->len);
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	qp->irq_head++;
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
@@ -925,6 +930,7 @@ static int xiw_rx_got_terminate(struct xiw_qp *qp)
 	qp->state = XIW_QPS_ERROR;
 	spin_unlock_irqrestore(&qp->lock, flags);
 	xiw_qp_event(qp, IB_EVENT_QP_FATAL);
+	xiw_qp_report_terminate(qp, cause, false);
 	cep = xiw_qp_cep_get(qp);
 	if (cep) {
 		xiw_cep_abort(cep);

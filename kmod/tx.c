@@ -63,6 +63,7 @@
 #include "obj.h"
 #include "hash.h"
 #include "persist.h"
+#include "trace.h"
 
 static struct workqueue_struct *xiw_tx_wq;
 
@@ -505,6 +506,9 @@ static int xiw_tx_request(struct xiw_qp *qp, struct xiw_wqe *wqe)
 		op = XIW_OP_READ_REQ;
 	}
 	wqe->msn = qp->msn[XIW_QN_READ_REQ]++;
+	trace_xiw_request(dev_name(&qp->xdev->ibdev.dev), qp->ibqp.qp_num, false,
+			  xiw_op_table[op].name, wqe->rkey, wqe->remote_addr,
+			  wqe->bytes);
 	return xiw_tx_untagged_only(qp, op, XIW_QN_READ_REQ, wqe->msn, len);
 }
 

@@ -15,6 +15,13 @@
 #define XIW_GENL_NAME		"xiw"
 #define XIW_GENL_VERSION	1
 
+/*
+ * The multicast group of events: XIW_CMD_DEV_NEW, XIW_CMD_DEV_DEL and
+ * XIW_CMD_QP_ERROR messages, each to the listeners of every network
+ * namespace that may see the device.
+ */
+#define XIW_GENL_MCGRP_EVENTS	"events"
+
 /**
  * enum xiw_cmd - commands of the family
  * @XIW_CMD_UNSPEC: none
@@ -30,6 +37,12 @@
  *	is XIW_CMD_MR_GET's
  * @XIW_CMD_STATS_GET: one device's counters (doit) or every device's
  *	(dump): its names and XIW_ATTR_STATS
+ * @XIW_CMD_DEV_NEW: event: a device was created; as XIW_CMD_DEV_GET's
+ *	reply, its names and netdev only
+ * @XIW_CMD_DEV_DEL: event: a device is gone; its names
+ * @XIW_CMD_QP_ERROR: event: a connection of the device ended with a
+ *	Terminate, sent or received: its names, XIW_ATTR_QP_NUM and
+ *	XIW_ATTR_TERMINATE
  * @__XIW_CMD_MAX: count
  * @XIW_CMD_MAX: the last command
  */
@@ -40,6 +53,9 @@ enum xiw_cmd {
 	XIW_CMD_MR_GET,
 	XIW_CMD_MR_SET,
 	XIW_CMD_STATS_GET,
+	XIW_CMD_DEV_NEW,
+	XIW_CMD_DEV_DEL,
+	XIW_CMD_QP_ERROR,
 	__XIW_CMD_MAX,
 	XIW_CMD_MAX = __XIW_CMD_MAX - 1
 };
@@ -66,6 +82,8 @@ enum xiw_cmd {
  * @XIW_ATTR_STATS: nest of XIW_ATTR_COUNTER, reply only: every counter
  *	of the device, as "rdma statistic" names them
  * @XIW_ATTR_COUNTER: nest of enum xiw_counter_attr: one counter
+ * @XIW_ATTR_QP_NUM: u32, a QP number (event)
+ * @XIW_ATTR_TERMINATE: nest of enum xiw_terminate_attr (event)
  * @__XIW_ATTR_MAX: count
  * @XIW_ATTR_MAX: the last attribute
  */
@@ -84,6 +102,8 @@ enum xiw_attr {
 	XIW_ATTR_CONFIG_NOW,
 	XIW_ATTR_STATS,
 	XIW_ATTR_COUNTER,
+	XIW_ATTR_QP_NUM,
+	XIW_ATTR_TERMINATE,
 	__XIW_ATTR_MAX,
 	XIW_ATTR_MAX = __XIW_ATTR_MAX - 1
 };
@@ -314,6 +334,28 @@ enum xiw_counter_attr {
 	XIW_COUNTER_VALUE,
 	__XIW_COUNTER_MAX,
 	XIW_COUNTER_MAX = __XIW_COUNTER_MAX - 1
+};
+
+/**
+ * enum xiw_terminate_attr - a Terminate that ended a connection
+ *	(XIW_ATTR_TERMINATE): its RFC 5040 section 7 error fields
+ * @XIW_TERMINATE_UNSPEC: none
+ * @XIW_TERMINATE_SENT: u8, 1 if the device sent it (it found the fault,
+ *	or failed itself), 0 if the peer did
+ * @XIW_TERMINATE_LAYER: u8, the layer: 0 RDMAP, 1 DDP, 2 LLP (MPA)
+ * @XIW_TERMINATE_TYPE: u8, the error type within the layer
+ * @XIW_TERMINATE_CODE: u8, the error code
+ * @__XIW_TERMINATE_MAX: count
+ * @XIW_TERMINATE_MAX: the last attribute
+ */
+enum xiw_terminate_attr {
+	XIW_TERMINATE_UNSPEC,
+	XIW_TERMINATE_SENT,
+	XIW_TERMINATE_LAYER,
+	XIW_TERMINATE_TYPE,
+	XIW_TERMINATE_CODE,
+	__XIW_TERMINATE_MAX,
+	XIW_TERMINATE_MAX = __XIW_TERMINATE_MAX - 1
 };
 
 #endif /* _UAPI_XIW_NETLINK_H */

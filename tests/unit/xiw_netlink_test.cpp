@@ -553,3 +553,72 @@ TEST(XiwNetlink, StatsRequestsAndReplies)
     EXPECT_EQ(s.error().context,
               "malformed xiw netlink reply: XIW_ATTR_COUNTER without XIW_COUNTER_VALUE");
 }
+
+namespace {
+
+xiw::nl::Message event(int cmd)
+{
+    xiw::nl::Message msg(nlmsg_alloc());
+    nl_msg* m = msg.get();
+    genlmsg_put(m, 0, 0, family, 0, 0, cmd, XIW_GENL_VERSION);
+    nla_put_u32(m, XIW_ATTR_DEV_INDEX, 5);
+    nla_put_string(m, XIW_ATTR_DEV_NAME, "xiw0");
+    return msg;
+}
+
+}  // namespace
+
+TEST(XiwNetlink, ParsesEvents)
+{
+    auto msg = event(XIW_CMD_DEV_NEW);
+    nla_put_string(msg.get(), XIW_ATTR_NETDEV_NAME, "v0");
+    nla_put_u32(msg.get(), XIW_ATTR_NETDEV_INDEX, 9);
+    auto e = xiw::xiw_nl::parse_event(nlmsg_hdr(msg.get()));
+    ASSERT_TRUE(e) << e.error().message();
+    EXPECT_EQ(e->kind, xiw::Event::Kind::dev_new);
+    EXPECT_EQ(e->dev_index, 5U);
+    EXPECT_EQ(e->dev_name, "xiw0");
+    EXPECT_EQ(e->netdev, "v0");
+    EXPECT_EQ(e->netdev_index, 9U);
+
+    msg = event(XIW_CMD_DEV_DEL);
+    e = xiw::xiw_nl::parse_event(nlmsg_hdr(msg.get()));
+    ASSERT_TRUE(e) << e.error().message();
+    EXPECT_EQ(e->kind, xiw::Event::Kind::dev_del);
+
+    msg = event(XIW_CMD_QP_ERROR);
+    nla_put_u32(msg.get(), XIW_ATTR_QP_NUM, 17);
+    nlattr* t = nla_nest_start(msg.get(), XIW_ATTR_TERMINATE);
+    nla_put_u8(msg.get(), XIW_TERMINATE_SENT, 1);
+    nla_put_u8(msg.get(), XIW_TERMINATE_LAYER, 0);
+    nla_put_u8(msg.get(), XIW_TERMINATE_TYPE, 1);
+    nla_put_u8(msg.get(), XIW_TERMINATE_CODE, 0x02);
+    nla_nest_end(msg.get(), t);
+    e = xiw::xiw_nl::parse_event(nlmsg_hdr(msg.get()));
+    ASSERT_TRUE(e) << e.error().message();
+    EXPECT_EQ(e->kind, xiw::Event::Kind::qp_error);
+    EXPECT_EQ(e->qp_num, 17U);
+    EXPECT_TRUE(e->term.sent);
+    EXPECT_EQ(e->term.layer, 0);
+    EXPECT_EQ(e->term.type, 1);
+    EXPECT_EQ(e->term.code, 0x02);
+}
+
+TEST(XiwNetlink, RefusesMalformedEvents)
+{
+    auto msg = event(XIW_CMD_QP_ERROR);
+    nla_put_u32(msg.get(), XIW_ATTR_QP_NUM, 17);
+    auto e = xiw::xiw_nl::parse_event(nlmsg_hdr(msg.get()));
+    ASSERT_FALSE(e);
+    EXPECT_EQ(e.error().context,
+              "malformed xiw netlink reply: QP event without XIW_ATTR_TERMINATE");
+    msg = event(XIW_CMD_DEV_NEW);
+    e = xiw::xiw_nl::parse_event(nlmsg_hdr(msg.get()));
+    ASSERT_FALSE(e);
+    EXPECT_EQ(e.error().context,
+              "malformed xiw netlink reply: device event without XIW_ATTR_NETDEV_NAME");
+    msg = event(XIW_CMD_DEV_GET);
+    e = xiw::xiw_nl::parse_event(nlmsg_hdr(msg.get()));
+    ASSERT_FALSE(e);
+    EXPECT_EQ(e.error().context, "malformed xiw netlink reply: event 1 is none xiw sends");
+}

@@ -239,7 +239,7 @@ TEST(XiwctlCli, PolicyAndMrUsageErrors)
 
 TEST(XiwctlCli, HelpOfTheNewObjects)
 {
-    for (auto topic : {"caps", "policy", "mr", "config", "stats"}) {
+    for (auto topic : {"caps", "policy", "mr", "config", "stats", "monitor"}) {
         auto inv = parse({topic, "help"});
         ASSERT_TRUE(inv) << topic;
         EXPECT_EQ(std::get<xiwctl::Help>(inv->command).topic, topic);
@@ -249,8 +249,8 @@ TEST(XiwctlCli, HelpOfTheNewObjects)
               std::string::npos);
     EXPECT_NE(xiwctl::usage("mr").find("DOMAIN := { auto | dram | pmem | file }"),
               std::string::npos);
-    EXPECT_NE(xiwctl::usage("").find(
-                  "OBJECT := { dev | link | caps | config | policy | mr | stats | help }"),
+    EXPECT_NE(xiwctl::usage("").find("OBJECT := { dev | link | caps | config | policy | mr | "
+                                     "stats | monitor | help }"),
               std::string::npos);
 }
 
@@ -331,4 +331,15 @@ TEST(XiwctlCli, StatsShow)
     inv = parse({"stats", "xiw1", "more"});
     ASSERT_FALSE(inv);
     EXPECT_EQ(inv.error().context, "stats: unexpected \"more\"");
+}
+
+TEST(XiwctlCli, Monitor)
+{
+    auto inv = parse({"-j", "mon"});
+    ASSERT_TRUE(inv);
+    EXPECT_TRUE(std::holds_alternative<xiwctl::Monitor>(inv->command));
+    EXPECT_TRUE(inv->options.json);
+    inv = parse({"monitor", "all"});
+    ASSERT_FALSE(inv);
+    EXPECT_EQ(inv.error().context, "monitor: unexpected \"all\"");
 }

@@ -361,7 +361,8 @@ xiw::Result<Invocation> parse(std::span<const std::string_view> args)
             return usage_error("unknown option \"" + std::string(opt) + "\"");
     }
     if (w.empty())
-        return usage_error("missing object (dev, link, caps, config, policy, mr, stats)");
+        return usage_error(
+            "missing object (dev, link, caps, config, policy, mr, stats, monitor)");
 
     std::string_view object = w.next();
     xiw::Result<Command> cmd = usage_error("");
@@ -381,6 +382,14 @@ xiw::Result<Invocation> parse(std::span<const std::string_view> args)
         cmd = parse_mr(w);
     else if (matches(object, "stats"))
         cmd = parse_stats(w);
+    else if (matches(object, "monitor")) {
+        if (!w.empty() && matches(w.peek(), "help"))
+            cmd = Command{Help{"monitor"}};
+        else if (!w.empty())
+            return usage_error("monitor: unexpected \"" + std::string(w.peek()) + "\"");
+        else
+            cmd = Command{Monitor{}};
+    }
     else
         return usage_error("unknown object \"" + std::string(object) + "\"");
     if (!cmd)
@@ -427,12 +436,17 @@ std::string usage(std::string_view topic)
     if (topic == "mr")
         return head + mr + values;
     const std::string stats = "       xiwctl [-j] [-p] stats [show] [NAME]\n";
+    const std::string monitor = "       xiwctl [-j] monitor\n";
     if (topic == "config")
         return head + config + config_values;
     if (topic == "stats")
         return head + stats;
-    return head + dev + link + caps + config + policy + mr + stats + config_values + values +
-           "       OBJECT := { dev | link | caps | config | policy | mr | stats | help }\n"
+    if (topic == "monitor")
+        return head + monitor;
+    return head + dev + link + caps + config + policy + mr + stats + monitor + config_values +
+           values +
+           "       OBJECT := { dev | link | caps | config | policy | mr | stats | monitor | help "
+           "}\n"
            "       OPTIONS := { -j[son] | -p[retty] | -h[elp] }\n"
            "Exit status: 0 success, 1 the kernel or system refused, 2 usage error.\n";
 }

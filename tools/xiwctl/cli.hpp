@@ -67,8 +67,11 @@ struct StatsShow {
     std::optional<std::string> name;
 };
 
+/// monitor: print the events group's messages as they come
+struct Monitor {};
+
 using Command = std::variant<Help, DevShow, LinkAdd, LinkDelete, CapsShow, PolicyShow, PolicySet,
-                             MrPolicyCmd, ConfigShow, ConfigSet, StatsShow>;
+                             MrPolicyCmd, ConfigShow, ConfigSet, StatsShow, Monitor>;
 
 struct Invocation {
     Options options;
@@ -82,7 +85,8 @@ xiw::Result<Invocation> parse(std::span<const std::string_view> args);
 /// True if @p word is a non-empty prefix of @p keyword.
 bool matches(std::string_view word, std::string_view keyword);
 
-/// Usage text for @p topic ("", "dev", "link", "caps", "policy", "mr", "config", "stats").
+/// Usage text for @p topic ("", "dev", "link", "caps", "policy", "mr", "config", "stats",
+/// "monitor").
 std::string usage(std::string_view topic);
 
 }  // namespace xiwctl

@@ -9,6 +9,7 @@
 
 #include "cli.hpp"
 #include "xiw/rdma_link.hpp"
+#include "xiw/xiw_events.hpp"
 #include "xiw/xiw_netlink.hpp"
 
 namespace {
@@ -297,6 +298,67 @@ int stats_show(const xiwctl::Options& opt, const xiwctl::StatsShow& cmd)
     return 0;
 }
 
+const char* layer_name(uint8_t layer)
+{
+    switch (layer) {
+    case 0: return "rdmap";
+    case 1: return "ddp";
+    case 2: return "llp";
+    default: return "unknown";
+    }
+}
+
+std::string code_hex(uint8_t code)
+{
+    char buf[8];
+    std::snprintf(buf, sizeof(buf), "0x%02x", code);
+    return buf;
+}
+
+// Each event on a line of its own, flushed: a reader of a pipe sees it at once.
+int monitor(const xiwctl::Options& opt)
+{
+    auto ev = xiw::XiwEvents::open();
+    if (!ev)
+        return fail(ev.error());
+    auto st = ev->watch([&opt](const xiw::Event& e) {
+        using K = xiw::Event::Kind;
+        if (opt.json) {
+            nlohmann::json j = {{"event", e.kind == K::dev_new   ? "dev_new"
+                                          : e.kind == K::dev_del ? "dev_del"
+                                                                 : "qp_error"},
+                                {"ifindex", e.dev_index},
+                                {"ifname", e.dev_name}};
+            if (e.kind == K::dev_new)
+                j["netdev"] = e.netdev;
+            if (e.kind == K::qp_error)
+                j.update({{"qpn", e.qp_num},
+                          {"terminate",
+                           {{"sent", e.term.sent},
+                            {"layer", layer_name(e.term.layer)},
+                            {"type", e.term.type},
+                            {"code", e.term.code}}}});
+            std::cout << j.dump() << std::endl;
+            return true;
+        }
+        if (e.kind == K::dev_new)
+            std::cout << "dev new " << e.dev_index << ": " << e.dev_name << " netdev "
+                      << e.netdev;
+        else if (e.kind == K::dev_del)
+            std::cout << "dev del " << e.dev_index << ": " << e.dev_name;
+        else
+            std::cout << "qp error " << e.dev_index << ": " << e.dev_name << " qp " << e.qp_num
+                      << " terminate " << (e.term.sent ? "sent" : "received") << " layer "
+                      << layer_name(e.term.layer) << " type " << unsigned{e.term.type}
+                      << " code " << code_hex(e.term.code);
+        std::cout << std::endl;
+        return true;
+    });
+    if (!st)
+        return fail(st.error());
+    return 0;
+}
+
 int mr_policy(const xiwctl::Options& opt, const xiwctl::MrPolicyCmd& cmd)
 {
     auto xnl = xiw::XiwNetlink::open();
@@ -354,6 +416,8 @@ int main(int argc, char** argv)
                 return config_set(opt, cmd);
             } else if constexpr (std::is_same_v<T, xiwctl::StatsShow>) {
                 return stats_show(opt, cmd);
+            } else if constexpr (std::is_same_v<T, xiwctl::Monitor>) {
+                return monitor(opt);
             } else {
                 return mr_policy(opt, cmd);
             }

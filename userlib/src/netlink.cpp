@@ -32,6 +32,11 @@ int on_valid(nl_msg* msg, void* arg)
     return NL_OK;
 }
 
+int any_seq(nl_msg*, void*)
+{
+    return NL_OK;
+}
+
 int on_finish(nl_msg*, void* arg)
 {
     static_cast<Exchange*>(arg)->done = true;
@@ -132,6 +137,30 @@ Status Socket::transact(Message msg, const ReplyHandler& on_reply)
         if (r < 0)
             return make_error(errno_of_nle(r), "receiving a netlink reply");
     }
+    if (ex.error)
+        return *ex.error;
+    return Ok{};
+}
+
+Status Socket::subscribe(int group)
+{
+    nl_socket_disable_seq_check(sk_.get());
+    if (int r = nl_socket_add_membership(sk_.get(), group); r < 0)
+        return make_error(errno_of_nle(r), "joining a netlink multicast group");
+    return Ok{};
+}
+
+Status Socket::receive(const ReplyHandler& on_message)
+{
+    std::unique_ptr<nl_cb, CallbackDeleter> cb(nl_cb_alloc(NL_CB_DEFAULT));
+    if (!cb)
+        return make_error(ENOMEM, "allocating netlink callbacks");
+    Exchange ex{&on_message, std::nullopt, false};
+    nl_cb_set(cb.get(), NL_CB_VALID, NL_CB_CUSTOM, on_valid, &ex);
+    // Multicast messages carry no sequence number of ours.
+    nl_cb_set(cb.get(), NL_CB_SEQ_CHECK, NL_CB_CUSTOM, any_seq, nullptr);
+    if (int r = nl_recvmsgs(sk_.get(), cb.get()); r < 0 && !ex.error)
+        return make_error(errno_of_nle(r), "receiving netlink messages");
     if (ex.error)
         return *ex.error;
     return Ok{};

@@ -371,7 +371,9 @@ const nla_policy* top_policy()
                               .u8(XIW_ATTR_MR_PERSIST)
                               .nested(XIW_ATTR_CONFIG)
                               .nested(XIW_ATTR_CONFIG_NOW)
-                              .nested(XIW_ATTR_STATS);
+                              .nested(XIW_ATTR_STATS)
+                              .u32(XIW_ATTR_QP_NUM)
+                              .nested(XIW_ATTR_TERMINATE);
     return p.get();
 }
 
@@ -582,6 +584,71 @@ Result<Stats> parse_stats(nlmsghdr* hdr)
                                 nla_get_u64(ctb[XIW_COUNTER_VALUE]));
     }
     return s;
+}
+
+Result<Event> parse_event(nlmsghdr* hdr)
+{
+    if (!genlmsg_valid_hdr(hdr, 0))
+        return malformed("no generic netlink header");
+    int cmd = static_cast<genlmsghdr*>(nlmsg_data(hdr))->cmd;
+    Event e;
+    switch (cmd) {
+    case XIW_CMD_DEV_NEW: e.kind = Event::Kind::dev_new; break;
+    case XIW_CMD_DEV_DEL: e.kind = Event::Kind::dev_del; break;
+    case XIW_CMD_QP_ERROR: e.kind = Event::Kind::qp_error; break;
+    default: return malformed("event " + std::to_string(cmd) + " is none xiw sends");
+    }
+    nlattr* tb[XIW_ATTR_MAX + 1] = {};
+    if (auto st = parse_top(hdr, cmd, tb); !st)
+        return st.error();
+    if (auto st = require(tb,
+                          {{XIW_ATTR_DEV_INDEX, "XIW_ATTR_DEV_INDEX"},
+                           {XIW_ATTR_DEV_NAME, "XIW_ATTR_DEV_NAME"}},
+                          "event");
+        !st)
+        return st.error();
+    e.dev_index = nla_get_u32(tb[XIW_ATTR_DEV_INDEX]);
+    e.dev_name = nla_get_string(tb[XIW_ATTR_DEV_NAME]);
+    if (e.kind == Event::Kind::dev_new) {
+        if (auto st = require(tb,
+                              {{XIW_ATTR_NETDEV_NAME, "XIW_ATTR_NETDEV_NAME"},
+                               {XIW_ATTR_NETDEV_INDEX, "XIW_ATTR_NETDEV_INDEX"}},
+                              "device event");
+            !st)
+            return st.error();
+        e.netdev = nla_get_string(tb[XIW_ATTR_NETDEV_NAME]);
+        e.netdev_index = nla_get_u32(tb[XIW_ATTR_NETDEV_INDEX]);
+    }
+    if (e.kind == Event::Kind::qp_error) {
+        if (auto st = require(tb,
+                              {{XIW_ATTR_QP_NUM, "XIW_ATTR_QP_NUM"},
+                               {XIW_ATTR_TERMINATE, "XIW_ATTR_TERMINATE"}},
+                              "QP event");
+            !st)
+            return st.error();
+        static const auto pol = AttrPolicy<XIW_TERMINATE_MAX>()
+                                    .u8(XIW_TERMINATE_SENT)
+                                    .u8(XIW_TERMINATE_LAYER)
+                                    .u8(XIW_TERMINATE_TYPE)
+                                    .u8(XIW_TERMINATE_CODE);
+        nlattr* t[XIW_TERMINATE_MAX + 1] = {};
+        if (nla_parse_nested(t, XIW_TERMINATE_MAX, tb[XIW_ATTR_TERMINATE], pol.get()) < 0)
+            return malformed(std::string("XIW_ATTR_TERMINATE: ") + wrong_size);
+        if (auto st = require(t,
+                              {{XIW_TERMINATE_SENT, "XIW_TERMINATE_SENT"},
+                               {XIW_TERMINATE_LAYER, "XIW_TERMINATE_LAYER"},
+                               {XIW_TERMINATE_TYPE, "XIW_TERMINATE_TYPE"},
+                               {XIW_TERMINATE_CODE, "XIW_TERMINATE_CODE"}},
+                              "XIW_ATTR_TERMINATE");
+            !st)
+            return st.error();
+        e.qp_num = nla_get_u32(tb[XIW_ATTR_QP_NUM]);
+        e.term.sent = nla_get_u8(t[XIW_TERMINATE_SENT]) != 0;
+        e.term.layer = nla_get_u8(t[XIW_TERMINATE_LAYER]);
+        e.term.type = nla_get_u8(t[XIW_TERMINATE_TYPE]);
+        e.term.code = nla_get_u8(t[XIW_TERMINATE_CODE]);
+    }
+    return e;
 }
 
 Error exchange_error(Error e, std::string context, bool change)

@@ -42,6 +42,14 @@ public:
     /// dump, or reports an error (returned with its extack text).
     Status transact(Message msg, const ReplyHandler& on_reply = {});
 
+    /// Join multicast group @p group: its messages come unasked, without
+    /// sequence numbers (checking them is turned off).
+    Status subscribe(int group);
+
+    /// Wait for what the kernel sends next and hand each message of it to
+    /// @p on_message, which may end the wait with an Error.
+    Status receive(const ReplyHandler& on_message);
+
     [[nodiscard]] nl_sock* get() const { return sk_.get(); }
 
 private:

@@ -131,6 +131,26 @@ struct Stats {
     std::vector<std::pair<std::string, uint64_t>> counters;
 };
 
+/// A Terminate that ended a connection (XIW_ATTR_TERMINATE).
+struct TerminateInfo {
+    bool sent = false;  ///< the device sent it; else the peer did
+    uint8_t layer = 0;  ///< 0 RDMAP, 1 DDP, 2 LLP (MPA)
+    uint8_t type = 0;
+    uint8_t code = 0;
+};
+
+/// One message of the family's events group.
+struct Event {
+    enum class Kind { dev_new, dev_del, qp_error };
+    Kind kind = Kind::dev_new;
+    uint32_t dev_index = 0;
+    std::string dev_name;
+    std::string netdev;          ///< dev_new
+    uint32_t netdev_index = 0;   ///< dev_new
+    uint32_t qp_num = 0;         ///< qp_error
+    TerminateInfo term;          ///< qp_error
+};
+
 /// What XiwNetlink::set_policy() changes: the attributes given only.
 struct PolicyChange {
     std::optional<Persist> persist;
@@ -170,6 +190,9 @@ Result<MrPolicy> parse_mr(nlmsghdr* hdr);
 Result<nl::Message> build_stats_get(int family, std::optional<std::string_view> name);
 /// One XIW_CMD_STATS_GET reply, likewise checked.
 Result<Stats> parse_stats(nlmsghdr* hdr);
+/// One message of the events group (XIW_CMD_DEV_NEW, _DEV_DEL,
+/// _QP_ERROR), likewise checked; EPROTO for another command.
+Result<Event> parse_event(nlmsghdr* hdr);
 /// Error @p e of an exchange, as XiwNetlink returns it: @p context (what
 /// was asked) before e's own; for EPERM of a @p change (DEV_SET, MR_SET)
 /// what it needs, after the kernel's reason if it gave one.

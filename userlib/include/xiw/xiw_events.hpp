@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// The xiw family's events group (uapi/xiw_netlink.h, Documentation/
+// netlink.md "Events"): devices created and gone, connections ended by a
+// Terminate, as they happen.
+#pragma once
+
+#include <functional>
+
+#include "xiw/netlink.hpp"
+#include "xiw/result.hpp"
+#include "xiw/xiw_netlink.hpp"
+
+namespace xiw {
+
+/// A subscription to the events group of the caller's network namespace.
+class XiwEvents {
+public:
+    /// Subscribe; ENOENT saying so if xiw is not loaded.
+    static Result<XiwEvents> open();
+
+    /// Hand each event to @p on as it comes, until @p on returns false
+    /// (Ok) or receiving fails (the error; a malformed event is EPROTO).
+    Status watch(const std::function<bool(const Event&)>& on);
+
+private:
+    explicit XiwEvents(nl::Socket sock) : sock_(std::move(sock)) {}
+    nl::Socket sock_;
+};
+
+}  // namespace xiw
