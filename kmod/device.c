@@ -29,6 +29,13 @@
 static LIST_HEAD(xiw_devices);
 static DEFINE_MUTEX(xiw_devices_lock);
 
+/*
+ * Devices allocated and not yet through xiw_dealloc_driver(), listed or
+ * not: module unload waits for none to be left (an unregistration the
+ * RDMA core queued may still be running one).
+ */
+static atomic_t xiw_devices_alive = ATOMIC_INIT(0);
+
 static void xiw_dealloc_driver(struct ib_device *ibdev);
 
 /**
@@ -110,6 +117,8 @@ static void xiw_dealloc_driver(struct ib_device *ibdev)
 
 	netdev_put(xdev->netdev, &xdev->netdev_tracker);
 	xiw_stats_free(xdev->stats);
+	if (atomic_dec_and_test(&xiw_devices_alive))
+		wake_up_var(&xiw_devices_alive);
 }
 
 /*
@@ -178,6 +187,7 @@ static struct xiw_device *xiw_device_alloc(struct net_device *netdev)
 	xdev = ib_alloc_device(xiw_device, ibdev);
 	if (!xdev)
 		return ERR_PTR(-ENOMEM);
+	atomic_inc(&xiw_devices_alive);	/* until xiw_dealloc_driver() */
 
 	ibdev = &xdev->ibdev;
 	INIT_LIST_HEAD(&xdev->list);
@@ -192,6 +202,8 @@ static struct xiw_device *xiw_device_alloc(struct net_device *netdev)
 	xdev->debug = XIW_DEBUG_FAULTS;
 	xdev->netdev = netdev;
 	netdev_hold(netdev, &xdev->netdev_tracker, GFP_KERNEL);
+	/* From here on, ib_dealloc_device() undoes it all. */
+	ib_set_device_ops(ibdev, &xiw_device_ops);
 	xdev->stats = xiw_stats_alloc();
 	if (!xdev->stats) {
 		ib_dealloc_device(ibdev);	/* calls xiw_dealloc_driver */
@@ -207,7 +219,6 @@ static struct xiw_device *xiw_device_alloc(struct net_device *netdev)
 	strscpy(ibdev->iw_ifname, netdev->name, sizeof(ibdev->iw_ifname));
 	ibdev->iw_driver_flags = IW_F_NO_PORT_MAP;
 	xiw_set_addr(xdev);
-	ib_set_device_ops(ibdev, &xiw_device_ops);
 
 	err = ib_device_set_netdev(ibdev, netdev, XIW_PORT);
 	if (err) {
@@ -281,16 +292,21 @@ int xiw_newlink(const char *name, struct net_device *netdev)
 	 */
 	mutex_lock(&xiw_devices_lock);
 	gone = READ_ONCE(netdev->reg_state) != NETREG_REGISTERED;
-	if (!gone)
+	if (!gone) {
 		list_add_tail(&xdev->list, &xiw_devices);
+		/*
+		 * Under the lock: once it is dropped, a deletion may free the
+		 * device, and its DEV_DEL must follow this.
+		 */
+		ibdev_info(&xdev->ibdev, "created on netdev %s\n",
+			   netdev->name);
+		xiw_nl_event_dev(xdev, true);
+	}
 	mutex_unlock(&xiw_devices_lock);
 	if (gone) {
 		ib_unregister_device(&xdev->ibdev);
 		return -ENODEV;
 	}
-
-	ibdev_info(&xdev->ibdev, "created on netdev %s\n", netdev->name);
-	xiw_nl_event_dev(xdev, true);
 	return 0;
 }
 
@@ -490,8 +506,12 @@ void xiw_remove_all(void)
 		if (!xdev)
 			break;
 
+		/* Off the list, xiw_dealloc_driver() will not announce it. */
+		xiw_nl_event_dev(xdev, false);
 		/* Waits for a queued unregistration already under way. */
 		ib_unregister_device(&xdev->ibdev);
 		put_device(&xdev->ibdev.dev);
 	}
+	/* And for those already off the list, still being unregistered. */
+	wait_var_event(&xiw_devices_alive, !atomic_read(&xiw_devices_alive));
 }

@@ -51,8 +51,9 @@ out_tx:
 static void __exit xiw_exit(void)
 {
 	rdma_link_unregister(&xiw_link_ops);
-	xiw_netlink_exit();
+	/* Devices announce their end on the family's events group. */
 	xiw_remove_all();
+	xiw_netlink_exit();
 	unregister_netdevice_notifier(&xiw_netdev_nb);
 	xiw_cm_exit();
 	xiw_tx_exit();
