@@ -32,6 +32,7 @@
 static struct workqueue_struct *xiw_cm_wq;
 
 enum xiw_cep_state {
+	XIW_CEP_NEW,		/* allocated, not yet either side */
 	XIW_CEP_CONNECTING,	/* active: TCP connect, MPA Request */
 	XIW_CEP_AWAIT_REPLY,	/* active: waiting for the MPA Reply */
 	XIW_CEP_AWAIT_REQUEST,	/* passive: reading the MPA Request */
@@ -42,6 +43,7 @@ enum xiw_cep_state {
 };
 
 static const char * const xiw_cep_state_names[] = {
+	[XIW_CEP_NEW] = "new",
 	[XIW_CEP_CONNECTING] = "connecting",
 	[XIW_CEP_AWAIT_REPLY] = "await_reply",
 	[XIW_CEP_AWAIT_REQUEST] = "await_request",

@@ -60,6 +60,7 @@
  *	  device's removal ends them and waits for them
  * @ceps_gone: woken when an endpoint leaves @ceps
  * @stats: the device's counters (stats.h)
+ * @terms: its Terminates by code (stats.h)
  * @persist: enum xiw_persist: the persistence domain of its MRs that have
  *	none of their own (persist.c); set through netlink, read without a
  *	lock (each of the policy's fields on its own)
@@ -87,6 +88,7 @@ struct xiw_device {
 	struct list_head ceps;
 	wait_queue_head_t ceps_gone;
 	struct xiw_stats __percpu *stats;
+	struct xiw_term_counts terms;
 	u8 persist;
 	u8 dram_persistent;
 	spinlock_t config_lock;	/* config */

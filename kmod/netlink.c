@@ -438,6 +438,31 @@ static int xiw_nl_mr_doit(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
+/* XIW_ATTR_TERMINATES: every code counted at least once, with its count. */
+static int xiw_nl_put_terms(struct sk_buff *skb, struct xiw_term_counts *tc)
+{
+	struct nlattr *all = nla_nest_start(skb, XIW_ATTR_TERMINATES);
+	struct xiw_term_iter it = {};
+	struct nlattr *one;
+
+	if (!all)
+		return -EMSGSIZE;
+	while (xiw_stats_next_term(tc, &it)) {
+		one = nla_nest_start(skb, XIW_ATTR_TERMINATE);
+		if (!one ||
+		    nla_put_u8(skb, XIW_TERMINATE_SENT, it.sent) ||
+		    nla_put_u8(skb, XIW_TERMINATE_LAYER, it.layer) ||
+		    nla_put_u8(skb, XIW_TERMINATE_TYPE, it.type) ||
+		    nla_put_u8(skb, XIW_TERMINATE_CODE, it.code) ||
+		    nla_put_u64_64bit(skb, XIW_TERMINATE_COUNT, it.n,
+				      XIW_TERMINATE_PAD))
+			return -EMSGSIZE;
+		nla_nest_end(skb, one);
+	}
+	nla_nest_end(skb, all);
+	return 0;
+}
+
 /* One XIW_CMD_STATS_GET message of @xdev: its names and every counter. */
 static int xiw_nl_fill_stats(struct sk_buff *skb, struct xiw_device *xdev,
 			     u32 portid, u32 seq, int flags)
@@ -465,6 +490,8 @@ static int xiw_nl_fill_stats(struct sk_buff *skb, struct xiw_device *xdev,
 		nla_nest_end(skb, one);
 	}
 	nla_nest_end(skb, stats);
+	if (xiw_nl_put_terms(skb, &xdev->terms))
+		goto cancel;
 	genlmsg_end(skb, hdr);
 	return 0;
 cancel:
@@ -472,25 +499,56 @@ cancel:
 	return -EMSGSIZE;
 }
 
+/*
+ * Room for a XIW_CMD_STATS_GET message with @kinds Terminate kinds: the
+ * names, every counter (a name of up to 31 octets), and the kinds.
+ */
+static size_t xiw_nl_stats_size(unsigned int kinds)
+{
+	size_t counter = nla_total_size(0) + nla_total_size(32) +
+			 nla_total_size_64bit(sizeof(u64));
+	size_t kind = nla_total_size(0) + 4 * nla_total_size(sizeof(u8)) +
+		      nla_total_size_64bit(sizeof(u64));
+
+	return NLMSG_GOODSIZE + XIW_NUM_STATS * counter + kinds * kind;
+}
+
 static int xiw_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
+	struct xiw_term_iter it = {};
 	struct xiw_device *xdev;
-	struct sk_buff *msg;
+	struct sk_buff *msg = NULL;
+	unsigned int kinds = 0;
 	int err;
 
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
 	xiw_device_list_lock();
 	xdev = xiw_nl_dev(info);
-	err = IS_ERR(xdev) ? PTR_ERR(xdev) :
-	      xiw_nl_fill_stats(msg, xdev, info->snd_portid, info->snd_seq, 0);
+	if (IS_ERR(xdev)) {
+		err = PTR_ERR(xdev);
+		goto out;
+	}
+	while (xiw_stats_next_term(&xdev->terms, &it))
+		kinds++;
+	/* Kinds that appear meanwhile: a few more, and at worst -EMSGSIZE. */
+	msg = genlmsg_new(xiw_nl_stats_size(kinds + 8), GFP_KERNEL);
+	err = msg ? xiw_nl_fill_stats(msg, xdev, info->snd_portid,
+				      info->snd_seq, 0) : -ENOMEM;
+out:
 	xiw_device_list_unlock();
 	if (err) {
 		nlmsg_free(msg);
 		return err;
 	}
 	return genlmsg_reply(msg, info);
+}
+
+/* A dump's messages are as large as the largest a device may need. */
+static int xiw_nl_stats_get_start(struct netlink_callback *cb)
+{
+	cb->min_dump_alloc = xiw_nl_stats_size(2 * XIW_TERM_COUNT_LAYERS *
+					       XIW_TERM_COUNT_TYPES *
+					       XIW_TERM_COUNT_CODES);
+	return 0;
 }
 
 /* cb->args[0]: how many devices of the list earlier parts went past. */
@@ -564,7 +622,8 @@ static void xiw_nl_notify(struct xiw_device *xdev, struct sk_buff *skb)
 static struct sk_buff *xiw_nl_event_new(struct xiw_device *xdev, u8 cmd,
 					void **hdr)
 {
-	struct sk_buff *skb = genlmsg_new(NLMSG_GOODSIZE, GFP_ATOMIC);
+	/* Two names, three u32s, a Terminate's four u8s, with room to spare. */
+	struct sk_buff *skb = genlmsg_new(256, GFP_ATOMIC);
 
 	if (!skb)
 		return NULL;
@@ -666,6 +725,7 @@ static const struct genl_ops xiw_nl_ops[] = {
 	{
 		.cmd = XIW_CMD_STATS_GET,
 		.doit = xiw_nl_stats_get_doit,
+		.start = xiw_nl_stats_get_start,
 		.dumpit = xiw_nl_stats_get_dumpit,
 	},
 };

@@ -956,8 +956,8 @@ bool xiw_qp_terminate(struct xiw_qp *qp, int cause,
 }
 
 /**
- * xiw_qp_report_terminate() - tell the tracepoint and the netlink events
- *	group that a Terminate ended a connection
+ * xiw_qp_report_terminate() - count a Terminate that ended a connection
+ *	by its code, and tell the tracepoint and the netlink events group
  * @qp: its QP
  * @cause: the Terminate's error, XIW_TERM()
  * @sent: the device sent it (else the peer did)
@@ -969,6 +969,8 @@ void xiw_qp_report_terminate(struct xiw_qp *qp, int cause, bool sent)
 	trace_xiw_terminate(dev_name(&qp->xdev->ibdev.dev), qp->ibqp.qp_num,
 			    sent, XIW_TERM_LAYER(cause), XIW_TERM_ETYPE(cause),
 			    XIW_TERM_CODE(cause));
+	xiw_stats_count_term(&qp->xdev->terms, XIW_TERM_LAYER(cause),
+			     XIW_TERM_ETYPE(cause), XIW_TERM_CODE(cause), sent);
 	xiw_nl_event_qp(qp, cause, sent);
 }
 

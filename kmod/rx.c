@@ -318,9 +318,10 @@ int xiw_rx_request_done(struct xiw_qp *qp)
 	struct xiw_irq_entry *e = xiw_qp_irq_at(qp, qp->irq_head);
 	unsigned long flags;
 
+	/* A Read's length is what is left of it to answer. */
 	trace_xiw_request(dev_name(&qp->xdev->ibdev.dev), qp->ibqp.qp_num, true,
-			  xiw_op_table[qp->rx.op & XIW_RDMAP_OPCODE_MASK].name,
-			  e->src_stag, e->src_to, e->len);
+			  xiw_op_table[qp->rx.op].name, e->src_stag, e->src_to,
+			  qp->rx.op == XIW_OP_READ_REQ ? e->left : e->len);
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	qp->irq_head++;
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
@@ -1043,12 +1044,14 @@ static int xiw_rx_fpdu_done(struct xiw_qp *qp)
 		xiw_mr_put(rx->place_mr);
 		rx->place_mr = NULL;
 	}
+	if (!xiw_rx_last(rx))
+		return 0;
+	/* An RTR too, as its sender counts it. */
+	xiw_stat_add(qp->xdev->stats, XIW_STAT_RX_MSGS + rx->op, 1);
 	if (unlikely(rx->rtr)) {
 		xiw_rx_rtr_done(qp);
 		return 0;
 	}
-	if (!xiw_rx_last(rx))
-		return 0;
 	/* Their senders may wait for the acknowledgment (see below). */
 	if (rx->op != XIW_OP_READ_RESP && rx->op != XIW_OP_TERMINATE)
 		rx->msg_end = true;
@@ -1100,6 +1103,7 @@ static int xiw_rx_marker(struct xiw_qp *qp, struct sk_buff *skb, u32 off,
 	u->got = 0;
 	if (xiw_mpa_marker_check(u->marker, rx->fpdu_off))
 		return -TERM_LLP(XIW_MPA_ERR_MARKER);
+	xiw_stat_add(qp->xdev->stats, XIW_STAT_MARKERS_STRIPPED, 1);
 	if (qp->crc)
 		rx->crc = xiw_mpa_crc_update(rx->crc, u->marker,
 					     XIW_MPA_MARKER_SIZE);

@@ -13,6 +13,12 @@
 #include "device.h"
 #include "stats.h"
 
+/* The counters of messages sent and received, named by the opcode. */
+#define XIW_TX_MSG(op, suffix) \
+	[XIW_STAT_TX_MSGS + (op)] = { .name = "tx_msg_" suffix }
+#define XIW_RX_MSG(op, suffix) \
+	[XIW_STAT_RX_MSGS + (op)] = { .name = "rx_msg_" suffix }
+
 /* Names as the RDMA core shows them, indexed by enum xiw_stat. */
 static const struct rdma_stat_desc xiw_stat_descs[XIW_NUM_STATS] = {
 	[XIW_STAT_FLUSH_GLOBAL] = { .name = "flush_global" },
@@ -31,7 +37,99 @@ static const struct rdma_stat_desc xiw_stat_descs[XIW_NUM_STATS] = {
 	[XIW_STAT_CRC_ERRORS] = { .name = "crc_errors" },
 	[XIW_STAT_TERM_SENT] = { .name = "terminates_sent" },
 	[XIW_STAT_TERM_RECEIVED] = { .name = "terminates_received" },
+	[XIW_STAT_MARKERS_STRIPPED] = { .name = "markers_stripped" },
+	[XIW_STAT_VERIFY_MISMATCHES] = { .name = "verify_mismatches" },
+	[XIW_STAT_TX_STALLS] = { .name = "tx_stalls" },
+	XIW_TX_MSG(XIW_OP_WRITE, "write"),
+	XIW_TX_MSG(XIW_OP_READ_REQ, "read_req"),
+	XIW_TX_MSG(XIW_OP_READ_RESP, "read_resp"),
+	XIW_TX_MSG(XIW_OP_SEND, "send"),
+	XIW_TX_MSG(XIW_OP_SEND_INV, "send_inv"),
+	XIW_TX_MSG(XIW_OP_SEND_SE, "send_se"),
+	XIW_TX_MSG(XIW_OP_SEND_SE_INV, "send_se_inv"),
+	XIW_TX_MSG(XIW_OP_TERMINATE, "terminate"),
+	XIW_TX_MSG(XIW_OP_IMM, "imm"),
+	XIW_TX_MSG(XIW_OP_IMM_SE, "imm_se"),
+	XIW_TX_MSG(XIW_OP_ATOMIC_REQ, "atomic_req"),
+	XIW_TX_MSG(XIW_OP_ATOMIC_RESP, "atomic_resp"),
+	XIW_TX_MSG(XIW_OP_FLUSH_REQ, "flush_req"),
+	XIW_TX_MSG(XIW_OP_FLUSH_RESP, "flush_resp"),
+	XIW_TX_MSG(XIW_OP_VERIFY_REQ, "verify_req"),
+	XIW_TX_MSG(XIW_OP_VERIFY_RESP, "verify_resp"),
+	XIW_TX_MSG(XIW_OP_ATOMIC_WRITE_REQ, "atomic_write_req"),
+	XIW_TX_MSG(XIW_OP_ATOMIC_WRITE_RESP, "atomic_write_resp"),
+	XIW_RX_MSG(XIW_OP_WRITE, "write"),
+	XIW_RX_MSG(XIW_OP_READ_REQ, "read_req"),
+	XIW_RX_MSG(XIW_OP_READ_RESP, "read_resp"),
+	XIW_RX_MSG(XIW_OP_SEND, "send"),
+	XIW_RX_MSG(XIW_OP_SEND_INV, "send_inv"),
+	XIW_RX_MSG(XIW_OP_SEND_SE, "send_se"),
+	XIW_RX_MSG(XIW_OP_SEND_SE_INV, "send_se_inv"),
+	XIW_RX_MSG(XIW_OP_TERMINATE, "terminate"),
+	XIW_RX_MSG(XIW_OP_IMM, "imm"),
+	XIW_RX_MSG(XIW_OP_IMM_SE, "imm_se"),
+	XIW_RX_MSG(XIW_OP_ATOMIC_REQ, "atomic_req"),
+	XIW_RX_MSG(XIW_OP_ATOMIC_RESP, "atomic_resp"),
+	XIW_RX_MSG(XIW_OP_FLUSH_REQ, "flush_req"),
+	XIW_RX_MSG(XIW_OP_FLUSH_RESP, "flush_resp"),
+	XIW_RX_MSG(XIW_OP_VERIFY_REQ, "verify_req"),
+	XIW_RX_MSG(XIW_OP_VERIFY_RESP, "verify_resp"),
+	XIW_RX_MSG(XIW_OP_ATOMIC_WRITE_REQ, "atomic_write_req"),
+	XIW_RX_MSG(XIW_OP_ATOMIC_WRITE_RESP, "atomic_write_resp"),
 };
+
+/**
+ * xiw_stats_count_term() - count a Terminate that ended a connection
+ * @tc: the device's counts
+ * @layer: its layer
+ * @type: its error type
+ * @code: its error code
+ * @sent: the device sent it (else it received it)
+ *
+ * A Terminate of a layer or type RFC 5040 does not define (a peer's) is
+ * left out; terminates_received counts it still.
+ */
+void xiw_stats_count_term(struct xiw_term_counts *tc, u8 layer, u8 type,
+			  u8 code, bool sent)
+{
+	unsigned int slot = min_t(unsigned int, code, XIW_TERM_COUNT_CODES - 1);
+
+	if (layer < XIW_TERM_COUNT_LAYERS && type < XIW_TERM_COUNT_TYPES)
+		atomic64_inc(&tc->n[sent][layer][type][slot]);
+}
+
+/**
+ * xiw_stats_next_term() - the next Terminate code counted at least once
+ * @tc: the device's counts
+ * @it: the walk: zeroed to start, then filled with each code and count
+ *
+ * Return: true with @it filled, false past the last.
+ */
+bool xiw_stats_next_term(struct xiw_term_counts *tc,
+			 struct xiw_term_iter *it)
+{
+	const unsigned int codes = XIW_TERM_COUNT_CODES;
+	const unsigned int types = XIW_TERM_COUNT_TYPES;
+	const unsigned int layers = XIW_TERM_COUNT_LAYERS;
+
+	for (; it->next < 2 * layers * types * codes; it->next++) {
+		unsigned int slot = it->next % codes;
+		unsigned int type = it->next / codes % types;
+		unsigned int layer = it->next / (codes * types) % layers;
+		unsigned int dir = it->next / (codes * types * layers);
+
+		it->n = atomic64_read(&tc->n[dir][layer][type][slot]);
+		if (!it->n)
+			continue;
+		it->sent = dir;
+		it->layer = layer;
+		it->type = type;
+		it->code = slot < codes - 1 ? slot : 0xff;
+		it->next++;
+		return true;
+	}
+	return false;
+}
 
 /**
  * xiw_stats_name() - a counter's name, as "rdma statistic" shows it

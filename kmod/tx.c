@@ -310,7 +310,9 @@ static int xiw_tx_hdr(struct xiw_qp *qp, u32 hdr_len, u32 *crc)
 static int xiw_tx_seal(struct xiw_qp *qp, u32 ulpdu_len, u32 crc)
 {
 	static const u8 zero[3];
+	const struct xiw_ddp_ctrl *ctrl;
 	u32 pad = xiw_mpa_pad(ulpdu_len);
+	u8 op;
 	__le32 c = 0;
 	u32 unused;
 
@@ -324,6 +326,11 @@ static int xiw_tx_seal(struct xiw_qp *qp, u32 ulpdu_len, u32 crc)
 		return -ENOMEM;
 	xiw_stat_add(qp->xdev->stats, XIW_STAT_TX_FPDUS, 1);
 	xiw_stat_add(qp->xdev->stats, XIW_STAT_TX_BYTES, ulpdu_len);
+	/* Every FPDU's header is framed in tx_hdr (xiw_tx_begin()). */
+	ctrl = (const struct xiw_ddp_ctrl *)(qp->tx_hdr + XIW_MPA_LEN_SIZE);
+	op = ctrl->rdmap & XIW_RDMAP_OPCODE_MASK;
+	if ((ctrl->ddp & XIW_DDP_LAST) && !WARN_ON_ONCE(op >= XIW_STAT_MSG_OPS))
+		xiw_stat_add(qp->xdev->stats, XIW_STAT_TX_MSGS + op, 1);
 	return 0;
 }
 
@@ -776,6 +783,7 @@ static int xiw_tx_verify_resp(struct xiw_qp *qp, struct xiw_irq_entry *e)
 			.ddp_len = sizeof(e->req),
 		};
 
+		xiw_stat_add(qp->xdev->stats, XIW_STAT_VERIFY_MISMATCHES, 1);
 		xiw_qp_terminate(qp, XIW_TERM(XIW_TERM_LAYER_RDMAP,
 					      XIW_RDMAP_ETYPE_OP,
 					      XIW_RDMAP_UNSPECIFIED), &src);
@@ -1212,8 +1220,11 @@ void xiw_tx_work(struct work_struct *work)
 
 		if (qp->tx_len) {
 			err = xiw_tx_push(qp, sock);
-			if (err == -EAGAIN)
+			if (err == -EAGAIN) {
+				xiw_stat_add(qp->xdev->stats,
+					     XIW_STAT_TX_STALLS, 1);
 				return;	/* the write space callback kicks us */
+			}
 			if (err) {
 				xiw_tx_fail(qp, false);
 				return;

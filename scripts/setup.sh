@@ -13,7 +13,7 @@ PKGS=(
 	rdma-core ibverbs-utils rdmacm-utils perftest libibverbs-dev librdmacm-dev
 	libnl-3-dev libnl-genl-3-dev libnl-route-3-dev pkg-config
 	cmake g++ googletest libgtest-dev libgmock-dev nlohmann-json3-dev
-	python3 python3-pytest tshark sparse iproute2 procps
+	python3 python3-pytest python3-jsonschema tshark sparse iproute2 procps
 	nfs-kernel-server ndctl
 )
 

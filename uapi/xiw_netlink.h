@@ -83,7 +83,12 @@ enum xiw_cmd {
  *	of the device, as "rdma statistic" names them
  * @XIW_ATTR_COUNTER: nest of enum xiw_counter_attr: one counter
  * @XIW_ATTR_QP_NUM: u32, a QP number (event)
- * @XIW_ATTR_TERMINATE: nest of enum xiw_terminate_attr (event)
+ * @XIW_ATTR_TERMINATE: nest of enum xiw_terminate_attr (event; in
+ *	XIW_ATTR_TERMINATES, one count)
+ * @XIW_ATTR_TERMINATES: nest of XIW_ATTR_TERMINATE, reply of
+ *	XIW_CMD_STATS_GET: the Terminates that ended the device's
+ *	connections, counted by direction, layer, type and code (those
+ *	counted at least once)
  * @__XIW_ATTR_MAX: count
  * @XIW_ATTR_MAX: the last attribute
  */
@@ -104,6 +109,7 @@ enum xiw_attr {
 	XIW_ATTR_COUNTER,
 	XIW_ATTR_QP_NUM,
 	XIW_ATTR_TERMINATE,
+	XIW_ATTR_TERMINATES,
 	__XIW_ATTR_MAX,
 	XIW_ATTR_MAX = __XIW_ATTR_MAX - 1
 };
@@ -344,7 +350,10 @@ enum xiw_counter_attr {
  *	or failed itself), 0 if the peer did
  * @XIW_TERMINATE_LAYER: u8, the layer: 0 RDMAP, 1 DDP, 2 LLP (MPA)
  * @XIW_TERMINATE_TYPE: u8, the error type within the layer
- * @XIW_TERMINATE_CODE: u8, the error code
+ * @XIW_TERMINATE_CODE: u8, the error code; in XIW_ATTR_TERMINATES, codes
+ *	above 0x0e are counted together as 0xff (RFC 5040's only such code)
+ * @XIW_TERMINATE_COUNT: u64, how many (XIW_ATTR_TERMINATES only)
+ * @XIW_TERMINATE_PAD: 64-bit alignment padding
  * @__XIW_TERMINATE_MAX: count
  * @XIW_TERMINATE_MAX: the last attribute
  */
@@ -354,6 +363,8 @@ enum xiw_terminate_attr {
 	XIW_TERMINATE_LAYER,
 	XIW_TERMINATE_TYPE,
 	XIW_TERMINATE_CODE,
+	XIW_TERMINATE_COUNT,
+	XIW_TERMINATE_PAD,
 	__XIW_TERMINATE_MAX,
 	XIW_TERMINATE_MAX = __XIW_TERMINATE_MAX - 1
 };

@@ -6,7 +6,8 @@ import json
 import os
 
 from conftest import TOP, wait_until
-from xiwperf_run import client, counted, hw_counters
+from schema import check
+from xiwperf_run import client, counted, hw_counters, set_params
 
 XIWCTL = os.path.join(TOP, "build", "cmake", "tools", "xiwctl")
 
@@ -34,7 +35,8 @@ def test_fpdus_and_octets_are_counted_each_way(pair):
     # server's receive path may finish just after the client returns.)
     for _ in range(50):
         n = deltas(pair, before)
-        if n["xiw1"]["rx_fpdus"] == n["xiw0"]["tx_fpdus"]:
+        if n["xiw1"]["rx_fpdus"] == n["xiw0"]["tx_fpdus"] and \
+                n["xiw1"]["rx_msg_send"] == n["xiw0"]["tx_msg_send"]:
             break
         pair.run("sleep 0.1")
     assert n["xiw1"]["rx_fpdus"] == n["xiw0"]["tx_fpdus"], n
@@ -42,6 +44,10 @@ def test_fpdus_and_octets_are_counted_each_way(pair):
     assert n["xiw0"]["tx_fpdus"] >= 100, n
     assert n["xiw0"]["tx_bytes"] >= 100 * 4096, n
     assert n["xiw0"]["rx_fpdus"] > 0 and n["xiw1"]["tx_fpdus"] > 0, n
+    # Messages by opcode: every Send sent whole was received whole.
+    assert n["xiw0"]["tx_msg_send"] >= 100, n
+    assert n["xiw1"]["rx_msg_send"] == n["xiw0"]["tx_msg_send"], n
+    assert n["xiw0"]["tx_msg_write"] == 0, n
     for dev in n:
         assert n[dev]["crc_errors"] == 0, n
         assert n[dev]["terminates_sent"] == 0, n
@@ -59,6 +65,16 @@ def test_a_terminate_is_counted_at_both_ends(pair):
     assert n["xiw1"]["terminates_sent"] == 1, n
     assert n["xiw0"]["terminates_received"] == 1, n
     assert n["xiw0"]["terminates_sent"] == 0, n
+    assert n["xiw1"]["tx_msg_terminate"] == 1, n
+    assert n["xiw0"]["rx_msg_terminate"] == 1, n
+    # By code (the xiw family only): DDP, tagged buffer, invalid STag
+    ddp_invalid_stag = {"layer": "ddp", "type": 1, "code": 0, "count": 1}
+    got = {s["ifname"]: s["terminates"] for s in
+           json.loads(pair.run(f"{XIWCTL} -j stats").out)}
+    assert got == {"xiw0": [dict(ddp_invalid_stag, sent=False)],
+                   "xiw1": [dict(ddp_invalid_stag, sent=True)]}, got
+    text = pair.run(f"{XIWCTL} stats xiw1").out
+    assert text.rstrip().endswith(" terminate_sent_ddp_1_0x00 1"), text
 
 
 def test_xiwctl_stats_reads_what_rdma_statistic_reads(pair):
@@ -78,8 +94,9 @@ def test_xiwctl_stats_reads_what_rdma_statistic_reads(pair):
     for s in ours:
         assert s["port"] == 1, s
         counters = {k: v for k, v in s.items()
-                    if k not in ("ifindex", "ifname", "port")}
+                    if k not in ("ifindex", "ifname", "port", "terminates")}
         assert counters == theirs[s["ifname"]], (s, theirs)
+        assert s["terminates"] == [], s
     text = pair.run(f"{XIWCTL} stats show xiw1").out.split()
     assert text[:2] == ["link", "xiw1/1"], text
     assert dict(zip(text[2::2], map(int, text[3::2]))) == theirs["xiw1"]
@@ -87,3 +104,77 @@ def test_xiwctl_stats_reads_what_rdma_statistic_reads(pair):
     assert res.rc == 1
     assert res.err == ("xiwctl: counters of nosuch: No such device: no such "
                        "xiw device\n"), res.err
+
+
+def test_xiwctl_stats_watch_prints_what_changed(pair):
+    """xiwctl stats -w prints, each period, the counters that grew and by
+    how much: over a run, its increases add up to what rdma statistic
+    counted meanwhile (from its first reading, taken before its first
+    line)."""
+    vm = pair
+    out = "/tmp/stats-watch.json"
+    vm.run(f"{XIWCTL} -j stats xiw1 -w 0.2 > {out} 2>&1 & "
+           "echo $! > /tmp/stats-watch.pid")
+    try:
+        start = hw_counters(vm, "xiw1")
+
+        def lines():
+            return [check(json.loads(ln), "stats_watch_line") for ln in
+                    vm.run(f"cat {out}").out.splitlines() if ln]
+        # Its first line follows its first reading, whatever it counts:
+        # one Send at a time until a line shows (its first reading may
+        # come after a Send).
+        for _ in range(20):
+            client(vm, "a", SERVER, "--op", "send", "--size", 64,
+                   "--count", 1, "--check")
+            if vm.run(f"test -s {out}", check=False).rc == 0:
+                break
+        else:
+            raise AssertionError("the watch printed nothing")
+        mid = hw_counters(vm, "xiw1")
+        client(vm, "a", SERVER, "--op", "send", "--size", 64, "--count", 50,
+               "--depth", 4, "--check")
+        wait_until(vm, "a=$(rdma -j statistic show link xiw1/1); sleep 0.3; "
+                   "[ \"$a\" = \"$(rdma -j statistic show link xiw1/1)\" ]",
+                   "the counters settled")
+        end = hw_counters(vm, "xiw1")
+        for _ in range(50):
+            got = lines()
+            total = sum(ln.get("rx_msg_send", 0) for ln in got)
+            if total >= end["rx_msg_send"] - mid["rx_msg_send"]:
+                break
+            vm.run("sleep 0.1")
+        assert end["rx_msg_send"] - mid["rx_msg_send"] >= 50, (mid, end)
+        assert end["rx_msg_send"] - mid["rx_msg_send"] <= total <= \
+            end["rx_msg_send"] - start["rx_msg_send"], (total, got)
+        for ln in got:
+            assert ln["ifname"] == "xiw1", ln
+            assert all(k in end and v > 0 for k, v in ln.items()
+                       if k != "ifname"), ln
+    finally:
+        vm.run("kill $(cat /tmp/stats-watch.pid)", check=False)
+
+
+def test_markers_stripped_are_counted(pair):
+    """Both ends ask for markers: each device strips one every 512 octets
+    of the stream it receives, at least one per 512 ULPDU octets its peer
+    sent (less one per connection: where a stream starts); none without
+    markers."""
+    vm = pair
+
+    def run():
+        before = counters(vm)
+        client(vm, "a", SERVER, "--op", "write", "--size", 100000,
+               "--count", 10, "--check")
+        wait_until(vm, "a=$(rdma -j statistic show); sleep 0.2; "
+                   "[ \"$a\" = \"$(rdma -j statistic show)\" ]",
+                   "the counters settled")
+        return deltas(vm, before)
+    n = run()
+    assert n["xiw0"]["markers_stripped"] == 0, n
+    assert n["xiw1"]["markers_stripped"] == 0, n
+    set_params(vm, markers="Y")
+    n = run()
+    for dev, peer in (("xiw0", "xiw1"), ("xiw1", "xiw0")):
+        assert n[dev]["markers_stripped"] >= \
+            n[peer]["tx_bytes"] // 512 - 4 > 0, (dev, n)

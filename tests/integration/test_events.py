@@ -11,6 +11,7 @@ import os
 import pytest
 
 from conftest import TOP
+from schema import check
 from xiwperf_run import client
 
 XIWCTL = os.path.join(TOP, "build", "cmake", "tools", "xiwctl")
@@ -24,7 +25,9 @@ def lines(vm, path):
 
 
 def events(vm):
-    return [json.loads(line) for line in lines(vm, OUT) if line]
+    """The monitor's lines, each checked against tests/xiwctl.schema.json."""
+    return [check(json.loads(line), "monitor_line")
+            for line in lines(vm, OUT) if line]
 
 
 @pytest.fixture
@@ -97,3 +100,19 @@ def test_a_terminate_is_announced_at_both_ends(monitor, pair):
     assert [t.split(" terminate ")[1] for t in text] == [
         "received layer ddp type 1 code 0x00",
         "sent layer ddp type 1 code 0x00"], text
+
+
+def test_module_unload_announces_each_device_gone(monitor, hosts):
+    """modprobe -r xiw removes every device: each is announced gone,
+    before the family itself goes."""
+    vm = hosts
+    vm.ns("a", "rdma link add xiw0 type xiw netdev v0")
+    vm.ns("b", "rdma link add xiw1 type xiw netdev v1")
+    vm.run("modprobe -r xiw")
+    for _ in range(50):
+        got, text = monitor()
+        gone = sorted(e["ifname"] for e in got if e["event"] == "dev_del")
+        if len(gone) >= 2:
+            break
+        vm.run("sleep 0.1")
+    assert gone == ["xiw0", "xiw1"], got

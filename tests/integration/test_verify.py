@@ -14,8 +14,8 @@ import struct
 import pytest
 
 from capture import capture, rdmap_terminates, untagged_fpdus
-from xiwperf_run import (client, start_server, stop_server,
-                         wait_resources_released)
+from xiwperf_run import (client, counted, hw_counters, start_server,
+                         stop_server, wait_resources_released)
 
 SERVER = "192.0.2.2"
 FRWR = ("--remote-mr", "frwr")
@@ -74,9 +74,10 @@ def test_mismatching_expected_hash_terminates_without_a_response(pair):
     """A wrong expected hash (of the right length): the server sends the
     Terminate of a remote operation error with the Verify's DDP header,
     no Verify Response; the client's Verify completes with
-    REM_INV_REQ_ERR."""
+    REM_INV_REQ_ERR. The server's device counts the mismatch."""
     pcap = "/tmp/verify-mismatch.pcapng"
     got = {}
+    before = hw_counters(pair, "xiw1")
 
     def run():
         got["rc"], got["r"] = verify(pair, "crc32c", 1, "--expect",
@@ -94,6 +95,8 @@ def test_mismatching_expected_hash_terminates_without_a_response(pair):
     assert [s for s in segs if s[0] == 0x4E], segs      # the request
     assert not [s for s in segs if s[0] == 0x4F], segs  # no response
     wait_resources_released(pair, {"xiw1": 1})
+    n = counted(before, hw_counters(pair, "xiw1"))
+    assert n["verify_mismatches"] == 1, n
 
 
 def test_wire_carries_request_and_response_as_documented(pair):

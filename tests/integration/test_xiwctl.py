@@ -134,3 +134,48 @@ def test_xiwctl_policy_refusals_carry_the_kernels_reason(hosts):
     assert res.rc == 2
     assert "domain \"tape\" is not one of auto, dram, pmem, file" in res.err
     assert vm.run(f"{XIWCTL} -j policy xiw0").out == before
+
+
+def test_every_read_command_prints_what_the_schema_says(pair):
+    """dev, caps, config, policy, mr policy and stats with -j, on devices
+    with settings and a policy of their own, against
+    tests/xiwctl.schema.json; and the schema refuses what is not so."""
+    import jsonschema
+    import pytest
+    from schema import check
+    vm = pair
+    vm.run(f"{XIWCTL} config set xiw1 rtr read,send hashes sha256 "
+           "debug connections && "
+           f"{XIWCTL} policy set xiw1 domain pmem dram-persistent on")
+    for what, cmd in (("dev", "dev show"), ("caps", "caps"),
+                      ("config", "config"), ("policy", "policy"),
+                      ("stats", "stats")):
+        got = json.loads(vm.run(f"{XIWCTL} -j {cmd}").out)
+        assert len(got) >= 2, got
+        check(got, what)
+    # An MR with a remote key: the server registers them for a run
+    # (--remote-mr frwr); "rdma -j" shows keys as hex digits without 0x.
+    from conftest import wait_until
+    from xiwperf_run import start_client, wait_client
+    out = start_client(vm, "a", "192.0.2.2", "schema", "--op", "write",
+                       "--size", 64, "--count", 10**6, "--remote-mr", "frwr",
+                       "--timeout", 120)
+    try:
+        wait_until(vm, "rdma -j res show mr dev xiw1 | grep -q rkey",
+                   "the server registered its MRs")
+        rkeys = [int(str(m["rkey"]), 16) for m in
+                 json.loads(vm.run("rdma -j res show mr").out)
+                 if m["ifname"] == "xiw1" and m.get("rkey")]
+        assert rkeys, "the server registered no MR with a remote key"
+        check(json.loads(vm.run(
+            f"{XIWCTL} -j mr policy xiw1 {rkeys[0]:#x}").out), "mr_policy")
+    finally:
+        vm.run("pkill -INT -f 'xiwperf client'", check=False)
+        wait_client(vm, out)
+    # The schema can fail: a missing key, an unknown one, a wrong value.
+    good = json.loads(vm.run(f"{XIWCTL} -j policy xiw1").out)
+    for bad in ([dict(good[0], domain="tape")],
+                [{k: v for k, v in good[0].items() if k != "domain"}],
+                [dict(good[0], extra=1)]):
+        with pytest.raises(jsonschema.ValidationError):
+            check(bad, "policy")

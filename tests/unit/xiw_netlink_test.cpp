@@ -536,6 +536,27 @@ TEST(XiwNetlink, StatsRequestsAndReplies)
     EXPECT_EQ(s->name, "xiw1");
     using C = std::vector<std::pair<std::string, uint64_t>>;
     EXPECT_EQ(s->counters, (C{{"tx_fpdus", 12}, {"rx_bytes", 1ULL << 40}}));
+    EXPECT_TRUE(s->terminates.empty());
+
+    // Terminates by code
+    nlattr* terms = nla_nest_start(m, XIW_ATTR_TERMINATES);
+    nlattr* t = nla_nest_start(m, XIW_ATTR_TERMINATE);
+    nla_put_u8(m, XIW_TERMINATE_SENT, 1);
+    nla_put_u8(m, XIW_TERMINATE_LAYER, 1);
+    nla_put_u8(m, XIW_TERMINATE_TYPE, 1);
+    nla_put_u8(m, XIW_TERMINATE_CODE, 0);
+    nla_put(m, XIW_TERMINATE_PAD, 0, nullptr);
+    nla_put_u64(m, XIW_TERMINATE_COUNT, 3);
+    nla_nest_end(m, t);
+    nla_nest_end(m, terms);
+    s = xiw::xiw_nl::parse_stats(nlmsg_hdr(m));
+    ASSERT_TRUE(s) << s.error().message();
+    ASSERT_EQ(s->terminates.size(), 1U);
+    EXPECT_TRUE(s->terminates[0].term.sent);
+    EXPECT_EQ(s->terminates[0].term.layer, 1);
+    EXPECT_EQ(s->terminates[0].term.type, 1);
+    EXPECT_EQ(s->terminates[0].term.code, 0);
+    EXPECT_EQ(s->terminates[0].count, 3U);
 
     // a counter without its value
     xiw::nl::Message bad(nlmsg_alloc());

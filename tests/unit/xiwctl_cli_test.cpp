@@ -343,3 +343,29 @@ TEST(XiwctlCli, Monitor)
     ASSERT_FALSE(inv);
     EXPECT_EQ(inv.error().context, "monitor: unexpected \"all\"");
 }
+
+TEST(XiwctlCli, StatsWatch)
+{
+    auto inv = parse({"stats", "-w"});
+    ASSERT_TRUE(inv);
+    const auto& a = std::get<xiwctl::StatsShow>(inv->command);
+    EXPECT_FALSE(a.name);
+    EXPECT_EQ(a.watch, 1.0);
+    inv = parse({"stats", "show", "xiw1", "--watch", "0.25"});
+    ASSERT_TRUE(inv);
+    const auto& b = std::get<xiwctl::StatsShow>(inv->command);
+    EXPECT_EQ(b.name, "xiw1");
+    EXPECT_EQ(b.watch, 0.25);
+    inv = parse({"stats", "-w", "2", "xiw0"});
+    ASSERT_TRUE(inv);
+    EXPECT_EQ(std::get<xiwctl::StatsShow>(inv->command).name, "xiw0");
+    EXPECT_EQ(std::get<xiwctl::StatsShow>(inv->command).watch, 2.0);
+    for (auto bad : {"0", "1e9", "1x", ".", "-3"}) {
+        inv = parse({"stats", "-w", bad});
+        ASSERT_FALSE(inv) << bad;
+    }
+    EXPECT_EQ(parse({"stats", "-w", "0"}).error().context,
+              "stats: \"0\" is not a number of seconds (more than 0, at most 86400)");
+    EXPECT_EQ(parse({"stats", "-w", "-w"}).error().context, "stats: \"-w\" given twice");
+    EXPECT_EQ(parse({"stats", "a", "b"}).error().context, "stats: unexpected \"b\"");
+}

@@ -2,6 +2,7 @@
 #include "cli.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cstdint>
@@ -110,16 +111,44 @@ xiw::Result<Command> parse_caps(Words& w)
     return Command{CapsShow{*name}};
 }
 
+// A watch interval: a positive decimal number of seconds, at most a day.
+xiw::Result<double> parse_seconds(std::string_view word)
+{
+    double v = 0;
+    auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), v);
+    if (ec == std::errc() && end == word.data() + word.size() && v > 0 && v <= 86400)
+        return v;
+    return usage_error("stats: \"" + std::string(word) +
+                       "\" is not a number of seconds (more than 0, at most 86400)");
+}
+
 xiw::Result<Command> parse_stats(Words& w)
 {
     if (!w.empty() && matches(w.peek(), "help"))
         return Command{Help{"stats"}};
     if (!w.empty() && matches(w.peek(), "show"))
         w.next();
-    auto name = optional_name(w, "stats");
-    if (!name)
-        return name.error();
-    return Command{StatsShow{*name}};
+    StatsShow show;
+    while (!w.empty()) {
+        std::string_view word = w.next();
+        if (word == "-w" || word == "--watch") {
+            if (show.watch)
+                return usage_error("stats: \"-w\" given twice");
+            show.watch = 1.0;
+            if (!w.empty() && !w.peek().empty() &&
+                (std::isdigit(static_cast<unsigned char>(w.peek()[0])) || w.peek()[0] == '.')) {
+                auto s = parse_seconds(w.next());
+                if (!s)
+                    return s.error();
+                show.watch = *s;
+            }
+        } else if (!show.name && !word.starts_with("-")) {
+            show.name = std::string(word);
+        } else {
+            return usage_error("stats: unexpected \"" + std::string(word) + "\"");
+        }
+    }
+    return Command{show};
 }
 
 // "domain D": the word after it, as a domain.
@@ -435,7 +464,7 @@ std::string usage(std::string_view topic)
         return head + policy + values;
     if (topic == "mr")
         return head + mr + values;
-    const std::string stats = "       xiwctl [-j] [-p] stats [show] [NAME]\n";
+    const std::string stats = "       xiwctl [-j] [-p] stats [show] [NAME] [-w [SECONDS]]\n";
     const std::string monitor = "       xiwctl [-j] monitor\n";
     if (topic == "config")
         return head + config + config_values;

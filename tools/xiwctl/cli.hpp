@@ -62,9 +62,10 @@ struct ConfigSet {
     xiw::ConfigChange change;
 };
 
-/// stats [show] [DEV]
+/// stats [show] [DEV] [-w [SECONDS]]
 struct StatsShow {
     std::optional<std::string> name;
+    std::optional<double> watch;  ///< seconds between readings; show once without
 };
 
 /// monitor: print the events group's messages as they come

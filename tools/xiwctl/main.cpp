@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // xiwctl: inspect and manage xiw devices.
+#include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <map>
+#include <thread>
 #include <string_view>
 #include <vector>
 
@@ -260,44 +263,6 @@ int config_set(const xiwctl::Options& opt, const xiwctl::ConfigSet& cmd)
     return 0;
 }
 
-// As "rdma statistic show": the device, its port, then each counter.
-int stats_show(const xiwctl::Options& opt, const xiwctl::StatsShow& cmd)
-{
-    auto xnl = xiw::XiwNetlink::open();
-    if (!xnl)
-        return fail(xnl.error());
-    std::vector<xiw::Stats> all;
-    if (cmd.name) {
-        auto s = xnl->stats(*cmd.name);
-        if (!s)
-            return fail(s.error());
-        all.push_back(std::move(s).value());
-    } else {
-        auto s = xnl->stats();
-        if (!s)
-            return fail(s.error());
-        all = std::move(s).value();
-    }
-    if (opt.json) {
-        nlohmann::json arr = nlohmann::json::array();
-        for (const auto& s : all) {
-            nlohmann::json j = {{"ifindex", s.index}, {"ifname", s.name}, {"port", 1}};
-            for (const auto& [name, value] : s.counters)
-                j[name] = value;
-            arr.push_back(std::move(j));
-        }
-        print_json(opt, arr);
-        return 0;
-    }
-    for (const auto& s : all) {
-        std::cout << "link " << s.name << "/1";
-        for (const auto& [name, value] : s.counters)
-            std::cout << " " << name << " " << value;
-        std::cout << "\n";
-    }
-    return 0;
-}
-
 const char* layer_name(uint8_t layer)
 {
     switch (layer) {
@@ -315,6 +280,112 @@ std::string code_hex(uint8_t code)
     return buf;
 }
 
+// A Terminate's kind as one word: "sent_ddp_1_0x00".
+std::string term_key(const xiw::TerminateInfo& t)
+{
+    return std::string(t.sent ? "sent_" : "received_") + layer_name(t.layer) + "_" +
+           std::to_string(t.type) + "_" + code_hex(t.code);
+}
+
+// The counters of every device, or of the one named.
+xiw::Result<std::vector<xiw::Stats>> read_stats(xiw::XiwNetlink& xnl,
+                                                const std::optional<std::string>& name)
+{
+    if (!name)
+        return xnl.stats();
+    auto s = xnl.stats(*name);
+    if (!s)
+        return s.error();
+    return std::vector<xiw::Stats>{std::move(s).value()};
+}
+
+// A device's counters and Terminates by kind, by name, in the kernel's order.
+std::vector<std::pair<std::string, uint64_t>> flat(const xiw::Stats& s)
+{
+    auto out = s.counters;
+    for (const auto& t : s.terminates)
+        out.emplace_back("terminate_" + term_key(t.term), t.count);
+    return out;
+}
+
+// Every @p seconds, what changed since the last reading, until killed.
+int stats_watch(const xiwctl::Options& opt, xiw::XiwNetlink& xnl, const xiwctl::StatsShow& cmd)
+{
+    auto last = read_stats(xnl, cmd.name);
+    if (!last)
+        return fail(last.error());
+    std::map<std::string, std::map<std::string, uint64_t>> before;
+    for (const auto& s : *last)
+        for (const auto& [k, v] : flat(s))
+            before[s.name][k] = v;
+    for (;;) {
+        std::this_thread::sleep_for(std::chrono::duration<double>(*cmd.watch));
+        auto now = read_stats(xnl, cmd.name);
+        if (!now)
+            return fail(now.error());
+        for (const auto& s : *now) {
+            nlohmann::json j = {{"ifname", s.name}};
+            std::string line;
+            auto& was = before[s.name];
+            for (const auto& [k, v] : flat(s)) {
+                // Counters only grow: less is a device deleted and made anew.
+                uint64_t d = v >= was[k] ? v - was[k] : v;
+                was[k] = v;
+                if (!d)
+                    continue;
+                j[k] = d;
+                line += " " + k + " +" + std::to_string(d);
+            }
+            if (line.empty())
+                continue;
+            if (opt.json)
+                std::cout << j.dump() << std::endl;
+            else
+                std::cout << s.name << ":" << line << std::endl;
+        }
+    }
+}
+
+// As "rdma statistic show": the device, its port, then each counter, then
+// the Terminates by code ("terminate_sent_ddp_1_0x00 1").
+int stats_show(const xiwctl::Options& opt, const xiwctl::StatsShow& cmd)
+{
+    auto xnl = xiw::XiwNetlink::open();
+    if (!xnl)
+        return fail(xnl.error());
+    if (cmd.watch)
+        return stats_watch(opt, *xnl, cmd);
+    auto got = read_stats(*xnl, cmd.name);
+    if (!got)
+        return fail(got.error());
+    const auto& all = *got;
+    if (opt.json) {
+        nlohmann::json arr = nlohmann::json::array();
+        for (const auto& s : all) {
+            nlohmann::json j = {{"ifindex", s.index}, {"ifname", s.name}, {"port", 1}};
+            for (const auto& [name, value] : s.counters)
+                j[name] = value;
+            j["terminates"] = nlohmann::json::array();
+            for (const auto& t : s.terminates)
+                j["terminates"].push_back({{"sent", t.term.sent},
+                                           {"layer", layer_name(t.term.layer)},
+                                           {"type", t.term.type},
+                                           {"code", t.term.code},
+                                           {"count", t.count}});
+            arr.push_back(std::move(j));
+        }
+        print_json(opt, arr);
+        return 0;
+    }
+    for (const auto& s : all) {
+        std::cout << "link " << s.name << "/1";
+        for (const auto& [name, value] : flat(s))
+            std::cout << " " << name << " " << value;
+        std::cout << "\n";
+    }
+    return 0;
+}
+
 // Each event on a line of its own, flushed: a reader of a pipe sees it at once.
 int monitor(const xiwctl::Options& opt)
 {
@@ -323,6 +394,13 @@ int monitor(const xiwctl::Options& opt)
         return fail(ev.error());
     auto st = ev->watch([&opt](const xiw::Event& e) {
         using K = xiw::Event::Kind;
+        if (e.kind == K::lost) {
+            if (opt.json)
+                std::cout << nlohmann::json{{"event", "lost"}}.dump() << std::endl;
+            else
+                std::cout << "events lost: the socket overflowed" << std::endl;
+            return true;
+        }
         if (opt.json) {
             nlohmann::json j = {{"event", e.kind == K::dev_new   ? "dev_new"
                                           : e.kind == K::dev_del ? "dev_del"

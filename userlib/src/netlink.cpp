@@ -107,6 +107,8 @@ Result<Socket> Socket::connect(int protocol)
     Socket sock(raw);
     if (int r = nl_connect(raw, protocol); r < 0)
         return make_error(errno_of_nle(r), "connecting a netlink socket");
+    // Peek at each datagram's size first: a reply may exceed a page.
+    nl_socket_enable_msg_peek(raw);
     int one = 1;
     // Best effort: older kernels lack them and still work without text.
     setsockopt(nl_socket_get_fd(raw), SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));

@@ -41,6 +41,13 @@ Status XiwEvents::watch(const std::function<bool(const Event&)>& on)
             more = on(*e);
             return Ok{};
         });
+        if (!st && st.error().code == ENOMEM && more) {
+            // ENOBUFS, as libnl reports it: the kernel dropped events.
+            Event lost;
+            lost.kind = Event::Kind::lost;
+            more = on(lost);
+            continue;
+        }
         if (!st)
             return st;
     }

@@ -373,7 +373,8 @@ const nla_policy* top_policy()
                               .nested(XIW_ATTR_CONFIG_NOW)
                               .nested(XIW_ATTR_STATS)
                               .u32(XIW_ATTR_QP_NUM)
-                              .nested(XIW_ATTR_TERMINATE);
+                              .nested(XIW_ATTR_TERMINATE)
+                              .nested(XIW_ATTR_TERMINATES);
     return p.get();
 }
 
@@ -582,6 +583,37 @@ Result<Stats> parse_stats(nlmsghdr* hdr)
             return st.error();
         s.counters.emplace_back(nla_get_string(ctb[XIW_COUNTER_NAME]),
                                 nla_get_u64(ctb[XIW_COUNTER_VALUE]));
+    }
+    if (!tb[XIW_ATTR_TERMINATES])
+        return s;  // a kernel that does not count them by code
+    static const auto tpol = AttrPolicy<XIW_TERMINATE_MAX>()
+                                 .u8(XIW_TERMINATE_SENT)
+                                 .u8(XIW_TERMINATE_LAYER)
+                                 .u8(XIW_TERMINATE_TYPE)
+                                 .u8(XIW_TERMINATE_CODE)
+                                 .u64(XIW_TERMINATE_COUNT);
+    nla_for_each_nested(one, tb[XIW_ATTR_TERMINATES], rem) {
+        if (nla_type(one) != XIW_ATTR_TERMINATE)
+            continue;
+        nlattr* t[XIW_TERMINATE_MAX + 1] = {};
+        if (nla_parse_nested(t, XIW_TERMINATE_MAX, one, tpol.get()) < 0)
+            return malformed(std::string("XIW_ATTR_TERMINATES: ") + wrong_size);
+        if (auto st = require(t,
+                              {{XIW_TERMINATE_SENT, "XIW_TERMINATE_SENT"},
+                               {XIW_TERMINATE_LAYER, "XIW_TERMINATE_LAYER"},
+                               {XIW_TERMINATE_TYPE, "XIW_TERMINATE_TYPE"},
+                               {XIW_TERMINATE_CODE, "XIW_TERMINATE_CODE"},
+                               {XIW_TERMINATE_COUNT, "XIW_TERMINATE_COUNT"}},
+                              "XIW_ATTR_TERMINATES");
+            !st)
+            return st.error();
+        TerminateCount c;
+        c.term.sent = nla_get_u8(t[XIW_TERMINATE_SENT]) != 0;
+        c.term.layer = nla_get_u8(t[XIW_TERMINATE_LAYER]);
+        c.term.type = nla_get_u8(t[XIW_TERMINATE_TYPE]);
+        c.term.code = nla_get_u8(t[XIW_TERMINATE_CODE]);
+        c.count = nla_get_u64(t[XIW_TERMINATE_COUNT]);
+        s.terminates.push_back(c);
     }
     return s;
 }

@@ -20,6 +20,8 @@ public:
 
     /// Hand each event to @p on as it comes, until @p on returns false
     /// (Ok) or receiving fails (the error; a malformed event is EPROTO).
+    /// Events dropped because the socket overflowed come as one
+    /// Event::Kind::lost, and the watch goes on.
     Status watch(const std::function<bool(const Event&)>& on);
 
 private:

@@ -123,13 +123,6 @@ struct XiwDevice {
     Config config_now;  ///< what they amount to now, module parameters applied
 };
 
-/// A device's counters (XIW_CMD_STATS_GET), in the kernel's order, named
-/// as "rdma statistic" names them.
-struct Stats {
-    uint32_t index = 0;
-    std::string name;
-    std::vector<std::pair<std::string, uint64_t>> counters;
-};
 
 /// A Terminate that ended a connection (XIW_ATTR_TERMINATE).
 struct TerminateInfo {
@@ -139,9 +132,25 @@ struct TerminateInfo {
     uint8_t code = 0;
 };
 
+/// How many Terminates of one kind ended a device's connections.
+struct TerminateCount {
+    TerminateInfo term;  ///< code 0xff: every code above 0x0e
+    uint64_t count = 0;
+};
+
+/// A device's counters (XIW_CMD_STATS_GET), in the kernel's order, named
+/// as "rdma statistic" names them, and its Terminates by code.
+struct Stats {
+    uint32_t index = 0;
+    std::string name;
+    std::vector<std::pair<std::string, uint64_t>> counters;
+    std::vector<TerminateCount> terminates;
+};
+
 /// One message of the family's events group.
 struct Event {
-    enum class Kind { dev_new, dev_del, qp_error };
+    /// lost: the socket overflowed and events were dropped (no device)
+    enum class Kind { dev_new, dev_del, qp_error, lost };
     Kind kind = Kind::dev_new;
     uint32_t dev_index = 0;
     std::string dev_name;
