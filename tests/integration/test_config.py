@@ -13,11 +13,11 @@ import os
 
 from capture import capture, tshark
 from conftest import TOP, wait_until
+from genl import genl
 from test_p2p import assert_rtr_first, fpdus
 from xiwperf_run import PORT, client, set_params
 
 SERVER = "192.0.2.2"
-GENL = os.path.join(TOP, "tests", "integration", "xiw_genl.py")
 XIWCTL = os.path.join(TOP, "build", "cmake", "tools", "xiwctl")
 EPERM, EINVAL, ERANGE = 1, 22, 34
 # uapi enums
@@ -26,13 +26,6 @@ DEFAULT, OFF, ON = 0, 1, 2
 SEND, WRITE, READ = 1, 2, 3
 QUIET, FAULTS, CONNECTIONS = 0, 1, 2
 ALL_HASHES = 0b110                   # crc32c (1), sha256 (2)
-
-
-def genl(vm, *args, user=None):
-    prefix = f"setpriv --reuid={user} --regid={user} --clear-groups " \
-        if user else ""
-    return json.loads(vm.run(f"{prefix}python3 {GENL} " +
-                             " ".join(str(a) for a in args)).out)
 
 
 def dev(vm, name="xiw1"):

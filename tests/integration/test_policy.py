@@ -10,22 +10,15 @@ import json
 import os
 
 from conftest import TOP, wait_until
+from genl import genl
 from xiwperf_run import (client, counted, hw_counters, set_params,
                          start_client, wait_client)
 
 SERVER = "192.0.2.2"
-GENL = os.path.join(TOP, "tests", "integration", "xiw_genl.py")
 XIWCTL = os.path.join(TOP, "build", "cmake", "tools", "xiwctl")
 AUTO, DRAM, PMEM, FILE = 0, 1, 2, 3                 # enum xiw_persist
 DEFAULT, OFF, ON = 0, 1, 2                          # enum xiw_dram_persistent
 EPERM, ENOENT, ENODEV, EINVAL, ERANGE = 1, 2, 19, 22, 34
-
-
-def genl(vm, *args, user=None):
-    prefix = f"setpriv --reuid={user} --regid={user} --clear-groups " \
-        if user else ""
-    return json.loads(vm.run(f"{prefix}python3 {GENL} " +
-                             " ".join(str(a) for a in args)).out)
 
 
 def policy(vm, dev="xiw1"):

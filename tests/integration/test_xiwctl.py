@@ -3,6 +3,7 @@ import json
 import os
 
 from conftest import TOP, rdma_links
+from genl import genl
 
 XIWCTL = os.path.join(TOP, "build", "cmake", "tools", "xiwctl")
 
@@ -59,13 +60,7 @@ def test_xiwctl_usage_error(vm):
 
 
 # The xiw generic netlink family (Documentation/netlink.md), against the
-# view of xiw_genl.py, a client written from the uapi header alone.
-GENL = os.path.join(TOP, "tests", "integration", "xiw_genl.py")
-
-
-def genl(vm, *args):
-    return json.loads(vm.run(f"python3 {GENL} " +
-                             " ".join(str(a) for a in args)).out)
+# view of xiw_genl.py, a client written from the uapi header alone (genl).
 
 
 def test_xiwctl_caps_loads_xiw_when_it_is_not(vm):

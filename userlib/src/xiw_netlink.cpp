@@ -21,14 +21,15 @@ namespace xiw {
 namespace {
 
 constexpr std::array<const char*, 4> persist_names = {"auto", "dram", "pmem", "file"};
-constexpr std::array<const char*, 3> dram_names = {"default", "off", "on"};
 // XIW_CAP_OP_* bits, lowest first.
 constexpr std::array<const char*, 5> op_bit_names = {"atomics", "immediate", "flush",
                                                     "atomic_write", "verify"};
 // enum xiw_verify_alg (include/xiw/verbs.h, a kernel header): 0 is "none".
 constexpr std::array<const char*, 3> hash_bit_names = {"none", "crc32c", "sha256"};
 constexpr std::array<const char*, 4> crc_names = {"default", "off", "preferred", "required"};
+// enum xiw_switch, and enum xiw_dram_persistent, which has its values.
 constexpr std::array<const char*, 3> switch_names = {"default", "off", "on"};
+constexpr const auto& dram_names = switch_names;
 constexpr std::array<const char*, 4> rtr_kind_names = {"none", "send", "write", "read"};
 constexpr std::array<const char*, 3> debug_names = {"quiet", "faults", "connections"};
 

@@ -1,0 +1,16 @@
+"""Driving xiw_genl.py (the scenarios' own client of the xiw generic
+netlink family, written from the uapi header alone) in the guest."""
+import json
+import os
+
+from conftest import TOP
+
+GENL = os.path.join(TOP, "tests", "integration", "xiw_genl.py")
+
+
+def genl(vm, *args, user=None):
+    """xiw_genl.py's JSON answer to args, run as user (a uid) if given."""
+    prefix = f"setpriv --reuid={user} --regid={user} --clear-groups " \
+        if user else ""
+    return json.loads(vm.run(f"{prefix}python3 {GENL} " +
+                             " ".join(str(a) for a in args)).out)
