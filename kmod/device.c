@@ -467,6 +467,19 @@ struct xiw_device *xiw_device_nth(unsigned long n)
 }
 
 /**
+ * xiw_device_config() - a device's connection settings, as one change
+ *	left them
+ * @xdev: the device
+ * @cfg: filled with them
+ */
+void xiw_device_config(struct xiw_device *xdev, struct xiw_conn_config *cfg)
+{
+	spin_lock_bh(&xdev->config_lock);
+	*cfg = xdev->config;
+	spin_unlock_bh(&xdev->config_lock);
+}
+
+/**
  * xiw_device_conn_policy() - what a connection of a device begun now is
  *	set up with
  * @xdev: the device
@@ -477,9 +490,7 @@ void xiw_device_conn_policy(struct xiw_device *xdev,
 {
 	struct xiw_conn_config cfg;
 
-	spin_lock_bh(&xdev->config_lock);
-	cfg = xdev->config;
-	spin_unlock_bh(&xdev->config_lock);
+	xiw_device_config(xdev, &cfg);
 	xiw_policy_resolve(&cfg, pol);
 }
 

@@ -130,6 +130,7 @@ void xiw_device_list_lock(void);
 void xiw_device_list_unlock(void);
 struct xiw_device *xiw_device_find(const char *name, const u32 *index);
 struct xiw_device *xiw_device_nth(unsigned long n);
+void xiw_device_config(struct xiw_device *xdev, struct xiw_conn_config *cfg);
 void xiw_device_conn_policy(struct xiw_device *xdev,
 			    struct xiw_conn_policy *pol);
 

@@ -105,6 +105,26 @@ static int xiw_nl_put_policy(struct sk_buff *skb, struct xiw_device *xdev)
 	return 0;
 }
 
+/* One nest of enum xiw_config_attr: @cfg, @hashes and @debug. */
+static int xiw_nl_put_config_nest(struct sk_buff *skb, int type,
+				  const struct xiw_conn_config *cfg,
+				  u32 hashes, u8 debug)
+{
+	struct nlattr *nest = nla_nest_start(skb, type);
+
+	if (!nest ||
+	    nla_put_u8(skb, XIW_CONFIG_CRC, cfg->crc) ||
+	    nla_put_u8(skb, XIW_CONFIG_MARKERS, cfg->markers) ||
+	    nla_put_u8(skb, XIW_CONFIG_MPA_REV, cfg->mpa_rev) ||
+	    nla_put_u8(skb, XIW_CONFIG_P2P, cfg->p2p) ||
+	    nla_put_u32(skb, XIW_CONFIG_RTR, cfg->rtr) ||
+	    nla_put_u32(skb, XIW_CONFIG_HASHES, hashes) ||
+	    nla_put_u8(skb, XIW_CONFIG_DEBUG, debug))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
 /*
  * A device's settings in XIW_ATTR_CONFIG, then what they amount to in
  * XIW_ATTR_CONFIG_NOW: the connection ones as a connection begun now
@@ -114,41 +134,16 @@ static int xiw_nl_put_config(struct sk_buff *skb, struct xiw_device *xdev)
 {
 	u32 hashes = READ_ONCE(xdev->verify_hashes);
 	u8 debug = READ_ONCE(xdev->debug);
-	struct xiw_conn_config cfg;
+	struct xiw_conn_config cfg, now;
 	struct xiw_conn_policy pol;
-	struct nlattr *nest;
 
-	spin_lock_bh(&xdev->config_lock);
-	cfg = xdev->config;
-	spin_unlock_bh(&xdev->config_lock);
+	xiw_device_config(xdev, &cfg);
 	xiw_policy_resolve(&cfg, &pol);
-
-	nest = nla_nest_start(skb, XIW_ATTR_CONFIG);
-	if (!nest ||
-	    nla_put_u8(skb, XIW_CONFIG_CRC, cfg.crc) ||
-	    nla_put_u8(skb, XIW_CONFIG_MARKERS, cfg.markers) ||
-	    nla_put_u8(skb, XIW_CONFIG_MPA_REV, cfg.mpa_rev) ||
-	    nla_put_u8(skb, XIW_CONFIG_P2P, cfg.p2p) ||
-	    nla_put_u32(skb, XIW_CONFIG_RTR, cfg.rtr) ||
-	    nla_put_u32(skb, XIW_CONFIG_HASHES, hashes) ||
-	    nla_put_u8(skb, XIW_CONFIG_DEBUG, debug))
-		return -EMSGSIZE;
-	nla_nest_end(skb, nest);
-
-	nest = nla_nest_start(skb, XIW_ATTR_CONFIG_NOW);
-	if (!nest ||
-	    nla_put_u8(skb, XIW_CONFIG_CRC, pol.crc) ||
-	    nla_put_u8(skb, XIW_CONFIG_MARKERS,
-		       pol.markers ? XIW_SWITCH_ON : XIW_SWITCH_OFF) ||
-	    nla_put_u8(skb, XIW_CONFIG_MPA_REV, pol.mpa_rev) ||
-	    nla_put_u8(skb, XIW_CONFIG_P2P,
-		       pol.p2p ? XIW_SWITCH_ON : XIW_SWITCH_OFF) ||
-	    nla_put_u32(skb, XIW_CONFIG_RTR, xiw_policy_rtr_list(&pol)) ||
-	    nla_put_u32(skb, XIW_CONFIG_HASHES, hashes) ||
-	    nla_put_u8(skb, XIW_CONFIG_DEBUG, debug))
-		return -EMSGSIZE;
-	nla_nest_end(skb, nest);
-	return 0;
+	xiw_policy_settings(&pol, &now);
+	return xiw_nl_put_config_nest(skb, XIW_ATTR_CONFIG, &cfg, hashes,
+				      debug) ?:
+	       xiw_nl_put_config_nest(skb, XIW_ATTR_CONFIG_NOW, &now, hashes,
+				      debug);
 }
 
 /* The names of a device: every reply starts with them. */

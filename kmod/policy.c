@@ -226,19 +226,24 @@ u8 xiw_policy_rtr_supported(const struct xiw_conn_policy *pol)
 }
 
 /**
- * xiw_policy_rtr_list() - a policy's RTR kinds as XIW_CONFIG_RTR has them
+ * xiw_policy_settings() - a policy as the settings that would give it,
+ *	none at default (what XIW_ATTR_CONFIG_NOW reports)
  * @pol: the policy
- *
- * Return: enum xiw_rtr_kind per octet, most preferred in the lowest.
+ * @now: filled: CRC 1-3, markers and peer-to-peer off or on, the MPA
+ *	revision, the RTR kinds as XIW_CONFIG_RTR has them
  */
-u32 xiw_policy_rtr_list(const struct xiw_conn_policy *pol)
+void xiw_policy_settings(const struct xiw_conn_policy *pol,
+			 struct xiw_conn_config *now)
 {
-	u32 list = 0;
 	unsigned int i;
 
+	now->crc = pol->crc;
+	now->markers = pol->markers ? XIW_SWITCH_ON : XIW_SWITCH_OFF;
+	now->mpa_rev = pol->mpa_rev;
+	now->p2p = pol->p2p ? XIW_SWITCH_ON : XIW_SWITCH_OFF;
+	now->rtr = 0;
 	for (i = 0; i < pol->n_rtr; i++)
-		list |= (u32)xiw_rtr_kind(pol->rtr[i]) << (8 * i);
-	return list;
+		now->rtr |= (u32)xiw_rtr_kind(pol->rtr[i]) << (8 * i);
 }
 
 static uint mpa_timeout_ms = 10000;

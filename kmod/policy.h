@@ -52,7 +52,8 @@ struct xiw_conn_policy {
 void xiw_policy_resolve(const struct xiw_conn_config *cfg,
 			struct xiw_conn_policy *pol);
 u8 xiw_policy_rtr_supported(const struct xiw_conn_policy *pol);
-u32 xiw_policy_rtr_list(const struct xiw_conn_policy *pol);
+void xiw_policy_settings(const struct xiw_conn_policy *pol,
+			 struct xiw_conn_config *now);
 bool xiw_policy_rtr_list_valid(u32 list);
 int xiw_policy_rtr_parse(const char *val, u32 *list);
 unsigned int xiw_policy_timeout_ms(void);

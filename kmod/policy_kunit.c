@@ -63,7 +63,7 @@ static void policy_rtr_parse(struct kunit *test)
 /* All default: the module parameters, at their own defaults here. */
 static void policy_defaults_are_the_parameters(struct kunit *test)
 {
-	struct xiw_conn_config cfg = {};
+	struct xiw_conn_config cfg = {}, now;
 	struct xiw_conn_policy pol;
 
 	xiw_policy_resolve(&cfg, &pol);
@@ -77,9 +77,14 @@ static void policy_defaults_are_the_parameters(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pol.rtr[2], XIW_RTR_SEND);
 	KUNIT_EXPECT_EQ(test, xiw_policy_rtr_supported(&pol),
 			XIW_RTR_WRITE | XIW_RTR_READ | XIW_RTR_SEND);
-	KUNIT_EXPECT_EQ(test, xiw_policy_rtr_list(&pol),
-			KINDS(XIW_RTR_KIND_WRITE, XIW_RTR_KIND_READ,
-			      XIW_RTR_KIND_SEND));
+	xiw_policy_settings(&pol, &now);
+	KUNIT_EXPECT_EQ(test, now.rtr, KINDS(XIW_RTR_KIND_WRITE,
+					     XIW_RTR_KIND_READ,
+					     XIW_RTR_KIND_SEND));
+	KUNIT_EXPECT_EQ(test, now.crc, XIW_CRC_PREFERRED);
+	KUNIT_EXPECT_EQ(test, now.markers, XIW_SWITCH_OFF);
+	KUNIT_EXPECT_EQ(test, now.mpa_rev, 2);
+	KUNIT_EXPECT_EQ(test, now.p2p, XIW_SWITCH_OFF);
 }
 
 static void policy_settings_win_over_the_parameters(struct kunit *test)
@@ -89,6 +94,7 @@ static void policy_settings_win_over_the_parameters(struct kunit *test)
 		.p2p = XIW_SWITCH_ON,
 		.rtr = KINDS(XIW_RTR_KIND_READ, XIW_RTR_KIND_SEND, 0),
 	};
+	struct xiw_conn_config now;
 	struct xiw_conn_policy pol;
 
 	xiw_policy_resolve(&cfg, &pol);
@@ -98,7 +104,10 @@ static void policy_settings_win_over_the_parameters(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, pol.n_rtr, 2);
 	KUNIT_EXPECT_EQ(test, pol.rtr[0], XIW_RTR_READ);
 	KUNIT_EXPECT_EQ(test, pol.rtr[1], XIW_RTR_SEND);
-	KUNIT_EXPECT_EQ(test, xiw_policy_rtr_list(&pol), cfg.rtr);
+	xiw_policy_settings(&pol, &now);
+	KUNIT_EXPECT_EQ(test, now.rtr, cfg.rtr);
+	KUNIT_EXPECT_EQ(test, now.markers, XIW_SWITCH_ON);
+	KUNIT_EXPECT_EQ(test, now.p2p, XIW_SWITCH_ON);
 
 	/* Peer-to-peer needs revision 2: with 1 it is off in effect. */
 	cfg.mpa_rev = 1;
