@@ -8,8 +8,9 @@ LINE = re.compile(r"cm\.id=(\d+) src=(\S+) dst=(\S+) .* ([A-Z_]+) "
                   r"\((\d+)/(-?\d+)\)")
 
 
-def start(vm):
-    """Clear the buffer and record. The event is enabled once and never
+def start(vm, events="rdma_cma/cm_event_handler"):
+    """Clear the buffer and record events (a path under events/: one
+    event, or a whole system). The event is enabled once and never
     disabled, and comm recording is off: every enable or disable live-patches
     kernel text (recording comms hooks sched_switch inside __schedule), and
     under multi-threaded TCG a vCPU can still run a stale int3 after the
@@ -19,7 +20,7 @@ def start(vm):
            f"echo 0 > {TRACING}/tracing_on; echo > {TRACING}/trace; "
            f"echo 0 > {TRACING}/options/record-cmd; "
            f"echo 4096 > {TRACING}/buffer_size_kb; "
-           f"echo 1 > {TRACING}/events/rdma_cma/cm_event_handler/enable; "
+           f"echo 1 > {TRACING}/events/{events}/enable; "
            f"echo 1 > {TRACING}/tracing_on")
 
 
@@ -45,10 +46,15 @@ def stop(vm):
     """Every event delivered since start(): {(cm_id, src, dst): [event
     name, ...]}. Restrack numbers ids per device, so the addresses tell
     two devices' ids apart."""
+    return parse(read_and_clear(vm))
+
+
+def read_and_clear(vm):
+    """Stop recording; what was recorded, the buffer emptied."""
     out = vm.run(f"echo 0 > {TRACING}/tracing_on; cat {TRACING}/trace; "
                  f"echo > {TRACING}/trace").out
     assert "LOST" not in out, "trace buffer overflowed"
-    return parse(out)
+    return out
 
 
 def assert_exactly_once(events):

@@ -5,6 +5,7 @@ seen in the trace of a run that makes them happen.
 The events are enabled while nothing runs on the devices and stay on
 (see cm_trace.py: under multi-threaded TCG, live-patching kernel text
 that another vCPU runs can leave it a stale int3)."""
+import cm_trace
 from cm_trace import TRACING
 from xiwperf_run import client
 
@@ -15,12 +16,7 @@ def trace(vm, fn, until):
     """fn() with the xiw events recorded; the trace's lines once until()
     holds of them (the server's side may finish just after fn returns;
     a bounded number of guest round trips)."""
-    vm.run(f"mountpoint -q {TRACING} || mount -t tracefs nodev {TRACING}; "
-           f"echo 0 > {TRACING}/tracing_on; echo > {TRACING}/trace; "
-           f"echo 0 > {TRACING}/options/record-cmd; "
-           f"echo 4096 > {TRACING}/buffer_size_kb; "
-           f"echo 1 > {TRACING}/events/xiw/enable; "
-           f"echo 1 > {TRACING}/tracing_on")
+    cm_trace.start(vm, "xiw")
     fn()
     for _ in range(50):
         lines = [ln for ln in vm.run(f"cat {TRACING}/trace").out.splitlines()
@@ -28,10 +24,8 @@ def trace(vm, fn, until):
         if until(lines):
             break
         vm.run("sleep 0.1")
-    out = vm.run(f"echo 0 > {TRACING}/tracing_on; cat {TRACING}/trace; "
-                 f"echo > {TRACING}/trace").out
-    assert "LOST" not in out, "trace buffer overflowed"
-    return [ln for ln in out.splitlines() if " xiw_" in ln]
+    return [ln for ln in cm_trace.read_and_clear(vm).splitlines()
+            if " xiw_" in ln]
 
 
 def test_states_and_requests_of_a_run_are_traced(pair):

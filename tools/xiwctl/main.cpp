@@ -154,18 +154,30 @@ void print_policy(const xiw::XiwDevice& d)
               << " (" << (d.policy.dram_persistent_now ? "on" : "off") << ")\n";
 }
 
+// What @p all reads of every device, or @p one of the device named.
+template <class All, class One>
+auto all_or_named(const std::optional<std::string>& name, All all, One one)
+    -> decltype(all())
+{
+    if (!name)
+        return all();
+    auto got = one(*name);
+    if (!got)
+        return got.error();
+    std::vector<std::decay_t<decltype(*got)>> just_it;
+    just_it.push_back(std::move(got).value());
+    return just_it;
+}
+
 // The xiw devices to show: all, or the one named.
 xiw::Result<std::vector<xiw::XiwDevice>> xiw_devices(const std::optional<std::string>& name)
 {
     auto xnl = xiw::XiwNetlink::open();
     if (!xnl)
         return xnl.error();
-    if (!name)
-        return xnl->devices();
-    auto d = xnl->device(*name);
-    if (!d)
-        return d.error();
-    return std::vector<xiw::XiwDevice>{std::move(d).value()};
+    return all_or_named(
+        name, [&xnl] { return xnl->devices(); },
+        [&xnl](const std::string& n) { return xnl->device(n); });
 }
 
 template <class Json, class Text>
@@ -187,19 +199,29 @@ int show_devices(const xiwctl::Options& opt, const std::optional<std::string>& n
     return 0;
 }
 
-int policy_set(const xiwctl::Options& opt, const xiwctl::PolicySet& cmd)
+// Make a change with @p set, then show the device as @p to_json or
+// @p print do.
+template <class Set, class Json, class Text>
+int change_and_show(const xiwctl::Options& opt, Set set, Json to_json, Text print)
 {
     auto xnl = xiw::XiwNetlink::open();
     if (!xnl)
         return fail(xnl.error());
-    auto d = xnl->set_policy(cmd.name, cmd.change);
+    auto d = set(*xnl);
     if (!d)
         return fail(d.error());
     if (opt.json)
-        print_json(opt, nlohmann::json::array({policy_json(*d)}));
+        print_json(opt, nlohmann::json::array({to_json(*d)}));
     else
-        print_policy(*d);
+        print(*d);
     return 0;
+}
+
+int policy_set(const xiwctl::Options& opt, const xiwctl::PolicySet& cmd)
+{
+    return change_and_show(
+        opt, [&cmd](xiw::XiwNetlink& x) { return x.set_policy(cmd.name, cmd.change); },
+        policy_json, print_policy);
 }
 
 // A setting that may say "default", and what it amounts to now.
@@ -250,17 +272,9 @@ void print_config(const xiw::XiwDevice& d)
 
 int config_set(const xiwctl::Options& opt, const xiwctl::ConfigSet& cmd)
 {
-    auto xnl = xiw::XiwNetlink::open();
-    if (!xnl)
-        return fail(xnl.error());
-    auto d = xnl->set_config(cmd.name, cmd.change);
-    if (!d)
-        return fail(d.error());
-    if (opt.json)
-        print_json(opt, nlohmann::json::array({config_json(*d)}));
-    else
-        print_config(*d);
-    return 0;
+    return change_and_show(
+        opt, [&cmd](xiw::XiwNetlink& x) { return x.set_config(cmd.name, cmd.change); },
+        config_json, print_config);
 }
 
 const char* layer_name(uint8_t layer)
@@ -291,12 +305,9 @@ std::string term_key(const xiw::TerminateInfo& t)
 xiw::Result<std::vector<xiw::Stats>> read_stats(xiw::XiwNetlink& xnl,
                                                 const std::optional<std::string>& name)
 {
-    if (!name)
-        return xnl.stats();
-    auto s = xnl.stats(*name);
-    if (!s)
-        return s.error();
-    return std::vector<xiw::Stats>{std::move(s).value()};
+    return all_or_named(
+        name, [&xnl] { return xnl.stats(); },
+        [&xnl](const std::string& n) { return xnl.stats(n); });
 }
 
 // A device's counters and Terminates by kind, by name, in the kernel's order.

@@ -494,6 +494,39 @@ Status parse_config(nlattr* nest, Config& c, const std::string& what)
     return Ok{};
 }
 
+// A Terminate's kind (XIW_ATTR_TERMINATE) into @p t, and with @p count
+// (in XIW_ATTR_TERMINATES) how many; @p what names it in an error.
+Status parse_terminate(nlattr* nest, TerminateInfo& t, uint64_t* count, const std::string& what)
+{
+    static const auto pol = AttrPolicy<XIW_TERMINATE_MAX>()
+                                .u8(XIW_TERMINATE_SENT)
+                                .u8(XIW_TERMINATE_LAYER)
+                                .u8(XIW_TERMINATE_TYPE)
+                                .u8(XIW_TERMINATE_CODE)
+                                .u64(XIW_TERMINATE_COUNT);
+    nlattr* tb[XIW_TERMINATE_MAX + 1] = {};
+    if (nla_parse_nested(tb, XIW_TERMINATE_MAX, nest, pol.get()) < 0)
+        return malformed(what + ": " + wrong_size);
+    if (auto st = require(tb,
+                          {{XIW_TERMINATE_SENT, "XIW_TERMINATE_SENT"},
+                           {XIW_TERMINATE_LAYER, "XIW_TERMINATE_LAYER"},
+                           {XIW_TERMINATE_TYPE, "XIW_TERMINATE_TYPE"},
+                           {XIW_TERMINATE_CODE, "XIW_TERMINATE_CODE"}},
+                          what);
+        !st)
+        return st;
+    if (count) {
+        if (auto st = require(tb, {{XIW_TERMINATE_COUNT, "XIW_TERMINATE_COUNT"}}, what); !st)
+            return st;
+        *count = nla_get_u64(tb[XIW_TERMINATE_COUNT]);
+    }
+    t.sent = nla_get_u8(tb[XIW_TERMINATE_SENT]) != 0;
+    t.layer = nla_get_u8(tb[XIW_TERMINATE_LAYER]);
+    t.type = nla_get_u8(tb[XIW_TERMINATE_TYPE]);
+    t.code = nla_get_u8(tb[XIW_TERMINATE_CODE]);
+    return Ok{};
+}
+
 }  // namespace
 
 Result<XiwDevice> parse_device(nlmsghdr* hdr)
@@ -587,33 +620,12 @@ Result<Stats> parse_stats(nlmsghdr* hdr)
     }
     if (!tb[XIW_ATTR_TERMINATES])
         return s;  // a kernel that does not count them by code
-    static const auto tpol = AttrPolicy<XIW_TERMINATE_MAX>()
-                                 .u8(XIW_TERMINATE_SENT)
-                                 .u8(XIW_TERMINATE_LAYER)
-                                 .u8(XIW_TERMINATE_TYPE)
-                                 .u8(XIW_TERMINATE_CODE)
-                                 .u64(XIW_TERMINATE_COUNT);
     nla_for_each_nested(one, tb[XIW_ATTR_TERMINATES], rem) {
         if (nla_type(one) != XIW_ATTR_TERMINATE)
             continue;
-        nlattr* t[XIW_TERMINATE_MAX + 1] = {};
-        if (nla_parse_nested(t, XIW_TERMINATE_MAX, one, tpol.get()) < 0)
-            return malformed(std::string("XIW_ATTR_TERMINATES: ") + wrong_size);
-        if (auto st = require(t,
-                              {{XIW_TERMINATE_SENT, "XIW_TERMINATE_SENT"},
-                               {XIW_TERMINATE_LAYER, "XIW_TERMINATE_LAYER"},
-                               {XIW_TERMINATE_TYPE, "XIW_TERMINATE_TYPE"},
-                               {XIW_TERMINATE_CODE, "XIW_TERMINATE_CODE"},
-                               {XIW_TERMINATE_COUNT, "XIW_TERMINATE_COUNT"}},
-                              "XIW_ATTR_TERMINATES");
-            !st)
-            return st.error();
         TerminateCount c;
-        c.term.sent = nla_get_u8(t[XIW_TERMINATE_SENT]) != 0;
-        c.term.layer = nla_get_u8(t[XIW_TERMINATE_LAYER]);
-        c.term.type = nla_get_u8(t[XIW_TERMINATE_TYPE]);
-        c.term.code = nla_get_u8(t[XIW_TERMINATE_CODE]);
-        c.count = nla_get_u64(t[XIW_TERMINATE_COUNT]);
+        if (auto st = parse_terminate(one, c.term, &c.count, "XIW_ATTR_TERMINATES"); !st)
+            return st.error();
         s.terminates.push_back(c);
     }
     return s;
@@ -659,27 +671,11 @@ Result<Event> parse_event(nlmsghdr* hdr)
                               "QP event");
             !st)
             return st.error();
-        static const auto pol = AttrPolicy<XIW_TERMINATE_MAX>()
-                                    .u8(XIW_TERMINATE_SENT)
-                                    .u8(XIW_TERMINATE_LAYER)
-                                    .u8(XIW_TERMINATE_TYPE)
-                                    .u8(XIW_TERMINATE_CODE);
-        nlattr* t[XIW_TERMINATE_MAX + 1] = {};
-        if (nla_parse_nested(t, XIW_TERMINATE_MAX, tb[XIW_ATTR_TERMINATE], pol.get()) < 0)
-            return malformed(std::string("XIW_ATTR_TERMINATE: ") + wrong_size);
-        if (auto st = require(t,
-                              {{XIW_TERMINATE_SENT, "XIW_TERMINATE_SENT"},
-                               {XIW_TERMINATE_LAYER, "XIW_TERMINATE_LAYER"},
-                               {XIW_TERMINATE_TYPE, "XIW_TERMINATE_TYPE"},
-                               {XIW_TERMINATE_CODE, "XIW_TERMINATE_CODE"}},
-                              "XIW_ATTR_TERMINATE");
+        if (auto st = parse_terminate(tb[XIW_ATTR_TERMINATE], e.term, nullptr,
+                                      "XIW_ATTR_TERMINATE");
             !st)
             return st.error();
         e.qp_num = nla_get_u32(tb[XIW_ATTR_QP_NUM]);
-        e.term.sent = nla_get_u8(t[XIW_TERMINATE_SENT]) != 0;
-        e.term.layer = nla_get_u8(t[XIW_TERMINATE_LAYER]);
-        e.term.type = nla_get_u8(t[XIW_TERMINATE_TYPE]);
-        e.term.code = nla_get_u8(t[XIW_TERMINATE_CODE]);
     }
     return e;
 }
