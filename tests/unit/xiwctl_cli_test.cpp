@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <string_view>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -15,6 +16,23 @@ xiw::Result<xiwctl::Invocation> parse(std::initializer_list<std::string_view> wo
 {
     std::vector<std::string_view> v(words);
     return xiwctl::parse(v);
+}
+
+// Words xiwctl must refuse as a usage error, and what its message says.
+struct UsageCase {
+    std::vector<std::string_view> words;
+    std::string says;
+};
+
+void expect_usage_errors(const std::vector<UsageCase>& cases)
+{
+    for (const auto& c : cases) {
+        auto inv = xiwctl::parse(c.words);
+        ASSERT_FALSE(inv) << c.says;
+        EXPECT_EQ(inv.error().code, EINVAL);
+        EXPECT_NE(inv.error().context.find(c.says), std::string::npos)
+            << inv.error().context << " lacks " << c.says;
+    }
 }
 
 }  // namespace
@@ -58,11 +76,7 @@ TEST(XiwctlCli, LinkDeleteAcceptsDelAndDelete)
 
 TEST(XiwctlCli, UsageErrorsNameTheProblem)
 {
-    struct Case {
-        std::initializer_list<std::string_view> words;
-        const char* says;
-    };
-    const Case cases[] = {
+    const std::vector<UsageCase> cases = {
         {{}, "missing object"},
         {{"frob"}, "unknown object \"frob\""},
         {{"--bogus", "dev"}, "unknown option \"--bogus\""},
@@ -77,13 +91,7 @@ TEST(XiwctlCli, UsageErrorsNameTheProblem)
         {{"dev", "show", "a", "b"}, "unexpected \"b\""},
         {{"dev", "frob"}, "unknown command \"frob\""},
     };
-    for (const auto& c : cases) {
-        auto inv = parse(c.words);
-        ASSERT_FALSE(inv) << c.says;
-        EXPECT_EQ(inv.error().code, EINVAL);
-        EXPECT_NE(inv.error().context.find(c.says), std::string::npos)
-            << inv.error().context << " lacks " << c.says;
-    }
+    expect_usage_errors(cases);
 }
 
 TEST(XiwctlCli, EmptyWordIsNotAPrefix)
@@ -177,11 +185,7 @@ TEST(XiwctlCli, MrPolicy)
 
 TEST(XiwctlCli, PolicyAndMrUsageErrors)
 {
-    struct Case {
-        std::vector<std::string_view> words;
-        std::string says;
-    };
-    const std::vector<Case> cases = {
+    const std::vector<UsageCase> cases = {
         {{"policy", "set"}, "policy set: missing device name"},
         {{"policy", "set", "xiw0"}, "policy set: nothing to change (domain, dram-persistent)"},
         {{"policy", "set", "xiw0", "domain"}, "\"domain\" needs a value (auto, dram, pmem, file)"},
@@ -228,13 +232,7 @@ TEST(XiwctlCli, PolicyAndMrUsageErrors)
         {{"mr", "policy", "xiw0", "1", "color", "red"}, "unknown keyword \"color\""},
         {{"mr", "policy", "xiw0", "1", "domain", "dram", "x"}, "unknown keyword \"x\""},
     };
-    for (const auto& c : cases) {
-        auto inv = xiwctl::parse(c.words);
-        ASSERT_FALSE(inv) << c.says;
-        EXPECT_EQ(inv.error().code, EINVAL);
-        EXPECT_NE(inv.error().context.find(c.says), std::string::npos)
-            << inv.error().context << " lacks " << c.says;
-    }
+    expect_usage_errors(cases);
 }
 
 TEST(XiwctlCli, HelpOfTheNewObjects)
@@ -289,11 +287,7 @@ TEST(XiwctlCli, ConfigShowAndSet)
 
 TEST(XiwctlCli, ConfigUsageErrors)
 {
-    struct Case {
-        std::vector<std::string_view> words;
-        std::string says;
-    };
-    const std::vector<Case> cases = {
+    const std::vector<UsageCase> cases = {
         {{"config", "set"}, "config set: missing device name"},
         {{"config", "set", "xiw0"}, "config set: nothing to change (crc, markers, mpa, p2p, "
                                     "rtr, hashes, debug)"},
@@ -311,13 +305,7 @@ TEST(XiwctlCli, ConfigUsageErrors)
         {{"config", "set", "xiw0", "color", "red"}, "unknown keyword \"color\""},
         {{"config", "show", "a", "b"}, "config show: unexpected \"b\""},
     };
-    for (const auto& c : cases) {
-        auto inv = xiwctl::parse(c.words);
-        ASSERT_FALSE(inv) << c.says;
-        EXPECT_EQ(inv.error().code, EINVAL);
-        EXPECT_NE(inv.error().context.find(c.says), std::string::npos)
-            << inv.error().context << " lacks " << c.says;
-    }
+    expect_usage_errors(cases);
 }
 
 TEST(XiwctlCli, StatsShow)
