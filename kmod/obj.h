@@ -452,6 +452,8 @@ struct xiw_stream_params {
  *	by the receive path when the RTR arrived, which opens the send queue
  * @rtr_read_pending: a zero-length Read sent as RTR awaits its response;
  *	the send queue waits with it (the peer's IRD need not cover both)
+ * @rtr_initiator: this end sends an RTR (@rtr_send as the stream began),
+ *	so the peer may answer it with an MPA error (reading a Terminate)
  * @msn: next MSN to send per untagged queue
  * @sock: the TCP socket once connected
  * @cep: the connection endpoint
@@ -527,6 +529,7 @@ struct xiw_qp {
 	u8 rtr_send;
 	u8 rtr_expect;
 	bool rtr_read_pending;
+	bool rtr_initiator;
 	u32 msn[4];
 
 	struct socket *sock;

@@ -905,6 +905,7 @@ int xiw_qp_start(struct xiw_qp *qp, struct socket *sock,
 	qp->ord = min_t(u16, p->ord, XIW_MAX_ORD);
 	qp->ird = min_t(u16, p->ird, XIW_MAX_IRD);
 	qp->rtr_send = p->rtr_send;
+	qp->rtr_initiator = p->rtr_send != 0;
 	qp->rtr_expect = p->rtr_expect;
 	qp->rtr_read_pending = false;
 	for (i = 0; i < 4; i++) {

@@ -211,14 +211,30 @@ int xiw_term_cause(u32 ctrl)
  * a little-endian host, so on x86 it sends layer and error type in
  * swapped nibbles and M, D, R in bits 8, 9, 10 (RFC 5040: reserved, and
  * zero). Such a field with headers included has RFC bits 15..13 clear and
- * some of bits 10..8 set: read it as siw meant it. (Without headers the
- * two layouts cannot be told apart; that field is taken as the RFC says.)
+ * some of bits 10..8 set: read it as siw meant it.
+ *
+ * Without headers the bits alone cannot tell the layouts apart, but the
+ * stream can: siw's RDMAP Remote Operation Errors 0x06 (unexpected
+ * opcode) and 0x07 (catastrophic, this stream) read in the RFC's layout
+ * as the MPA errors 0x06 (insufficient IRD) and 0x07 (no matching RTR),
+ * which RFC 6581 has a responder send only in answer to the initiator's
+ * RTR. On a stream that sent no RTR (@rtr_sent false) they are siw's.
+ * Anything else without headers is taken as the RFC says.
  */
-static u32 xiw_term_ctrl_unswap(u32 ctrl)
+static u32 xiw_term_ctrl_unswap(u32 ctrl, bool rtr_sent)
 {
 	u32 rfc_flags = XIW_TERM_FLAG_M | XIW_TERM_FLAG_D | XIW_TERM_FLAG_R;
 	u32 flags = 0;
+	int rfc = xiw_term_cause(ctrl);
 
+	if (!(ctrl & 0xffff) && !rtr_sent &&
+	    (rfc == XIW_TERM(XIW_TERM_LAYER_LLP, XIW_LLP_ETYPE_MPA,
+			     XIW_MPA_ERR_IRD) ||
+	     rfc == XIW_TERM(XIW_TERM_LAYER_LLP, XIW_LLP_ETYPE_MPA,
+			     XIW_MPA_ERR_RTR)))
+		return xiw_term_ctrl(XIW_TERM(XIW_TERM_LAYER_RDMAP,
+					      XIW_RDMAP_ETYPE_OP,
+					      XIW_TERM_CODE(rfc)), 0);
 	if ((ctrl & 0xffff) & ~0x0700U || !(ctrl & 0x0700))
 		return ctrl;
 	if (ctrl & BIT(8))
@@ -236,6 +252,9 @@ static u32 xiw_term_ctrl_unswap(u32 ctrl)
  * @in: the control field and the octets after it, as xiw_term_info_build()
  *	lays them out
  * @len: octets available at @in (a Terminate may be cut short)
+ * @rtr_sent: the stream's initiator sent an RFC 6581 RTR (this end is
+ *	the initiator of a peer-to-peer stream): only then can an MPA error
+ *	about the RTR be meant
  * @cause: output, comparable with XIW_TERM()
  * @src: output: the terminated segment's headers where the M, D and R bits
  *	say they follow and they are all there; pointers into @in
@@ -248,7 +267,7 @@ static u32 xiw_term_ctrl_unswap(u32 ctrl)
  *
  * Return: 0, or -EINVAL if @len does not even hold the control field.
  */
-int xiw_term_info_parse(const u8 *in, size_t len, int *cause,
+int xiw_term_info_parse(const u8 *in, size_t len, bool rtr_sent, int *cause,
 			struct xiw_term_src *src)
 {
 	u32 ctrl;
@@ -259,7 +278,7 @@ int xiw_term_info_parse(const u8 *in, size_t len, int *cause,
 	memset(src, 0, sizeof(*src));
 	if (len < off)
 		return -EINVAL;
-	ctrl = xiw_term_ctrl_unswap(get_unaligned_be32(in));
+	ctrl = xiw_term_ctrl_unswap(get_unaligned_be32(in), rtr_sent);
 	*cause = xiw_term_cause(ctrl);
 	if (!(ctrl & XIW_TERM_FLAG_D) || !(ctrl & XIW_TERM_FLAG_M))
 		return 0;

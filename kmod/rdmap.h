@@ -74,7 +74,7 @@ struct xiw_term_src {
 
 size_t xiw_term_info_build(int cause, const struct xiw_term_src *src,
 			   u8 *out);
-int xiw_term_info_parse(const u8 *in, size_t len, int *cause,
+int xiw_term_info_parse(const u8 *in, size_t len, bool rtr_sent, int *cause,
 			struct xiw_term_src *src);
 
 /**

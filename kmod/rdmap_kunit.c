@@ -223,7 +223,8 @@ static void rdmap_terminate_parse_inverts_build(struct kunit *test)
 
 	/* Read Request refused: every header comes back. */
 	len = xiw_term_info_build(prot, &src, out);
-	KUNIT_ASSERT_EQ(test, xiw_term_info_parse(out, len, &cause, &got), 0);
+	KUNIT_ASSERT_EQ(test, xiw_term_info_parse(out, len, false, &cause,
+						  &got), 0);
 	KUNIT_EXPECT_EQ(test, cause, prot);
 	KUNIT_EXPECT_EQ(test, got.seg_len, 28);
 	KUNIT_EXPECT_EQ(test, got.ddp_len, sizeof(ddp));
@@ -234,8 +235,8 @@ static void rdmap_terminate_parse_inverts_build(struct kunit *test)
 	/* Cut anywhere inside the RDMAP header: DDP header only is not
 	 * claimed either; the Terminate names no message.
 	 */
-	KUNIT_ASSERT_EQ(test, xiw_term_info_parse(out, len - 1, &cause, &got),
-			0);
+	KUNIT_ASSERT_EQ(test, xiw_term_info_parse(out, len - 1, false, &cause,
+						  &got), 0);
 	KUNIT_EXPECT_NULL(test, got.rdma_hdr);
 	KUNIT_EXPECT_NULL(test, got.ddp_hdr);
 
@@ -244,22 +245,24 @@ static void rdmap_terminate_parse_inverts_build(struct kunit *test)
 	src.ddp_len = sizeof(tagged);
 	len = xiw_term_info_build(XIW_TERM(XIW_TERM_LAYER_DDP,
 					   XIW_DDP_ETYPE_TAGGED, 0), &src, out);
-	KUNIT_ASSERT_EQ(test, xiw_term_info_parse(out, len, &cause, &got), 0);
+	KUNIT_ASSERT_EQ(test, xiw_term_info_parse(out, len, false, &cause,
+						  &got), 0);
 	KUNIT_EXPECT_EQ(test, got.ddp_len, sizeof(tagged));
 	KUNIT_EXPECT_NULL(test, got.rdma_hdr);
 	put_unaligned_be32(get_unaligned_be32(out) | XIW_TERM_FLAG_R, out);
 	memset(out + len, 0, sizeof(rr));
-	KUNIT_ASSERT_EQ(test, xiw_term_info_parse(out, len + sizeof(rr),
+	KUNIT_ASSERT_EQ(test, xiw_term_info_parse(out, len + sizeof(rr), false,
 						  &cause, &got), 0);
 	KUNIT_EXPECT_NULL(test, got.ddp_hdr);
 
 	/* Control field only, and less than that. */
 	len = xiw_term_info_build(XIW_TERM(XIW_TERM_LAYER_LLP, 0, 2), &src,
 				  out);
-	KUNIT_ASSERT_EQ(test, xiw_term_info_parse(out, len, &cause, &got), 0);
+	KUNIT_ASSERT_EQ(test, xiw_term_info_parse(out, len, false, &cause,
+						  &got), 0);
 	KUNIT_EXPECT_EQ(test, cause, XIW_TERM(XIW_TERM_LAYER_LLP, 0, 2));
 	KUNIT_EXPECT_NULL(test, got.ddp_hdr);
-	KUNIT_EXPECT_EQ(test, xiw_term_info_parse(out, 3, &cause, &got),
+	KUNIT_EXPECT_EQ(test, xiw_term_info_parse(out, 3, false, &cause, &got),
 			-EINVAL);
 }
 
@@ -276,8 +279,8 @@ static void rdmap_terminate_parse_reads_siw_layout(struct kunit *test)
 	struct xiw_term_src got;
 	int cause;
 
-	KUNIT_ASSERT_EQ(test, xiw_term_info_parse(siw, sizeof(siw), &cause,
-						  &got), 0);
+	KUNIT_ASSERT_EQ(test, xiw_term_info_parse(siw, sizeof(siw), false,
+						  &cause, &got), 0);
 	KUNIT_EXPECT_EQ(test, cause, XIW_TERM(XIW_TERM_LAYER_RDMAP,
 					      XIW_RDMAP_ETYPE_PROT,
 					      XIW_RDMAP_INV_STAG));
@@ -291,6 +294,52 @@ static void rdmap_terminate_parse_reads_siw_layout(struct kunit *test)
 					     XIW_TERM_FLAG_M |
 					     XIW_TERM_FLAG_D |
 					     XIW_TERM_FLAG_R), cause);
+}
+
+/*
+ * siw's Terminate for an opcode it does not know carries no headers: its
+ * swapped nibbles read as the MPA error "insufficient IRD", which only
+ * answers an RTR. Without one sent it is siw's unexpected opcode.
+ */
+static void rdmap_terminate_parse_reads_siw_headerless_by_rtr(struct kunit *test)
+{
+	static const u8 siw[] = { 0x20, 0x06, 0x00, 0x00 };
+	static const u8 siw_catastrophic[] = { 0x20, 0x07, 0x00, 0x00 };
+	static const u8 mpa_crc[] = { 0x20, 0x02, 0x00, 0x00 };
+	struct xiw_term_src got;
+	int cause;
+
+	KUNIT_ASSERT_EQ(test, xiw_term_info_parse(siw, sizeof(siw), false,
+						  &cause, &got), 0);
+	KUNIT_EXPECT_EQ(test, cause, XIW_TERM(XIW_TERM_LAYER_RDMAP,
+					      XIW_RDMAP_ETYPE_OP,
+					      XIW_RDMAP_UNEXP_OPCODE));
+	KUNIT_EXPECT_NULL(test, got.ddp_hdr);
+	KUNIT_ASSERT_EQ(test, xiw_term_info_parse(siw_catastrophic,
+						  sizeof(siw_catastrophic),
+						  false, &cause, &got), 0);
+	KUNIT_EXPECT_EQ(test, cause, XIW_TERM(XIW_TERM_LAYER_RDMAP,
+					      XIW_RDMAP_ETYPE_OP, 0x07));
+
+	/* After an RTR the same octets are the RFC 6581 MPA errors. */
+	KUNIT_ASSERT_EQ(test, xiw_term_info_parse(siw, sizeof(siw), true,
+						  &cause, &got), 0);
+	KUNIT_EXPECT_EQ(test, cause, XIW_TERM(XIW_TERM_LAYER_LLP,
+					      XIW_LLP_ETYPE_MPA,
+					      XIW_MPA_ERR_IRD));
+	KUNIT_ASSERT_EQ(test, xiw_term_info_parse(siw_catastrophic,
+						  sizeof(siw_catastrophic),
+						  true, &cause, &got), 0);
+	KUNIT_EXPECT_EQ(test, cause, XIW_TERM(XIW_TERM_LAYER_LLP,
+					      XIW_LLP_ETYPE_MPA,
+					      XIW_MPA_ERR_RTR));
+
+	/* Any other MPA error reads as the RFC says, RTR or not. */
+	KUNIT_ASSERT_EQ(test, xiw_term_info_parse(mpa_crc, sizeof(mpa_crc),
+						  false, &cause, &got), 0);
+	KUNIT_EXPECT_EQ(test, cause, XIW_TERM(XIW_TERM_LAYER_LLP,
+					      XIW_LLP_ETYPE_MPA,
+					      XIW_MPA_ERR_CRC));
 }
 
 static void rdmap_mpa_v2_round_trip(struct kunit *test)
@@ -387,6 +436,7 @@ static struct kunit_case xiw_rdmap_cases[] = {
 	KUNIT_CASE(rdmap_terminate_includes_per_figure_10),
 	KUNIT_CASE(rdmap_terminate_parse_inverts_build),
 	KUNIT_CASE(rdmap_terminate_parse_reads_siw_layout),
+	KUNIT_CASE(rdmap_terminate_parse_reads_siw_headerless_by_rtr),
 	KUNIT_CASE(rdmap_mpa_v2_round_trip),
 	KUNIT_CASE(rdmap_mpa_v2_negotiation),
 	KUNIT_CASE(rdmap_rtr_negotiation),

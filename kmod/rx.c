@@ -919,8 +919,8 @@ static int xiw_rx_got_terminate(struct xiw_qp *qp)
 
 	xiw_stat_add(qp->xdev->stats, XIW_STAT_TERM_RECEIVED, 1);
 	memcpy(rx->term, &t->ctrl, sizeof(t->ctrl));
-	xiw_term_info_parse(rx->term, sizeof(t->ctrl) + rx->term_len, &cause,
-			    &src);
+	xiw_term_info_parse(rx->term, sizeof(t->ctrl) + rx->term_len,
+			    qp->rtr_initiator, &cause, &src);
 	xiw_rx_fail_refused_request(qp, cause, &src);
 	xiw_log(qp->xdev, XIW_DEBUG_FAULTS,
 		"qp %u: peer terminated: layer %u type %u code 0x%02x\n",
