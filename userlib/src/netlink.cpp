@@ -2,8 +2,10 @@
 #include "xiw/netlink.hpp"
 
 #include <linux/netlink.h>
+#include <poll.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <optional>
 
@@ -166,6 +168,23 @@ Status Socket::receive(const ReplyHandler& on_message)
     if (ex.error)
         return *ex.error;
     return Ok{};
+}
+
+Result<bool> Socket::readable(std::chrono::milliseconds timeout)
+{
+    pollfd p{nl_socket_get_fd(sk_.get()), POLLIN, 0};
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
+        int r = ::poll(&p, 1, static_cast<int>(std::max<long long>(left.count(), 0)));
+        if (r > 0)
+            return true;
+        if (r == 0)
+            return false;
+        if (errno != EINTR)
+            return make_error(errno, "waiting for netlink messages");
+    }
 }
 
 }  // namespace xiw::nl

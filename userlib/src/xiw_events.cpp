@@ -3,6 +3,7 @@
 
 #include <linux/genetlink.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <optional>
 
@@ -28,11 +29,27 @@ Result<XiwEvents> XiwEvents::open()
     return XiwEvents(std::move(sock).value());
 }
 
-Status XiwEvents::watch(const std::function<bool(const Event&)>& on)
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// watch() and watch_for(): receive until @p on declines more, receiving
+// fails, or the deadline (if any) passes.
+Status watch_until(nl::Socket& sock, std::optional<Clock::time_point> deadline,
+                   const std::function<bool(const Event&)>& on)
 {
     bool more = true;
     while (more) {
-        Status st = sock_.receive([&on, &more](nlmsghdr* hdr) -> Status {
+        if (deadline) {
+            auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline -
+                                                                              Clock::now());
+            auto ready = sock.readable(std::max(left, std::chrono::milliseconds(0)));
+            if (!ready)
+                return ready.error();
+            if (!*ready)
+                return Ok{};
+        }
+        Status st = sock.receive([&on, &more](nlmsghdr* hdr) -> Status {
             if (!more)
                 return Ok{};  // the rest of a batch after the last wanted
             auto e = xiw_nl::parse_event(hdr);
@@ -52,6 +69,19 @@ Status XiwEvents::watch(const std::function<bool(const Event&)>& on)
             return st;
     }
     return Ok{};
+}
+
+}  // namespace
+
+Status XiwEvents::watch(const std::function<bool(const Event&)>& on)
+{
+    return watch_until(sock_, std::nullopt, on);
+}
+
+Status XiwEvents::watch_for(std::chrono::milliseconds timeout,
+                            const std::function<bool(const Event&)>& on)
+{
+    return watch_until(sock_, Clock::now() + timeout, on);
 }
 
 }  // namespace xiw

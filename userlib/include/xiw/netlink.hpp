@@ -2,6 +2,7 @@
 // RAII over libnl-3: sockets, messages, and one request/reply exchange.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <memory>
 
@@ -49,6 +50,10 @@ public:
     /// Wait for what the kernel sends next and hand each message of it to
     /// @p on_message, which may end the wait with an Error.
     Status receive(const ReplyHandler& on_message);
+
+    /// Wait at most @p timeout for something to receive: true if there
+    /// is, false if the time ran out first.
+    Result<bool> readable(std::chrono::milliseconds timeout);
 
     [[nodiscard]] nl_sock* get() const { return sk_.get(); }
 

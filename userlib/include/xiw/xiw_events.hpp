@@ -4,6 +4,7 @@
 // Terminate, as they happen.
 #pragma once
 
+#include <chrono>
 #include <functional>
 
 #include "xiw/netlink.hpp"
@@ -23,6 +24,11 @@ public:
     /// Events dropped because the socket overflowed come as one
     /// Event::Kind::lost, and the watch goes on.
     Status watch(const std::function<bool(const Event&)>& on);
+
+    /// As watch(), but for at most @p timeout: Ok when the time runs out
+    /// or @p on returns false, whichever comes first.
+    Status watch_for(std::chrono::milliseconds timeout,
+                     const std::function<bool(const Event&)>& on);
 
 private:
     explicit XiwEvents(nl::Socket sock) : sock_(std::move(sock)) {}
