@@ -248,7 +248,7 @@ TEST(XiwctlCli, HelpOfTheNewObjects)
     EXPECT_NE(xiwctl::usage("mr").find("DOMAIN := { auto | dram | pmem | file }"),
               std::string::npos);
     EXPECT_NE(xiwctl::usage("").find("OBJECT := { dev | link | caps | config | policy | mr | "
-                                     "stats | monitor | help }"),
+                                     "stats | monitor | probe | help }"),
               std::string::npos);
 }
 

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <system_error>
 
+#include "args.hpp"
+
 namespace xiwctl {
 
 namespace {
@@ -366,6 +368,44 @@ xiw::Result<Command> parse_config(Words& w)
     return Command{ConfigShow{*name}};
 }
 
+// probe ADDR [port PORT] [timeout SECONDS]
+xiw::Result<Command> parse_probe(Words& w)
+{
+    if (w.empty())
+        return usage_error("probe: missing the peer's address");
+    if (matches(w.peek(), "help"))
+        return Command{Help{"probe"}};
+    Probe p{std::string(w.next())};
+    if (auto a = xiwperf::parse_address(p.addr); !a)
+        return usage_error("probe: " + a.error().context);
+    bool port_seen = false, timeout_seen = false;
+    while (!w.empty()) {
+        std::string key(w.next());
+        bool port = matches(key, "port");
+        if (!port && !matches(key, "timeout"))
+            return usage_error("probe: unknown keyword \"" + key + "\"");
+        bool& seen = port ? port_seen : timeout_seen;
+        if (seen)
+            return usage_error("probe: \"" + key + "\" given twice");
+        seen = true;
+        if (w.empty())
+            return usage_error("probe: \"" + key + "\" needs a value");
+        std::string value(w.next());
+        unsigned long n = 0;
+        auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+        unsigned long most = port ? 65535 : 3600;
+        if (ec != std::errc{} || end != value.data() + value.size() || n < 1 || n > most)
+            return usage_error("probe: " + std::string(port ? "port" : "timeout") + " \"" +
+                               value + "\" is not a number from 1 to " + std::to_string(most) +
+                               (port ? "" : " (seconds)"));
+        if (port)
+            p.port = static_cast<std::uint16_t>(n);
+        else
+            p.timeout_ms = static_cast<std::uint32_t>(n * 1000);
+    }
+    return Command{p};
+}
+
 }  // namespace
 
 bool matches(std::string_view word, std::string_view keyword)
@@ -391,7 +431,7 @@ xiw::Result<Invocation> parse(std::span<const std::string_view> args)
     }
     if (w.empty())
         return usage_error(
-            "missing object (dev, link, caps, config, policy, mr, stats, monitor)");
+            "missing object (dev, link, caps, config, policy, mr, stats, monitor, probe)");
 
     std::string_view object = w.next();
     xiw::Result<Command> cmd = usage_error("");
@@ -411,6 +451,8 @@ xiw::Result<Invocation> parse(std::span<const std::string_view> args)
         cmd = parse_mr(w);
     else if (matches(object, "stats"))
         cmd = parse_stats(w);
+    else if (matches(object, "probe"))
+        cmd = parse_probe(w);
     else if (matches(object, "monitor")) {
         if (!w.empty() && matches(w.peek(), "help"))
             cmd = Command{Help{"monitor"}};
@@ -466,16 +508,21 @@ std::string usage(std::string_view topic)
         return head + mr + values;
     const std::string stats = "       xiwctl [-j] [-p] stats [show] [NAME] [-w [SECONDS]]\n";
     const std::string monitor = "       xiwctl [-j] monitor\n";
+    const std::string probe =
+        "       xiwctl [-j] [-p] probe ADDR [port PORT] [timeout SECONDS]\n";
     if (topic == "config")
         return head + config + config_values;
     if (topic == "stats")
         return head + stats;
     if (topic == "monitor")
         return head + monitor;
-    return head + dev + link + caps + config + policy + mr + stats + monitor + config_values +
+    if (topic == "probe")
+        return head + probe;
+    return head + dev + link + caps + config + policy + mr + stats + monitor + probe +
+           config_values +
            values +
-           "       OBJECT := { dev | link | caps | config | policy | mr | stats | monitor | help "
-           "}\n"
+           "       OBJECT := { dev | link | caps | config | policy | mr | stats | monitor | probe "
+           "| help }\n"
            "       OPTIONS := { -j[son] | -p[retty] | -h[elp] }\n"
            "Exit status: 0 success, 1 the kernel or system refused, 2 usage error.\n";
 }

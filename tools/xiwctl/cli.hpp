@@ -3,6 +3,7 @@
 // keywords may be abbreviated to any unambiguous prefix.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -13,6 +14,11 @@
 #include "xiw/xiw_netlink.hpp"
 
 namespace xiwctl {
+
+/// xiwperf's port (XIWPERF_DEFAULT_PORT), which probe tries unless told.
+constexpr std::uint16_t probe_default_port = 18515;
+/// How long one probe run may go without progress before it gives up.
+constexpr std::uint32_t probe_default_timeout_ms = 5000;
 
 struct Options {
     bool json = false;
@@ -71,8 +77,16 @@ struct StatsShow {
 /// monitor: print the events group's messages as they come
 struct Monitor {};
 
+/// probe ADDR [port PORT] [timeout SECONDS]: which extensions the peer at
+/// ADDR takes, tried against the xiwperf server listening there
+struct Probe {
+    std::string addr;                       ///< a numeric IPv4 or IPv6 address, checked
+    std::uint16_t port = probe_default_port;
+    std::uint32_t timeout_ms = probe_default_timeout_ms;  ///< each run's, without progress
+};
+
 using Command = std::variant<Help, DevShow, LinkAdd, LinkDelete, CapsShow, PolicyShow, PolicySet,
-                             MrPolicyCmd, ConfigShow, ConfigSet, StatsShow, Monitor>;
+                             MrPolicyCmd, ConfigShow, ConfigSet, StatsShow, Monitor, Probe>;
 
 struct Invocation {
     Options options;
@@ -87,7 +101,7 @@ xiw::Result<Invocation> parse(std::span<const std::string_view> args);
 bool matches(std::string_view word, std::string_view keyword);
 
 /// Usage text for @p topic ("", "dev", "link", "caps", "policy", "mr", "config", "stats",
-/// "monitor").
+/// "monitor", "probe").
 std::string usage(std::string_view topic);
 
 }  // namespace xiwctl
