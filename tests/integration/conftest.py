@@ -44,6 +44,11 @@ class Guest:
         os.makedirs(self.workdir, exist_ok=True)
         self.modules = modules
         self.vm = None
+        # True while the kernel log holds nothing since the last read:
+        # after the boot's read and after each test's end_test(), whose
+        # last step reads and clears it. The next test then needs no
+        # round trip of its own to clear it.
+        self.log_clean = False
 
     def ensure(self):
         if self.vm is None or not self.vm.alive():
@@ -57,6 +62,7 @@ class Guest:
             self.vm = xiwvm.VM(self.workdir, modules=self.modules,
                                disks=[scratch]).start()
             self.vm.new_dmesg()
+            self.log_clean = True
         return self.vm
 
     def stop(self):
@@ -78,20 +84,66 @@ def guest(siw_ko):
     g.stop()
 
 
+# The teardown after every test, one guest command: each process the guest
+# starts costs ~0.1 s under TCG, so the shell's builtins do the parsing.
+# Every RDMA link is deleted (one rdma -batch for all: the names come from
+# "link DEV/PORT ..." lines), every namespace and a v0 left in the initial
+# one, then xiw is unloaded; "unload:" says whether xiw is gone, "devices
+# left:" names any RDMA device still registered after a bounded wait (a
+# device whose netdev went away may still be on its way out; rdma -f: a
+# failed delete does not stop the batch), and the kernel log follows
+# "dmesg:", read and cleared last so that nothing the teardown caused
+# escapes the check.
+TEARDOWN = r"""
+devs=
+rdma link show > /tmp/xiw-links 2>/dev/null
+while read -r _ port _; do
+    case " $devs " in *" ${port%/*} "*) ;; *) devs="$devs ${port%/*}" ;; esac
+done < /tmp/xiw-links
+if [ -n "$devs" ]; then
+    for d in $devs; do echo "link delete $d"; done > /tmp/xiw-links
+    rdma -f -b /tmp/xiw-links > /dev/null 2>&1
+fi
+ip -all netns delete
+if [ -e /sys/class/net/v0 ]; then ip link del v0; fi
+if [ -e /sys/module/xiw ]; then modprobe -r xiw; fi
+if [ -e /sys/module/xiw ]; then echo "unload: failed"; else echo "unload: ok"; fi
+i=0
+while set -- /sys/class/infiniband/*; [ -e "$1" ] && [ $i -lt 100 ]; do
+    sleep 0.05; i=$((i+1))
+done
+if [ -e "$1" ]; then echo "devices left: ${*##*/}"; fi
+echo "dmesg:"
+dmesg -c
+"""
+
+
 def end_test(vm):
     """After a test: fail if the VM died; delete every RDMA link and
-    namespace and unload xiw (a leak or a hang there is the test's too);
-    fail on any kernel line the test caused that reports a bug."""
+    namespace and unload xiw (a leak or a hang there is the test's too:
+    an RDMA device or xiw still there after the teardown, or a teardown
+    that outlived its timeout, fails the test); fail on any kernel line
+    the test caused that reports a bug."""
     if not vm.alive():
         pytest.fail("VM died during the test:\n" + vm.console()[-6000:])
-    vm.run("for d in $(rdma link show | awk '{print $2}' | cut -d/ -f1 "
-           "| sort -u); do rdma link delete $d 2>/dev/null; done; "
-           "ip -all netns delete; ip link del v0 2>/dev/null; "
-           "modprobe -r xiw; true", timeout=60, check=False)
-    log = vm.new_dmesg()
-    bad = xiwvm.VM.bad_lines(log)
-    if bad:
-        pytest.fail("kernel reported problems:\n" + "\n".join(log))
+    res = vm.run(TEARDOWN, timeout=60, check=False)
+    problems = []
+    head, sep, log = res.out.partition("dmesg:\n")
+    if not sep:
+        # Killed before its end (a hang in a delete or the unload): the
+        # kernel log is still to be read, and the hang reported.
+        problems.append(f"teardown did not finish:\n{res}")
+        log = "\n".join(vm.new_dmesg())
+    else:
+        if "unload: ok" not in head:
+            problems.append(f"xiw could not be unloaded:\n{res}")
+        if "devices left:" in head:
+            problems.append(f"RDMA devices left after the teardown:\n{res}")
+    log = log.splitlines()
+    if xiwvm.VM.bad_lines(log):
+        problems.append("kernel reported problems:\n" + "\n".join(log))
+    if problems:
+        pytest.fail("\n".join(problems))
 
 
 @pytest.fixture
@@ -102,19 +154,27 @@ def vm(guest, request):
     that teardown is itself checked.
     """
     vm = guest.ensure()
-    vm.new_dmesg()
+    if not guest.log_clean:
+        vm.new_dmesg()
+    guest.log_clean = False
     yield vm
     end_test(vm)
+    guest.log_clean = True
 
 
 def wait_until(vm, cmd, what, tries=100):
-    """Run cmd in the guest until it exits 0; each try is a guest command
-    round trip, the whole bounded by tries (no wall-clock assertion)."""
-    for _ in range(tries):
-        if vm.run(cmd, check=False).rc == 0:
-            return
-        vm.run("sleep 0.1", check=False)
-    raise AssertionError(f"never happened: {what}")
+    """Run cmd in the guest until it exits 0, a bounded number of polls (no
+    wall-clock assertion). The loop runs in the guest, one round trip in
+    all: a try used to be two round trips (cmd, then "sleep 0.1"), at least
+    0.3 s under TCG, so each try is now four polls 0.05 s apart, which
+    waits no less than before. The agent's timeout only guards against a
+    cmd that hangs; it counts as never."""
+    polls = 4 * tries
+    res = vm.run(f"i=0; until (\n{cmd}\n) > /dev/null 2>&1; do "
+                 f"i=$((i+1)); [ $i -lt {polls} ] || exit 1; sleep 0.05; done",
+                 timeout=120 + polls, check=False)
+    if res.rc != 0:
+        raise AssertionError(f"never happened: {what}")
 
 
 def rdma_links(vm, ns=None):
@@ -131,10 +191,14 @@ def rdma_devs(vm):
 
 def two_hosts(vm):
     """Two hosts: netns 'a' (v0, 192.0.2.1/24) and 'b' (v1, 192.0.2.2/24)
-    joined by a veth pair."""
-    vm.run("""ip netns add a && ip netns add b &&
-        ip link add v0 netns a type veth peer v1 netns b &&
-        ip -n a -batch - <<'A' && ip -n b -batch - <<'B'
+    joined by a veth pair. Three ip processes in one guest command (each
+    process costs ~0.1 s under TCG): one batch in the initial namespace
+    makes both namespaces and the pair, one in each namespace sets it up."""
+    vm.run("""ip -batch - <<'N' && ip -n a -batch - <<'A' && ip -n b -batch - <<'B'
+netns add a
+netns add b
+link add v0 netns a type veth peer v1 netns b
+N
 addr add 192.0.2.1/24 dev v0
 link set v0 up
 link set lo up
@@ -147,12 +211,13 @@ B""")
 
 
 def xiw_links(vm):
-    """On two_hosts(): xiwperf loaded, xiw0 on v0 in a, xiw1 on v1 in b."""
-    from xiwperf_run import load_xiwperf, static_neighbours
-    load_xiwperf(vm)
-    static_neighbours(vm)
-    vm.ns("a", "rdma link add xiw0 type xiw netdev v0")
-    vm.ns("b", "rdma link add xiw1 type xiw netdev v1")
+    """On two_hosts(): xiwperf loaded, static neighbours, xiw0 on v0 in a,
+    xiw1 on v1 in b; one guest command."""
+    from xiwperf_run import LOAD_XIWPERF, STATIC_NEIGHBOURS, check_xiwperf_built
+    check_xiwperf_built()
+    vm.run(f"{LOAD_XIWPERF} && {STATIC_NEIGHBOURS} && "
+           "ip netns exec a rdma link add xiw0 type xiw netdev v0 && "
+           "ip netns exec b rdma link add xiw1 type xiw netdev v1")
 
 
 @pytest.fixture
@@ -176,13 +241,13 @@ def pair(hosts):
 @pytest.fixture
 def xiw_and_siw(hosts):
     """xiw0 on v0 in a, stock siw0 on v1 in b, xiwperf loaded."""
-    from xiwperf_run import load_xiwperf, static_neighbours
+    from xiwperf_run import LOAD_XIWPERF, STATIC_NEIGHBOURS, check_xiwperf_built
     vm = hosts
-    load_xiwperf(vm)
-    vm.run("modprobe siw && modprobe xiw")
-    static_neighbours(vm)
-    vm.ns("a", "rdma link add xiw0 type xiw netdev v0")
-    vm.ns("b", "rdma link add siw0 type siw netdev v1")
+    check_xiwperf_built()
+    vm.run(f"{LOAD_XIWPERF} && modprobe siw && modprobe xiw && "
+           f"{STATIC_NEIGHBOURS} && "
+           "ip netns exec a rdma link add xiw0 type xiw netdev v0 && "
+           "ip netns exec b rdma link add siw0 type siw netdev v1")
     yield vm
     vm.run("rmmod xiwperf", check=False)
     vm.ns("b", "rdma link delete siw0", check=False)

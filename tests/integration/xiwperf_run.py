@@ -15,11 +15,20 @@ SERVER_BUF = 16 << 20
 # one test, reads run before anything writes to it.
 
 
-def load_xiwperf(vm):
+# Shell text that loads xiwperf, for fixtures that batch it with their
+# other setup into one guest command.
+LOAD_XIWPERF = (f"{{ modprobe xiwperf 2>/dev/null || "
+                f"{{ modprobe rdma_cm && insmod {XIWPERF_KO}; }}; }}")
+
+
+def check_xiwperf_built():
     if not os.path.exists(XIWPERF_KO):
         pytest.fail("xiwperf.ko not built")
-    vm.run(f"modprobe xiwperf 2>/dev/null || "
-           f"{{ modprobe rdma_cm && insmod {XIWPERF_KO}; }}")
+
+
+def load_xiwperf(vm):
+    check_xiwperf_built()
+    vm.run(LOAD_XIWPERF)
 
 
 def client(vm, ns, addr, *args, check=True, timeout=120, port=PORT):
@@ -39,34 +48,45 @@ def client(vm, ns, addr, *args, check=True, timeout=120, port=PORT):
 
 def start_server(vm, ns, addr, tag, *args, port=PORT, json_out=False):
     """Start an xiwperf server in ns, with further options args, and wait
-    until it listens; with json_out, stop_server() returns its counters."""
+    until it listens; with json_out, stop_server() returns its counters.
+
+    One guest command starts it and polls its log in the guest, a bounded
+    number of times 0.05 s apart, with the shell's builtins (each process
+    started costs ~0.1 s under TCG); a server that exits fails at once,
+    its log shown. The agent's timeout only guards against a hang."""
     log = f"/tmp/xiwperf-server-{tag}.log"
     prefix = f"ip netns exec {ns} " if ns else ""
-    vm.run(f"{prefix}{XIWPERF} server --addr {addr} --port {port} "
-           f"--size {SERVER_BUF} {'--json' if json_out else ''} "
-           + " ".join(str(a) for a in args) +
-           f" > {log} 2>&1 & echo $! > {log}.pid")
-    # Bounded by guest round trips; a server that exits fails at once.
-    for _ in range(600):
-        state = vm.run(f"if grep -q listening {log}; then echo up; "
-                       f"elif kill -0 $(cat {log}.pid) 2>/dev/null; then "
-                       f"echo starting; else echo exited; fi").out.strip()
-        if state == "up":
-            return log
-        if state == "exited":
-            raise AssertionError(f"xiwperf server on {addr} exited:\n" +
-                                 vm.run(f"cat {log}").out)
-        vm.run("sleep 0.1")
-    raise AssertionError(f"xiwperf server on {addr} never listened")
+    res = vm.run(
+        f"{prefix}{XIWPERF} server --addr {addr} --port {port} "
+        f"--size {SERVER_BUF} {'--json' if json_out else ''} "
+        + " ".join(str(a) for a in args) +
+        f" > {log} 2>&1 & pid=$!; echo $pid > {log}.pid\n"
+        f"up() {{ while read -r l || [ -n \"$l\" ]; do "
+        f"case $l in *listening*) return 0 ;; esac; l=; done < {log}; "
+        f"return 1; }}\n"
+        f"i=0; until up; do\n"
+        f"  kill -0 $pid 2>/dev/null || {{ up && exit 0; echo exited; "
+        f"cat {log}; exit 2; }}\n"
+        f"  i=$((i+1)); [ $i -lt 3000 ] || exit 1; sleep 0.05\n"
+        f"done", timeout=900, check=False)
+    if res.rc == 2:
+        raise AssertionError(f"xiwperf server on {addr} exited:\n{res.out}")
+    if res.rc != 0:
+        raise AssertionError(f"xiwperf server on {addr} never listened:\n"
+                             f"{res}")
+    return log
 
 
 def stop_server(vm, log):
     """Stop a server; the last JSON line it printed (its counters, when
-    started with json_out), else None."""
-    vm.run(f"kill $(cat {log}.pid) 2>/dev/null; "
-           f"for i in $(seq 100); do kill -0 $(cat {log}.pid) 2>/dev/null "
-           f"|| break; sleep 0.1; done", check=False)
-    lines = vm.run(f"cat {log}", check=False).out.strip().splitlines()
+    started with json_out), else None. One guest command: the kill, a
+    bounded wait for the exit (polled with builtins) and the log."""
+    lines = vm.run(
+        f"if {{ read -r pid < {log}.pid; }} 2>/dev/null; then "
+        f"kill $pid 2>/dev/null; i=0; "
+        f"while [ $i -lt 200 ] && kill -0 $pid 2>/dev/null; do "
+        f"sleep 0.05; i=$((i+1)); done; fi; cat {log}",
+        check=False).out.strip().splitlines()
     try:
         return json.loads(lines[-1]) if lines else None
     except ValueError:
@@ -91,13 +111,19 @@ def counted(before, after):
     return {k: after[k] - before[k] for k in after}
 
 
+# Shell text for static_neighbours(): the MACs read with the shell's
+# builtins from ip's brief output ("v0@if2 UP MAC <...>").
+STATIC_NEIGHBOURS = (
+    "{ set -- $(ip -n a -br link show v0) && ma=$3 && "
+    "set -- $(ip -n b -br link show v1) && mb=$3 && "
+    "ip -n a neigh replace 192.0.2.2 lladdr $mb dev v0 && "
+    "ip -n b neigh replace 192.0.2.1 lladdr $ma dev v1; }")
+
+
 def static_neighbours(vm):
     """Static ARP entries between the hosts: no neighbour resolution
     inside the first connect (see Documentation/xiwperf.md)."""
-    vm.run("ma=$(ip -n a -br link show v0 | awk '{print $3}') && "
-           "mb=$(ip -n b -br link show v1 | awk '{print $3}') && "
-           "ip -n a neigh replace 192.0.2.2 lladdr $mb dev v0 && "
-           "ip -n b neigh replace 192.0.2.1 lladdr $ma dev v1")
+    vm.run(STATIC_NEIGHBOURS)
 
 
 def start_client(vm, ns, addr, tag, *args):
