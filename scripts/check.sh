@@ -6,6 +6,7 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 mkdir -p build
+rm -f build/nfs-throughput.json
 summary=()
 total_pass=0
 total_fail=0
@@ -68,6 +69,13 @@ suite lint count_lint make --no-print-directory lint
 suite kunit count_kunit scripts/kunit.sh
 suite unit count_ctest make --no-print-directory unit
 suite integration count_pytest make --no-print-directory integration PYTEST_ARGS="-v -rfE --durations=40"
+
+# Figures some scenarios record (not assertions: TCG is no hardware).
+if [ -s build/nfs-throughput.json ]; then
+	echo
+	echo "==== NFSv4.2 256 MiB over xiw and siw (MiB/s, one run)"
+	cat build/nfs-throughput.json
+fi
 
 echo
 echo "==== summary"
