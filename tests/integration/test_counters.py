@@ -113,7 +113,7 @@ def test_xiwctl_stats_watch_prints_what_changed(pair):
     line)."""
     vm = pair
     out = "/tmp/stats-watch.json"
-    vm.run(f"{XIWCTL} -j stats xiw1 -w 0.2 > {out} 2>&1 & "
+    vm.run(f": > {out}; {XIWCTL} -j stats xiw1 -w 0.2 >> {out} 2>&1 & "
            "echo $! > /tmp/stats-watch.pid")
     try:
         start = hw_counters(vm, "xiw1")

@@ -38,8 +38,9 @@ def monitor(vm, request):
     request.addfinalizer(lambda: vm.run(
         "kill $(cat /tmp/monitor.pid); ip link del probe0", check=False))
     vm.run("ip link add probe0 type dummy && ip link set probe0 up")
-    vm.run(f"{XIWCTL} -j monitor > {OUT} 2>&1 & echo $! > /tmp/monitor.pid; "
-           f"{XIWCTL} monitor > {TEXT} 2>&1 & echo $! >> /tmp/monitor.pid")
+    vm.run(f": > {OUT}; : > {TEXT}; "
+           f"{XIWCTL} -j monitor >> {OUT} 2>&1 & echo $! > /tmp/monitor.pid; "
+           f"{XIWCTL} monitor >> {TEXT} 2>&1 & echo $! >> /tmp/monitor.pid")
     for _ in range(50):
         vm.run("rdma link add xiwprobe type xiw netdev probe0; "
                "rdma link delete xiwprobe", check=False)

@@ -61,8 +61,10 @@ def fake_responder(vm, answer):
     """A plain TCP listener in b that reads the MPA Request and answers
     `answer`; returns the file its verdict goes to."""
     log = f"/tmp/mpa-peer-{FAKE_PORT}.log"
-    vm.run(f"ip netns exec b /usr/bin/python3 {PEER} listen {SERVER} "
-           f"{FAKE_PORT} '{answer}' --wait 30 > {log} 2>&1 &")
+    # Emptied first: the job opens its log only after the fork, and the
+    # last test's "listening" must not be read as this one's.
+    vm.run(f": > {log}; ip netns exec b /usr/bin/python3 {PEER} listen "
+           f"{SERVER} {FAKE_PORT} '{answer}' --wait 30 >> {log} 2>&1 &")
     wait_until(vm, f"grep -q listening {log}", "fake responder listening")
     return log
 
@@ -104,8 +106,8 @@ def test_destroying_a_listen_closes_connections_still_awaiting_their_request(pai
     set_params(vm, mpa_timeout_ms=600000)
     try:
         log = "/tmp/mpa-peer-silent.log"
-        vm.run(f"ip netns exec a /usr/bin/python3 {PEER} send {SERVER} 18515 "
-               f"'' --wait 300 > {log} 2>&1 &")
+        vm.run(f": > {log}; ip netns exec a /usr/bin/python3 {PEER} send "
+               f"{SERVER} 18515 '' --wait 300 >> {log} 2>&1 &")
         wait_until(vm, "ip netns exec b ss -Htn state established "
                        "'( sport = :18515 )' | grep -q .",
                    "xiw accepted the silent connection")

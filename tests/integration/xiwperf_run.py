@@ -56,11 +56,14 @@ def start_server(vm, ns, addr, tag, *args, port=PORT, json_out=False):
     its log shown. The agent's timeout only guards against a hang."""
     log = f"/tmp/xiwperf-server-{tag}.log"
     prefix = f"ip netns exec {ns} " if ns else ""
+    # The log is emptied before the server starts: the background job
+    # opens it only after the fork, and a log left by an earlier server
+    # that says "listening" must not be read as this one's.
     res = vm.run(
-        f"{prefix}{XIWPERF} server --addr {addr} --port {port} "
+        f": > {log}; {prefix}{XIWPERF} server --addr {addr} --port {port} "
         f"--size {SERVER_BUF} {'--json' if json_out else ''} "
         + " ".join(str(a) for a in args) +
-        f" > {log} 2>&1 & pid=$!; echo $pid > {log}.pid\n"
+        f" >> {log} 2>&1 & pid=$!; echo $pid > {log}.pid\n"
         f"up() {{ while read -r l || [ -n \"$l\" ]; do "
         f"case $l in *listening*) return 0 ;; esac; l=; done < {log}; "
         f"return 1; }}\n"
