@@ -17,6 +17,18 @@ XIWPERF = os.path.join(TOP, "build", "cmake", "tools", "xiwperf")
 XIWPERF_KO = os.path.join(TOP, "tools", "xiwperf", "kmod", "xiwperf.ko")
 
 
+def veth_hosts(vm, a, b):
+    """Two hosts: namespaces a[0] and b[0] joined by a veth pair whose ends
+    a[1], b[1] hold the addresses a[2], b[2] (/24), loopback up."""
+    (na, da, aa), (nb, db, ab) = a, b
+    vm.run(f"""
+        ip netns add {na} && ip netns add {nb} &&
+        ip link add {da} netns {na} type veth peer {db} netns {nb} &&
+        ip -n {na} addr add {aa}/24 dev {da} && ip -n {nb} addr add {ab}/24 dev {db} &&
+        ip -n {na} link set {da} up && ip -n {nb} link set {db} up &&
+        ip -n {na} link set lo up && ip -n {nb} link set lo up""")
+
+
 def show(vm, title, cmd):
     print(f"\n$ {title}")
     res = vm.run(cmd, check=False)
@@ -57,27 +69,18 @@ def nfs(vm):
     """NFSv4.2 over RDMA on xiw: the kernel's own server and client, in two
     namespaces of their own (nfsA, nfsB), their devices left for the
     module's unload to remove."""
-    vm.run("""
-        ip netns add nfsA && ip netns add nfsB &&
-        ip link add n0 netns nfsA type veth peer n1 netns nfsB &&
-        ip -n nfsA addr add 198.51.100.1/24 dev n0 &&
-        ip -n nfsB addr add 198.51.100.2/24 dev n1 &&
-        ip -n nfsA link set n0 up && ip -n nfsB link set n1 up &&
-        ip -n nfsA link set lo up && ip -n nfsB link set lo up &&
-        ip netns exec nfsA rdma link add xiw2 type xiw netdev n0 &&
-        ip netns exec nfsB rdma link add xiw3 type xiw netdev n1""")
+    veth_hosts(vm, ("nfsA", "n0", "198.51.100.1"), ("nfsB", "n1", "198.51.100.2"))
+    vm.run("ip netns exec nfsA rdma link add xiw2 type xiw netdev n0 && "
+           "ip netns exec nfsB rdma link add xiw3 type xiw netdev n1")
     print("\nNFSv4.2 over RDMA (svcrdma in nfsB on xiw3, xprtrdma in nfsA on xiw2), "
           "16 MiB each way, compared byte for byte:")
-    n = Nfs(vm, "nfsB", "198.51.100.2", "nfsA", "198.51.100.1", "xiw2").start()
-    try:
+    with Nfs(vm, "nfsB", "198.51.100.2", "nfsA", "198.51.100.1", "xiw2") as n:
         n.mount("4.2")
         print("  " + vm.run("grep nfs-mnt /proc/mounts").out.strip()[:110] + "...")
         w, r = n.write_then_read_back(16 << 20)
         print(f"  write {16 / w:.1f} MiB/s, read {16 / r:.1f} MiB/s, data identical "
               "(TCG: not hardware figures)")
         n.umount()
-    finally:
-        n.stop()
 
 
 def main():
@@ -89,13 +92,7 @@ def main():
     with xiwvm.VM(workdir, modules=modules) as vm:
         print(f"VM up in {time.monotonic() - t0:.1f}s: "
               + vm.run("uname -r").out.strip())
-        vm.run("""
-            ip netns add hostA && ip netns add hostB &&
-            ip link add v0 netns hostA type veth peer v1 netns hostB &&
-            ip -n hostA addr add 192.0.2.1/24 dev v0 &&
-            ip -n hostB addr add 192.0.2.2/24 dev v1 &&
-            ip -n hostA link set v0 up && ip -n hostB link set v1 up &&
-            ip -n hostA link set lo up && ip -n hostB link set lo up""")
+        veth_hosts(vm, ("hostA", "v0", "192.0.2.1"), ("hostB", "v1", "192.0.2.2"))
         print("\nTwo hosts: netns hostA (v0, 192.0.2.1) and hostB (v1, 192.0.2.2), "
               "joined by a veth pair.")
         show(vm, "lsmod | grep xiw   # not loaded yet",

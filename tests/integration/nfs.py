@@ -81,6 +81,12 @@ class Nfs:
                f"{S}sh -c 'echo rdma {PORT} > /proc/fs/nfsd/portlist'")
         return self
 
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
     def stop(self):
         S = self.S
         self.vm.run(f"umount -f {MNT} 2>/dev/null; {S}rpc.nfsd 0; "
@@ -131,6 +137,14 @@ class Nfs:
                    "| tail -n1", timeout=600).out
         vm.run(f"cmp {src} {back} && rm -f {src} {back}")
         return dd_seconds(w), dd_seconds(r)
+
+    def each_version_moves_data(self, size):
+        """Mount with NFSv3, then v4.2: each moves size bytes both ways
+        (write_then_read_back()) and lets its connection go."""
+        for vers in ("3", "4.2"):
+            self.mount(vers)
+            self.write_then_read_back(size, name=f"v{vers}")
+            self.umount()
 
     def random_io(self, size, ops, seed):
         """rio.py on a file of the mount; the server's copy must then be

@@ -28,9 +28,8 @@ def nfs(hosts):
     static_neighbours(vm)
     vm.ns("a", "rdma link add xiw0 type xiw netdev v0")
     vm.ns("b", "rdma link add xiw1 type xiw netdev v1")
-    n = Nfs(vm, "b", "192.0.2.2", "a", "192.0.2.1", "xiw0").start()
-    yield n
-    n.stop()
+    with Nfs(vm, "b", "192.0.2.2", "a", "192.0.2.1", "xiw0") as n:
+        yield n
 
 
 def test_nfsv3_moves_data_both_ways_between_namespaces(nfs):
@@ -106,14 +105,8 @@ def test_nfs_between_the_initial_namespace_and_another(vm, placement):
         n = Nfs(vm, None, "192.0.2.1", "b", "192.0.2.2", "xiw1")
     else:
         n = Nfs(vm, "b", "192.0.2.2", None, "192.0.2.1", "xiw0")
-    n.start()
-    try:
-        for vers in ("3", "4.2"):
-            n.mount(vers)
-            n.write_then_read_back(4 * MIB, name=f"v{vers}")
-            n.umount()
-    finally:
-        n.stop()
+    with n:
+        n.each_version_moves_data(4 * MIB)
 
 
 def test_nfs_within_one_namespace_over_a_dummy_netdev(vm):
@@ -121,14 +114,8 @@ def test_nfs_within_one_namespace_over_a_dummy_netdev(vm):
     the connection runs over loopback TCP within the namespace."""
     dummy_netns(vm, "c", "192.0.2.3")
     vm.ns("c", "rdma link add xiw0 type xiw netdev d0")
-    n = Nfs(vm, "c", "192.0.2.3", "c", "192.0.2.3", "xiw0").start()
-    try:
-        for vers in ("3", "4.2"):
-            n.mount(vers)
-            n.write_then_read_back(4 * MIB, name=f"v{vers}")
-            n.umount()
-    finally:
-        n.stop()
+    with Nfs(vm, "c", "192.0.2.3", "c", "192.0.2.3", "xiw0") as n:
+        n.each_version_moves_data(4 * MIB)
 
 
 def test_nfs_client_on_xiw_server_on_siw(vm):
@@ -141,14 +128,10 @@ def test_nfs_client_on_xiw_server_on_siw(vm):
     veth_root_and_b(vm)
     vm.run("modprobe siw && rdma link add xiw0 type xiw netdev v0")
     vm.ns("b", "rdma link add siw1 type siw netdev v1")
-    n = Nfs(vm, "b", "192.0.2.2", None, "192.0.2.1", "xiw0").start()
     try:
-        for vers in ("3", "4.2"):
-            n.mount(vers)
-            n.write_then_read_back(4 * MIB, name=f"v{vers}")
-            n.umount()
+        with Nfs(vm, "b", "192.0.2.2", None, "192.0.2.1", "xiw0") as n:
+            n.each_version_moves_data(4 * MIB)
     finally:
-        n.stop()
         vm.ns("b", "rdma link delete siw1", check=False)
 
 
@@ -164,14 +147,13 @@ def test_nfs_256_MiB_throughput_of_xiw_and_siw(vm):
     try:
         for kind in ("xiw", "siw"):
             vm.run(f"rdma link add {kind}0 type {kind} netdev d0")
-            n = Nfs(vm, None, "192.0.2.3", None, "192.0.2.3",
-                    f"{kind}0").start()
             try:
-                n.mount("4.2")
-                w, r = n.write_then_read_back(256 * MIB, name=kind)
-                n.umount()
+                with Nfs(vm, None, "192.0.2.3", None, "192.0.2.3",
+                         f"{kind}0") as n:
+                    n.mount("4.2")
+                    w, r = n.write_then_read_back(256 * MIB, name=kind)
+                    n.umount()
             finally:
-                n.stop()
                 vm.run(f"rdma link delete {kind}0", check=False)
             figures[kind] = {"write_mib_s": round(256 / w, 1),
                              "read_mib_s": round(256 / r, 1)}

@@ -391,17 +391,16 @@ xiw::Result<Command> parse_probe(Words& w)
         if (w.empty())
             return usage_error("probe: \"" + key + "\" needs a value");
         std::string value(w.next());
-        unsigned long n = 0;
-        auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
-        unsigned long most = port ? 65535 : 3600;
-        if (ec != std::errc{} || end != value.data() + value.size() || n < 1 || n > most)
+        std::uint64_t most = port ? 65535 : 3600;
+        auto n = xiwperf::parse_number(value, 1, most);
+        if (!n)
             return usage_error("probe: " + std::string(port ? "port" : "timeout") + " \"" +
                                value + "\" is not a number from 1 to " + std::to_string(most) +
                                (port ? "" : " (seconds)"));
         if (port)
-            p.port = static_cast<std::uint16_t>(n);
+            p.port = static_cast<std::uint16_t>(*n);
         else
-            p.timeout_ms = static_cast<std::uint32_t>(n * 1000);
+            p.timeout_ms = static_cast<std::uint32_t>(*n * 1000);
     }
     return Command{p};
 }
