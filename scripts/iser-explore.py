@@ -2,8 +2,9 @@
 """Exploration, not a test: iSER (LIO ib_isert target, open-iscsi ib_iser
 initiator) over xiw in the test VM, kept as the recipe the iSER scenario of
 issue 8 is to be built from (Documentation/admin.md has the administrator's
-version). Needs the host packages targetcli-fb, python3-rtslib-fb and
-open-iscsi (not yet in scripts/setup.sh). Run:
+version; tests/integration/test_iser.py is that scenario now). Needs the
+host packages targetcli-fb, python3-rtslib-fb and open-iscsi (in
+scripts/setup.sh). Run:
 
     timeout 900 /usr/bin/python3 scripts/iser-explore.py [probe|initnet|collide|targetcli|lo]...
 (/usr/bin/python3: Debian's, which has pytest (conftest imports it) and rtslib)
