@@ -486,6 +486,7 @@ void xiw_qp_flush(struct xiw_qp *qp)
 void xiw_qp_to_error(struct xiw_qp *qp)
 {
 	struct socket *sock;
+	struct sock *sk = NULL;
 	struct xiw_cep *cep;
 	unsigned long flags;
 	u32 una = 0;
@@ -505,12 +506,28 @@ void xiw_qp_to_error(struct xiw_qp *qp)
 	spin_lock_irqsave(&qp->lock, flags);
 	sock = qp->sock;
 	WRITE_ONCE(qp->sock, NULL);
-	if (sock)
-		una = READ_ONCE(tcp_sk(sock->sk)->snd_una);
+	if (sock) {
+		sk = sock->sk;
+		sock_hold(sk);	/* the connection may release the socket */
+		una = READ_ONCE(tcp_sk(sk)->snd_una);
+	}
 	spin_unlock_irqrestore(&qp->lock, flags);
-	/* What TCP acknowledged completes; the rest flushes. */
-	if (sock)
+	if (sock) {
+		/*
+		 * A receive pass runs under the socket's callback lock and
+		 * sees no socket after this: wait out one under way, then
+		 * let go of what a partly received FPDU holds. A ULP may
+		 * deregister that MR before it destroys the QP (the QP's MR
+		 * pools go first in ib_destroy_qp()), and deregistration
+		 * waits for the reference.
+		 */
+		write_lock_bh(&sk->sk_callback_lock);
+		write_unlock_bh(&sk->sk_callback_lock);
+		sock_put(sk);
+		xiw_rx_reset(qp);
+		/* What TCP acknowledged completes; the rest flushes. */
 		xiw_tx_acked(qp, una);
+	}
 	xiw_tx_drop(qp);
 	if (cep) {
 		xiw_cep_abort(cep);
