@@ -65,6 +65,13 @@
 #include "persist.h"
 #include "trace.h"
 
+/*
+ * Per-CPU (bound), high priority: a QP's pass runs on the CPU that kicked
+ * it, which is the poster's for new work and the socket's receive CPU for
+ * what an arriving ACK, Read Request or credit releases. An unbound worker
+ * woke another, often idle, CPU for every small message: 3 to 4 times the
+ * latency of a bound one (Documentation/performance.md).
+ */
 static struct workqueue_struct *xiw_tx_wq;
 
 /* Batches sent per pass before yielding the worker to other QPs. */
@@ -1318,8 +1325,7 @@ void xiw_tx_release(struct xiw_qp *qp)
  */
 int xiw_tx_init(void)
 {
-	xiw_tx_wq = alloc_workqueue("xiw_tx", WQ_UNBOUND | WQ_MEM_RECLAIM |
-				    WQ_HIGHPRI, 0);
+	xiw_tx_wq = alloc_workqueue("xiw_tx", WQ_MEM_RECLAIM | WQ_HIGHPRI, 0);
 	return xiw_tx_wq ? 0 : -ENOMEM;
 }
 
