@@ -4,6 +4,8 @@
 #   make              build kmod/xiw.ko, the xiwperf module and the C++ parts
 #   make check        setup, build, lint, KUnit (UML), GoogleTest, VM tests
 #   make demo         boot the VM and show xiw devices at work
+#   make bench        xiw vs siw vs rxe vs TCP, report and plots in bench/results/
+#   make bench-smoke  a few cells of it, to prove the tooling (part of make check)
 #   make vm-shell     a shell in the VM with xiw installed
 #   make lint         checkpatch --strict and sparse on kmod/ and the xiwperf module
 
@@ -18,7 +20,7 @@ PYTEST_ARGS ?=
 XIWPERF_KMOD := $(CURDIR)/tools/xiwperf/kmod
 
 .PHONY: all kmod xiwperf-kmod siw userspace setup check lint sparse checkpatch kunit unit \
-	integration demo vm-shell clean
+	integration demo bench bench-smoke vm-shell clean
 
 all: kmod xiwperf-kmod userspace
 
@@ -91,6 +93,16 @@ demo:
 	@$(MAKE) --no-print-directory setup
 	@$(MAKE) --no-print-directory all
 	@$(PYTHON) scripts/demo.py
+
+# Not part of check: it takes about half an hour and asserts nothing about
+# the figures (see bench/README.md).
+bench:
+	@$(MAKE) --no-print-directory setup
+	@$(MAKE) --no-print-directory all
+	@$(PYTHON) bench/run.py
+
+bench-smoke: all
+	@$(PYTHON) -m pytest -q tests/integration/test_bench.py
 
 vm-shell: all
 	@$(PYTHON) scripts/vm-shell.py

@@ -15,6 +15,7 @@ PKGS=(
 	cmake g++ googletest libgtest-dev libgmock-dev nlohmann-json3-dev
 	python3 python3-pytest python3-jsonschema tshark sparse iproute2 procps
 	nfs-kernel-server ndctl targetcli-fb python3-rtslib-fb open-iscsi
+	iperf3 gnuplot-nox
 )
 
 need_root() {

@@ -1,0 +1,279 @@
+"""The side-by-side benchmark behind "make bench": the same xiwperf matrix
+over xiw (CRC off and on), stock siw and rxe, and iperf3 between the same
+two hosts as the ceiling of any TCP-based RNIC on that path, all in one
+guest boot; then the report (JSON, Markdown) and plots (gnuplot PNGs).
+
+Placement: xiw and siw run between namespaces a (client, 192.0.2.1) and
+b (server, 192.0.2.2) over a veth pair, as iperf3 does. rxe in 6.12 only
+works in the initial namespace, so it runs with one device on a dummy
+netdev there, client and server on 192.0.2.3: a loopback path, which the
+report says. Figures under TCG are no hardware's; only ratios within one
+run mean something.
+"""
+import datetime
+import json
+import os
+
+from conftest import two_hosts
+from report import targets
+from xiwperf_run import (LOAD_XIWPERF, STATIC_NEIGHBOURS, XIWPERF,
+                         check_xiwperf_built, start_server, stop_server)
+
+MIB = 1 << 20
+# 8 B to 2 MiB in powers of 4, then 4 MiB (xiwperf's largest).
+SIZES = [8 << (2 * k) for k in range(10)] + [4 * MIB]
+SWEEP_OPS = ("write", "read", "send")
+# Scaling keeps the outstanding work constant (QPs x depth = 64), so that
+# only its spread over QPs changes.
+SCALING = ((1, 64), (8, 8), (64, 1))
+SCALING_SIZE = 64 << 10
+# The extensions, xiw only (siw and rxe speak none of them as xiw does).
+EXT_OPS = {
+    "fetch_add": ["--remote-mr", "frwr"],
+    "cmp_swap": ["--remote-mr", "frwr", "--compare", "0", "--swap", "0"],
+    "write_imm": ["--size", "4096"],
+    "atomic_write": ["--remote-mr", "frwr"],
+    "flush": ["--size", "4096", "--remote-mr", "frwr", "--global"],
+}
+USER_HZ = 100
+TCP_SECONDS = 5
+
+
+class Device:
+    """How to bring one kind of device up and down in the guest, and where
+    its server and client live."""
+
+    def __init__(self, name, up, down, server_ns, client_ns, addr,
+                 extensions=False, note=""):
+        self.name, self.up, self.down = name, up, down
+        self.server_ns, self.client_ns, self.addr = server_ns, client_ns, addr
+        self.extensions = extensions
+        self.note = note
+
+
+def xiw_device(crc):
+    policy = "required" if crc else "off"
+    return Device(
+        "xiw-crc" if crc else "xiw",
+        f"modprobe xiw && echo {policy} > /sys/module/xiw/parameters/crc_policy"
+        " && ip netns exec a rdma link add xiw0 type xiw netdev v0"
+        " && ip netns exec b rdma link add xiw1 type xiw netdev v1",
+        "ip netns exec a rdma link delete xiw0; "
+        "ip netns exec b rdma link delete xiw1; "
+        "echo preferred > /sys/module/xiw/parameters/crc_policy",
+        "b", "a", "192.0.2.2", extensions=True,
+        note="MPA CRC " + ("on" if crc else "off") + ", veth between netns")
+
+
+SIW = Device(
+    "siw",
+    "modprobe siw && ip netns exec a rdma link add siw0 type siw netdev v0"
+    " && ip netns exec b rdma link add siw1 type siw netdev v1",
+    "ip netns exec a rdma link delete siw0; "
+    "ip netns exec b rdma link delete siw1",
+    "b", "a", "192.0.2.2",
+    note="stock siw (never asks for MPA CRC), veth between netns")
+
+RXE = Device(
+    "rxe",
+    "modprobe rdma_rxe && ip link add d0 type dummy && "
+    "ip addr add 192.0.2.3/24 dev d0 && ip link set d0 up && "
+    "rdma link add rxe0 type rxe netdev d0",
+    "rdma link delete rxe0; ip link del d0",
+    None, None, "192.0.2.3",
+    note="one device on a dummy netdev in the initial netns (rxe in 6.12 "
+         "works there only): loopback, not the veth path")
+
+DEVICES = (xiw_device(False), xiw_device(True), SIW, RXE)
+
+
+def op_count(size, depth, qps=1, budget=64 * MIB):
+    """Operations per cell: about budget bytes moved; at least enough for
+    a latency histogram or to fill every QP's queue, at most what keeps a
+    small-message cell near a second or two under TCG (scaled with the
+    budget)."""
+    lo, hi = (16 * qps, 5000) if depth == 1 else (64 * qps, 50000)
+    hi = max(lo, hi * budget // (64 * MIB))
+    return max(lo, min(hi, budget // size))
+
+
+def cell(op, size, depth=1, qps=1, extra=(), budget=64 * MIB):
+    return {"op": op, "size": size, "depth": depth, "qps": qps,
+            "count": op_count(size, depth, qps, budget),
+            "extra": list(extra)}
+
+
+def full_matrix():
+    """Every cell make bench runs, per device (extensions: xiw only)."""
+    cells = [cell(op, size, depth) for op in SWEEP_OPS for size in SIZES
+             for depth in (1, 64)]
+    cells.append(cell("send", 4096, 64))
+    # Last: stock siw has oopsed in them (Documentation/performance.md),
+    # and a device's cells end where the guest stops answering.
+    cells += [cell("write", SCALING_SIZE, depth, qps)
+              for qps, depth in SCALING]
+    ext = [cell(op, 8, depth, extra=args) for op, args in EXT_OPS.items()
+           for depth in (1, 64)]
+    return cells, ext
+
+
+def smoke_matrix():
+    """A few cells: enough to prove the tooling, end to end."""
+    small = 4 * MIB
+    return ([cell("write", SCALING_SIZE, 64, budget=small),
+             cell("read", 8, 1, budget=small),
+             cell("send", 4096, 64, budget=small),
+             cell("write", SCALING_SIZE, 1, 64, budget=small)],
+            [cell("fetch_add", 8, 1, extra=EXT_OPS["fetch_add"],
+                  budget=small)])
+
+
+# One guest command per cell: busy jiffies from /proc/stat's first line
+# (user nice system idle iowait irq softirq steal) around the command.
+def _stat_wrapped(cmd):
+    stat = ("read -r _ u n s _ _ q sq st _ < /proc/stat; "
+            "b=$((u + n + s + q + sq + st))")
+    return (f"{stat}; b0=$b; {cmd} > /tmp/bench-cell.out 2> /tmp/bench-cell.err;"
+            f" rc=$?; {stat}; echo \"cpu $((b - b0)) rc $rc\"; "
+            "tail -n 1 /tmp/bench-cell.out; tail -n 3 /tmp/bench-cell.err")
+
+
+def _run_measured(vm, cmd, timeout):
+    """(exit status, busy CPU seconds, the command's last output lines)."""
+    out = vm.run(_stat_wrapped(cmd), timeout=timeout, check=False).out
+    lines = out.splitlines()
+    if not lines or not lines[0].startswith("cpu "):
+        raise OSError(f"no answer from the guest's shell: {out!r}")
+    _, jiffies, _, rc = lines[0].split()
+    return int(rc), int(jiffies) / USER_HZ, lines[1:]
+
+
+def run_cell(vm, dev, c):
+    """One xiwperf client run; the cell with its figures (or its error)."""
+    prefix = f"ip netns exec {dev.client_ns} " if dev.client_ns else ""
+    args = ["--op", c["op"], "--count", c["count"], "--depth", c["depth"],
+            "--qps", c["qps"], "--timeout", "30"]
+    if "--size" not in c["extra"]:
+        args += ["--size", c["size"]]
+    cmd = (f"{prefix}{XIWPERF} client --addr {dev.addr} --json "
+           + " ".join(str(a) for a in args + c["extra"]))
+    rc, cpu, lines = _run_measured(vm, cmd, timeout=120)
+    res = {k: v for k, v in c.items() if k != "extra"}
+    res["device"] = dev.name
+    try:
+        j = json.loads(lines[0])
+    except (IndexError, ValueError):
+        j = None
+    if rc != 0 or not j or j.get("errors"):
+        res["error"] = " ".join(lines)[-300:] or f"exit {rc}"
+        return res
+    gib = j["bytes"] / (1 << 30)
+    res.update(size=j["size"], seconds=j["seconds"],
+               gbit_per_s=j["gbit_per_s"], mops=j["mops"],
+               lat_p50_us=j["lat_us"]["p50"], lat_p99_us=j["lat_us"]["p99"],
+               cpu_s=round(cpu, 2),
+               cpu_s_per_gib=round(cpu / gib, 2) if gib > 0 else None)
+    return res
+
+
+def run_tcp(vm, seconds=TCP_SECONDS):
+    """iperf3 from a to b for some seconds: the ceiling of the path."""
+    vm.run("ip netns exec b iperf3 -s -D -1 -I /tmp/iperf3.pid && "
+           "i=0; until ip netns exec b ss -ltn | grep -q :5201; do "
+           "i=$((i+1)); [ $i -lt 200 ] || exit 1; sleep 0.05; done")
+    rc, cpu, lines = _run_measured(
+        vm, f"ip netns exec a iperf3 -c 192.0.2.2 -t {seconds} -J "
+            "| tr -d '\\n'", timeout=120)
+    res = {"device": "tcp", "op": "stream", "tool": "iperf3"}
+    try:
+        j = json.loads(lines[0])
+        bps = j["end"]["sum_received"]["bits_per_second"]
+    except (IndexError, ValueError, KeyError):
+        res["error"] = " ".join(lines)[-300:] or f"exit {rc}"
+        return res
+    gib = bps / 8 * seconds / (1 << 30)
+    res.update(gbit_per_s=round(bps / 1e9, 3), seconds=seconds,
+               cpu_s=round(cpu, 2), cpu_s_per_gib=round(cpu / gib, 2))
+    return res
+
+
+class GuestDied(Exception):
+    """The guest stopped answering in the middle of a device's cells."""
+
+
+def _oops(vm):
+    """The kernel's own words for why the guest stopped answering."""
+    lines = vm.console().splitlines()
+    found = [ln.split("] ", 1)[-1] for ln in lines
+             if "BUG:" in ln or "RIP:" in ln or "Oops" in ln]
+    return "; ".join(found[:3]) or "no kernel message on the console"
+
+
+def run_device(vm, dev, cells, ext, results, log=print):
+    """Bring dev up, run its cells with one server, bring it down; append
+    each cell's figures to results. A guest that stops answering ends the
+    device's run: the cell records why, and GuestDied is raised."""
+    vm.run(dev.up)
+    srv = start_server(vm, dev.server_ns, dev.addr, f"bench-{dev.name}")
+    for c in cells + (ext if dev.extensions else []):
+        try:
+            r = run_cell(vm, dev, c)
+        except (TimeoutError, OSError) as e:
+            r = {k: v for k, v in c.items() if k != "extra"}
+            r.update(device=dev.name,
+                     error=f"the guest stopped answering: {_oops(vm)}")
+            results.append(r)
+            log(summary_line(r))
+            raise GuestDied(r["error"]) from e
+        log(summary_line(r))
+        results.append(r)
+    stop_server(vm, srv)
+    vm.run(dev.down, check=False, timeout=60)
+
+
+def hosts(vm):
+    """The two hosts, xiwperf loaded, static neighbours."""
+    two_hosts(vm)
+    vm.run(f"{LOAD_XIWPERF} && {STATIC_NEIGHBOURS}")
+    return vm
+
+
+def summary_line(r):
+    head = (f"{r['device']:8} {r['op']:12} {r.get('size', 0):>8} B "
+            f"d{r.get('depth', '-'):<3} q{r.get('qps', '-'):<3}")
+    if "error" in r:
+        return f"{head} error: {r['error']}"
+    lat = (f" p50 {r['lat_p50_us']:.1f} us" if "lat_p50_us" in r else "")
+    return (f"{head} {r['gbit_per_s']:8.3f} Gbit/s {r.get('mops', 0):8.4f} "
+            f"Mop/s{lat} cpu {r['cpu_s_per_gib']} s/GiB")
+
+
+def run(vm, devices=DEVICES, smoke=False, log=print, reboot=None):
+    """Everything in one guest (booted by the caller): the report. If a
+    device takes the guest down, reboot() (when given) returns a fresh
+    one and the next device goes on there; without it, GuestDied
+    propagates."""
+    check_xiwperf_built()
+    hosts(vm)
+    cells, ext = smoke_matrix() if smoke else full_matrix()
+    results = [run_tcp(vm, 1 if smoke else TCP_SECONDS)]
+    log(summary_line({**results[0], "size": 0}))
+    for dev in devices:
+        try:
+            run_device(vm, dev, cells, ext, results, log)
+        except GuestDied:
+            if reboot is None:
+                raise
+            vm = hosts(reboot())
+    kernel = vm.run("uname -r").out.strip()
+    return {
+        "date": datetime.datetime.now(datetime.timezone.utc)
+        .strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "kernel": kernel,
+        "vm": "QEMU TCG (no KVM), 2 vCPUs, 2 GiB, on a host of "
+              f"{os.cpu_count()} CPUs",
+        "smoke": smoke,
+        "devices": {d.name: d.note for d in devices},
+        "results": results,
+        "targets": targets(results),
+    }

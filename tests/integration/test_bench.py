@@ -1,0 +1,40 @@
+"""make bench's tooling, end to end on a few cells (bench-smoke): every
+device of the matrix comes up, every cell yields figures, the report and
+its plots are written. The figures themselves are not judged here: no
+timed assertion in a test (make bench is where they are read)."""
+import json
+import os
+import sys
+
+from conftest import TOP
+
+sys.path.insert(0, os.path.join(TOP, "bench"))
+import report  # noqa: E402
+import xiwbench  # noqa: E402
+
+OUT = os.path.join(TOP, "build", "bench-smoke")
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def test_bench_smoke_measures_every_device_and_writes_the_report(vm):
+    rep = xiwbench.run(vm, smoke=True)
+    failed = [r for r in rep["results"] if "error" in r]
+    assert not failed, failed
+    kinds = {r["device"] for r in rep["results"]}
+    assert kinds == {"tcp"} | {d.name for d in xiwbench.DEVICES}
+    for r in rep["results"]:
+        assert r["gbit_per_s"] > 0 and r["cpu_s_per_gib"] > 0, r
+    # Every target but the unmeasured memory one has its ratio.
+    assert [t["ratio"] is None for t in rep["targets"]].count(True) == 1, \
+        rep["targets"]
+    files = report.write(rep, OUT)
+    assert set(files) == {"results.json", "results.md", "throughput.png",
+                          "latency.png", "scaling.png"}
+    with open(os.path.join(OUT, "results.json")) as f:
+        assert json.load(f)["results"] == rep["results"]
+    for png in files[2:]:
+        with open(os.path.join(OUT, png), "rb") as f:
+            assert f.read(8) == PNG_MAGIC, png
+    with open(os.path.join(OUT, "results.md")) as f:
+        md = f.read()
+    assert "not hardware figures" in md and "## Targets" in md
