@@ -11,6 +11,7 @@ process group is killed). The first line sent is {"ready": true}.
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -22,6 +23,10 @@ import time
 # keeps the reaper away from the running command's own child.
 LOCK = threading.Lock()
 CURRENT = {"pid": None}
+# What must stay open as long as the agent runs (see pin_timestamps()).
+KEEP = []
+# <asm-generic/socket.h>; Python's socket module does not name it.
+SO_TIMESTAMP = 29
 
 
 def reaper():
@@ -77,8 +82,21 @@ def run(req):
             "err": err.decode(errors="replace")}
 
 
+def pin_timestamps():
+    """A socket that asks for receive timestamps, kept for the agent's
+    life: the kernel's netstamp_needed static key then stays on. Each
+    capture (dumpcap) used to switch it on and, once its socket closed,
+    off again, and under TCG a CPU running through the receive path while
+    the kernel patches that branch has panicked the guest (an int3 in
+    __netif_receive_skb_core)."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMP, 1)
+    return s
+
+
 def main():
     threading.Thread(target=reaper, daemon=True).start()
+    KEEP.append(pin_timestamps())
     path = find_port("xiw.agent")
     fd = os.open(path, os.O_RDWR)
     rx = os.fdopen(fd, "rb", buffering=0)
