@@ -72,8 +72,10 @@ def targets(results):
               _ratio(q64, w64["xiw"], "gbit_per_s"), 0.9),
         judge("xiw WRITE 64 KiB d64: CRC on vs off",
               crc_cost, 0.85),
-        judge("memory per connected QP vs siw (not measured yet)",
-              None, 1.0, at_least=False),
+        judge("xiw kernel memory per connection vs siw",
+              _ratio(find(results, "xiw", "memory"),
+                     find(results, "siw", "memory"), "kib_per_connection"),
+              1.0, at_least=False),
     ]
 
 
@@ -131,8 +133,17 @@ def markdown(report):
                     .get("gbit_per_s")) for d in devs]
         out.append(f"| {qps} x {depth} | " + " | ".join(row) + " |")
     out.append("")
+    mem = [r for r in res if r["op"] == "memory" and "error" not in r]
+    if mem:
+        out += ["## Kernel memory per connection (both ends, idle)", "",
+                "| device | KiB | of which slab KiB | connections |",
+                "|---|---|---|---|"]
+        out += [f"| {r['device']} | {r['kib_per_connection']} | "
+                f"{r['slab_kib_per_connection']} | {r['connections']} |"
+                for r in mem]
+        out.append("")
     ext = [r for r in res if r["op"] not in ("write", "read", "send",
-                                              "stream")]
+                                              "stream", "memory")]
     if ext:
         out += ["## Extensions (xiw)", "",
                 "| device | op | depth | Mop/s | p50 µs | p99 µs |",

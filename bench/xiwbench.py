@@ -14,7 +14,7 @@ import datetime
 import json
 import os
 
-from conftest import two_hosts
+from conftest import two_hosts, wait_until
 from report import targets
 from xiwperf_run import (LOAD_XIWPERF, STATIC_NEIGHBOURS, XIWPERF,
                          check_xiwperf_built, start_server, stop_server)
@@ -197,6 +197,56 @@ def run_tcp(vm, seconds=TCP_SECONDS):
     return res
 
 
+# Connections held open for the memory figure: 4 clients of xiwperf's
+# most QPs (64) each, idle for up to MEM_HOLD_S seconds.
+MEM_CLIENTS = 4
+MEM_QPS = 64
+MEM_HOLD_S = 20
+# /proc/meminfo fields (KiB): used is what free(1) calls used, all the
+# memory neither free nor page cache; slab is the part slab caches hold.
+MEMINFO = ("while read -r k v _; do case $k in MemTotal:|MemFree:|Buffers:|"
+           "Cached:|Slab:) echo \"$k $v\" ;; esac; done < /proc/meminfo")
+
+
+def _meminfo(vm):
+    m = dict(ln.split() for ln in vm.run(MEMINFO).out.splitlines())
+    used = (int(m["MemTotal:"]) - int(m["MemFree:"]) - int(m["Buffers:"])
+            - int(m["Cached:"]))
+    return used, int(m["Slab:"])
+
+
+def measure_memory(vm, dev):
+    """Kernel memory per connection (its QP at each end, both in this
+    guest, and their sockets): the used memory while MEM_CLIENTS x
+    MEM_QPS connections are open and idle, less the figure before, over
+    their number. The clients' own buffers (8 B per QP) are the same for
+    every device."""
+    conns = MEM_CLIENTS * MEM_QPS
+    prefix = f"ip netns exec {dev.client_ns} " if dev.client_ns else ""
+    vm.run("sync; echo 3 > /proc/sys/vm/drop_caches")
+    used0, slab0 = _meminfo(vm)
+    vm.run("".join(
+        f": > /tmp/bench-mem-{i}; {prefix}{XIWPERF} client --addr {dev.addr} "
+        f"--op write --size 8 --count {MEM_QPS} --qps {MEM_QPS} "
+        f"--hold {MEM_HOLD_S} --json >> /tmp/bench-mem-{i} 2>&1 &\n"
+        for i in range(MEM_CLIENTS)))
+    res = {"device": dev.name, "op": "memory", "connections": conns}
+    try:
+        # Both ends of every connection established: 2 QPs in RTS each.
+        wait_until(vm, "set -- $(rdma -j res show qp | grep -o '\"RTS\"'); "
+                       f"[ $# -ge {2 * conns} ]",
+                   f"{conns} connections open", tries=300)
+    except AssertionError as e:
+        res["error"] = str(e)
+    else:
+        used, slab = _meminfo(vm)
+        res.update(kib_per_connection=round((used - used0) / conns, 1),
+                   slab_kib_per_connection=round((slab - slab0) / conns, 1))
+    wait_until(vm, "! pgrep -x xiwperf -a | grep -q ' client '",
+               "the memory clients ended", tries=(MEM_HOLD_S + 60) * 5)
+    return res
+
+
 class GuestDied(Exception):
     """The guest stopped answering in the middle of a device's cells."""
 
@@ -209,12 +259,17 @@ def _oops(vm):
     return "; ".join(found[:3]) or "no kernel message on the console"
 
 
-def run_device(vm, dev, cells, ext, results, log=print):
-    """Bring dev up, run its cells with one server, bring it down; append
-    each cell's figures to results. A guest that stops answering ends the
-    device's run: the cell records why, and GuestDied is raised."""
+def run_device(vm, dev, cells, ext, results, log=print, memory=True):
+    """Bring dev up, measure its memory per connection (with memory), run
+    its cells with one server, bring it down; append each cell's figures
+    to results. A guest that stops answering ends the device's run: the
+    cell records why, and GuestDied is raised."""
     vm.run(dev.up)
     srv = start_server(vm, dev.server_ns, dev.addr, f"bench-{dev.name}")
+    if memory:
+        r = measure_memory(vm, dev)
+        log(summary_line(r))
+        results.append(r)
     for c in cells + (ext if dev.extensions else []):
         try:
             r = run_cell(vm, dev, c)
@@ -239,6 +294,11 @@ def hosts(vm):
 
 
 def summary_line(r):
+    if r["op"] == "memory":
+        return (f"{r['device']:8} memory: "
+                + (r.get("error") or f"{r['kib_per_connection']} KiB per "
+                   f"connection ({r['slab_kib_per_connection']} KiB slab), "
+                   f"{r['connections']} connections"))
     head = (f"{r['device']:8} {r['op']:12} {r.get('size', 0):>8} B "
             f"d{r.get('depth', '-'):<3} q{r.get('qps', '-'):<3}")
     if "error" in r:
@@ -260,7 +320,7 @@ def run(vm, devices=DEVICES, smoke=False, log=print, reboot=None):
     log(summary_line({**results[0], "size": 0}))
     for dev in devices:
         try:
-            run_device(vm, dev, cells, ext, results, log)
+            run_device(vm, dev, cells, ext, results, log, memory=not smoke)
         except GuestDied:
             if reboot is None:
                 raise

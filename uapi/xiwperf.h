@@ -77,6 +77,8 @@
 #define XIWPERF_MAX_ATOMIC_CHECK	(1024U * 1024)
 /* Default no-progress timeout of a client run (milliseconds). */
 #define XIWPERF_DEFAULT_TIMEOUT_MS	15000
+/* Longest hold of a client's connections after its run (milliseconds). */
+#define XIWPERF_MAX_HOLD_MS	60000
 
 #define XIWPERF_NAME_MAX	64	/* = IB_DEVICE_NAME_MAX */
 
@@ -737,6 +739,11 @@ struct xiwperf_result {
  *	fixed expected hash at @expect (at most XIWPERF_HASH_MAX), 0 for
  *	the client's own hash of what it wrote; else zero.
  * @expect: in: with @expect_len, the user address of the expected hash.
+ * @hold_ms: in: keep every connection open, idle, this long after the
+ *	last operation completed and before the teardown, at most
+ *	XIWPERF_MAX_HOLD_MS; 0 for none. What connected QPs cost in memory
+ *	is measured during the hold.
+ * @reserved_hold: in: zero.
  * @reserved: in: zero, for later additions.
  * @result: out (with XIWPERF_F_SRQ also result.srq_stray_events).
  *
@@ -746,7 +753,8 @@ struct xiwperf_result {
  * the one SRQ of the whole run, from its verdict. Version 2 added the
  * atomic operands and @reserved here and in struct xiwperf_result, then
  * @imm and @reserved_imm out of the first 8 bytes of @reserved, then
- * @hash, @expect_len and @expect out of the next 16.
+ * @hash, @expect_len and @expect out of the next 16, then @hold_ms and
+ * @reserved_hold out of the next 8.
  */
 struct xiwperf_run {
 	__u32 version;
@@ -774,7 +782,9 @@ struct xiwperf_run {
 	__u32 hash;
 	__u32 expect_len;
 	__u64 expect;
-	__u64 reserved[5];
+	__u32 hold_ms;
+	__u32 reserved_hold;
+	__u64 reserved[4];
 	struct xiwperf_result result;
 };
 

@@ -107,6 +107,24 @@ TEST_F(XiwperfArgs, ClientEveryOption)
     EXPECT_TRUE(c.json);
 }
 
+TEST_F(XiwperfArgs, HoldKeepsConnectionsOpenForWholeSeconds)
+{
+    EXPECT_EQ(client({"client", "--addr", "192.0.2.1", "--op", "write", "--size", "8", "--count",
+                      "64", "--qps", "64", "--hold", "20"})
+                  .hold_ms,
+              20000u);
+    EXPECT_EQ(client({"client", "--addr", "192.0.2.1", "--op", "write", "--size", "8", "--count",
+                      "1"})
+                  .hold_ms,
+              0u);
+    EXPECT_EQ(usage_error(one_op("write", {"--hold", "0"})),
+              "--hold: \"0\" is not within 1 to 60");
+    EXPECT_EQ(usage_error(one_op("write", {"--hold", "61"})),
+              "--hold: \"61\" is not within 1 to 60");
+    EXPECT_EQ(usage_error(one_op("write", {"--hold", "1.5"})),
+              "--hold: \"1.5\" is not a number");
+}
+
 TEST_F(XiwperfArgs, SgeAndInline)
 {
     Client c = client({"client", "--addr", "10.0.0.1", "--op", "send", "--size", "200",

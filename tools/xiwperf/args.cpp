@@ -378,6 +378,15 @@ xiw::Status set_timeout(Settings& s, std::string_view opt, std::string_view valu
     return xiw::Ok{};
 }
 
+xiw::Status set_hold(Settings& s, std::string_view opt, std::string_view value)
+{
+    auto n = number(opt, value, 1, XIWPERF_MAX_HOLD_MS / 1000);
+    if (!n)
+        return n.error();
+    s.client.hold_ms = static_cast<std::uint32_t>(*n * 1000);
+    return xiw::Ok{};
+}
+
 xiw::Status set_inline(Settings& s, std::string_view, std::string_view)
 {
     s.client.inline_data = true;
@@ -516,6 +525,7 @@ constexpr Option options[] = {
      client_number<&Client::depth, 1, XIWPERF_MAX_DEPTH>},
     {"--qps", "-q", in_client, Takes::value, client_number<&Client::qps, 1, XIWPERF_MAX_QPS>},
     {"--timeout", "-t", in_client, Takes::value, set_timeout},
+    {"--hold", "", in_client, Takes::value, set_hold},
     {"--sge", "", in_client, Takes::value,
      client_number<&Client::sge, 1, XIWPERF_MAX_SGE>},
     {"--solicit", "", in_client, Takes::value,
@@ -1105,7 +1115,8 @@ std::string usage()
            "       xiwperf client --addr IP [--port N] --op {send,write,read,write_imm} --size BYTES\n"
            "                      --count N [--depth N] [--qps N] [--sge N] [--inline]\n"
            "                      [--solicit N] [--mr {dma,frwr}] [--remote-mr {dma,frwr}]\n"
-           "                      [--inject KIND] [--srq] [--check] [--timeout SEC] [--json]\n"
+           "                      [--inject KIND] [--srq] [--check] [--timeout SEC] [--hold SEC]\n"
+           "                      [--json]\n"
            "       xiwperf client --addr IP [--port N] --op {write_imm,imm} [--size BYTES]\n"
            "                      --count N [--imm V] [--depth N] [--qps N] [--solicit N]\n"
            "                      [--srq] [--check] [--timeout SEC] [--json] [...]\n"
@@ -1143,7 +1154,9 @@ std::string usage()
            "client  run COUNT operations of SIZE bytes (at most 4M; suffixes K, M, G) over QPS\n"
            "        connections with DEPTH outstanding each (defaults 1); --check verifies\n"
            "        every byte; --timeout gives up after SEC seconds without progress\n"
-           "        (default 15); --json prints one JSON object as the last line.\n"
+           "        (default 15); --json prints one JSON object as the last line;\n"
+           "        --hold SEC keeps every connection open, idle, SEC seconds (at most 60)\n"
+           "        after the last operation, to measure what connected QPs cost.\n"
            "        --sge N (1 to " +
            std::to_string(XIWPERF_MAX_SGE) +
            ", default 1) splits each operation's buffer into N SGEs (the\n"

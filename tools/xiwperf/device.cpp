@@ -134,6 +134,7 @@ xiwperf_run run_request(const Client& args)
     run.qps = args.qps;
     run.depth = args.depth;
     run.timeout_ms = args.timeout_ms;
+    run.hold_ms = args.hold_ms;
     run.size = args.size;
     run.count = args.count;
     run.sge = args.sge;

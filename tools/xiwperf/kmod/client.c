@@ -10,6 +10,7 @@
  * registrations (--mr frwr) frwr.c's and the faults of --inject
  * inject.c's.
  */
+#include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/nsproxy.h>
@@ -880,6 +881,9 @@ int xp_client_run(struct xiwperf_run *run)
 	ret = xp_client_go(cl, &t_start);
 	if (!ret)
 		ret = xp_client_lost(cl);
+	/* Connected and idle: what the QPs cost can be measured now. */
+	if (!ret && run->hold_ms)
+		msleep_interruptible(run->hold_ms);
 out:
 	spin_lock_bh(&cl->lock);
 	WRITE_ONCE(cl->stop, true);

@@ -146,7 +146,8 @@ static long xp_ioctl_run(void __user *uarg)
 			      XIWPERF_F_GLOBAL | XIWPERF_F_FLUSH_MR |
 			      XIWPERF_F_EXPECT | XIWPERF_F_NO_WRITE,
 			      run->reserved, sizeof(run->reserved));
-	if (!ret && (run->reserved_imm ||
+	if (!ret && (run->reserved_imm || run->reserved_hold ||
+		     run->hold_ms > XIWPERF_MAX_HOLD_MS ||
 		     memchr_inv(run->result.reserved, 0,
 				sizeof(run->result.reserved))))
 		ret = -EINVAL;
