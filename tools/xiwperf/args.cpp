@@ -369,21 +369,15 @@ xiw::Status set_count(Settings& s, std::string_view opt, std::string_view value)
     return xiw::Ok{};
 }
 
-xiw::Status set_timeout(Settings& s, std::string_view opt, std::string_view value)
+// A client option given in whole seconds, 1 to max, kept in milliseconds
+// in Client::*field_ms.
+template <auto field_ms, std::uint64_t max>
+xiw::Status client_seconds(Settings& s, std::string_view opt, std::string_view value)
 {
-    auto n = number(opt, value, 1, 3600);
+    auto n = number(opt, value, 1, max);
     if (!n)
         return n.error();
-    s.client.timeout_ms = static_cast<std::uint32_t>(*n * 1000);
-    return xiw::Ok{};
-}
-
-xiw::Status set_hold(Settings& s, std::string_view opt, std::string_view value)
-{
-    auto n = number(opt, value, 1, XIWPERF_MAX_HOLD_MS / 1000);
-    if (!n)
-        return n.error();
-    s.client.hold_ms = static_cast<std::uint32_t>(*n * 1000);
+    s.client.*field_ms = static_cast<std::uint32_t>(*n * 1000);
     return xiw::Ok{};
 }
 
@@ -524,8 +518,9 @@ constexpr Option options[] = {
     {"--depth", "-d", in_client, Takes::value,
      client_number<&Client::depth, 1, XIWPERF_MAX_DEPTH>},
     {"--qps", "-q", in_client, Takes::value, client_number<&Client::qps, 1, XIWPERF_MAX_QPS>},
-    {"--timeout", "-t", in_client, Takes::value, set_timeout},
-    {"--hold", "", in_client, Takes::value, set_hold},
+    {"--timeout", "-t", in_client, Takes::value, client_seconds<&Client::timeout_ms, 3600>},
+    {"--hold", "", in_client, Takes::value,
+     client_seconds<&Client::hold_ms, XIWPERF_MAX_HOLD_MS / 1000>},
     {"--sge", "", in_client, Takes::value,
      client_number<&Client::sge, 1, XIWPERF_MAX_SGE>},
     {"--solicit", "", in_client, Takes::value,
