@@ -50,6 +50,13 @@ class Device:
         self.extensions = extensions
         self.note = note
 
+    def client(self, *args):
+        """Shell text of an xiwperf client run against this device's
+        server, where its client lives, with JSON output."""
+        prefix = f"ip netns exec {self.client_ns} " if self.client_ns else ""
+        return (f"{prefix}{XIWPERF} client --addr {self.addr} --json "
+                + " ".join(str(a) for a in args))
+
 
 def xiw_device(crc):
     policy = "required" if crc else "off"
@@ -150,14 +157,12 @@ def _run_measured(vm, cmd, timeout):
 
 def run_cell(vm, dev, c):
     """One xiwperf client run; the cell with its figures (or its error)."""
-    prefix = f"ip netns exec {dev.client_ns} " if dev.client_ns else ""
     args = ["--op", c["op"], "--count", c["count"], "--depth", c["depth"],
             "--qps", c["qps"], "--timeout", "30"]
     if "--size" not in c["extra"]:
         args += ["--size", c["size"]]
-    cmd = (f"{prefix}{XIWPERF} client --addr {dev.addr} --json "
-           + " ".join(str(a) for a in args + c["extra"]))
-    rc, cpu, lines = _run_measured(vm, cmd, timeout=120)
+    rc, cpu, lines = _run_measured(vm, dev.client(*args, *c["extra"]),
+                                   timeout=120)
     res = {k: v for k, v in c.items() if k != "extra"}
     res["device"] = dev.name
     try:
@@ -178,9 +183,9 @@ def run_cell(vm, dev, c):
 
 def run_tcp(vm, seconds=TCP_SECONDS):
     """iperf3 from a to b for some seconds: the ceiling of the path."""
-    vm.run("ip netns exec b iperf3 -s -D -1 -I /tmp/iperf3.pid && "
-           "i=0; until ip netns exec b ss -ltn | grep -q :5201; do "
-           "i=$((i+1)); [ $i -lt 200 ] || exit 1; sleep 0.05; done")
+    vm.run("ip netns exec b iperf3 -s -D -1 -I /tmp/iperf3.pid")
+    wait_until(vm, "ip netns exec b ss -ltn | grep -q :5201",
+               "iperf3 listening", tries=50)
     rc, cpu, lines = _run_measured(
         vm, f"ip netns exec a iperf3 -c 192.0.2.2 -t {seconds} -J "
             "| tr -d '\\n'", timeout=120)
@@ -222,13 +227,13 @@ def measure_memory(vm, dev):
     their number. The clients' own buffers (8 B per QP) are the same for
     every device."""
     conns = MEM_CLIENTS * MEM_QPS
-    prefix = f"ip netns exec {dev.client_ns} " if dev.client_ns else ""
     vm.run("sync; echo 3 > /proc/sys/vm/drop_caches")
     used0, slab0 = _meminfo(vm)
     vm.run("".join(
-        f": > /tmp/bench-mem-{i}; {prefix}{XIWPERF} client --addr {dev.addr} "
-        f"--op write --size 8 --count {MEM_QPS} --qps {MEM_QPS} "
-        f"--hold {MEM_HOLD_S} --json >> /tmp/bench-mem-{i} 2>&1 &\n"
+        f": > /tmp/bench-mem-{i}; "
+        + dev.client("--op write --size 8 --count", MEM_QPS, "--qps", MEM_QPS,
+                     "--hold", MEM_HOLD_S)
+        + f" >> /tmp/bench-mem-{i} 2>&1 &\n"
         for i in range(MEM_CLIENTS)))
     res = {"device": dev.name, "op": "memory", "connections": conns}
     try:
