@@ -485,7 +485,6 @@ void xiw_qp_flush(struct xiw_qp *qp)
  */
 void xiw_qp_to_error(struct xiw_qp *qp)
 {
-	struct socket *sock;
 	struct sock *sk = NULL;
 	struct xiw_cep *cep;
 	unsigned long flags;
@@ -504,15 +503,14 @@ void xiw_qp_to_error(struct xiw_qp *qp)
 	 * took it away under the lock, so it is alive while we see it.
 	 */
 	spin_lock_irqsave(&qp->lock, flags);
-	sock = qp->sock;
-	WRITE_ONCE(qp->sock, NULL);
-	if (sock) {
-		sk = sock->sk;
+	if (qp->sock) {
+		sk = qp->sock->sk;
 		sock_hold(sk);	/* the connection may release the socket */
 		una = READ_ONCE(tcp_sk(sk)->snd_una);
 	}
+	WRITE_ONCE(qp->sock, NULL);
 	spin_unlock_irqrestore(&qp->lock, flags);
-	if (sock) {
+	if (sk) {
 		/*
 		 * A receive pass runs under the socket's callback lock and
 		 * sees no socket after this: wait out one under way, then
