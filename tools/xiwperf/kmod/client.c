@@ -204,6 +204,12 @@ static int xp_client_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 			xp_fail(cl, -ECONNRESET, XIWPERF_REASON_DISCONNECTED);
 		break;
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		/*
+		 * rdma_cm delivers nothing on this id after it (its state is
+		 * no longer RDMA_CM_CONNECT): the teardown must not wait for
+		 * a DISCONNECTED that never comes.
+		 */
+		complete_all(&c->disconnected);
 		xp_fail(cl, -ENODEV, XIWPERF_REASON_DEVICE_REMOVED);
 		break;
 	default:
