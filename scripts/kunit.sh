@@ -36,13 +36,30 @@ grep -q 'XIW_KUNIT_TEST' "$src/drivers/Makefile" ||
 
 log=$cache/kunit.log
 cd "$src"
+rm -f "$cache/uml-build/test.log"
 set +e
+# kasan_multi_shot: KASAN reports (and so fails a test) every bug, not
+# just the first of the boot.
 python3 tools/testing/kunit/kunit.py run \
 	--kunitconfig=drivers/xiw/.kunitconfig \
 	--build_dir="$cache/uml-build" \
+	--kernel_args=kasan_multi_shot \
 	--jobs="$(nproc)" "$@" 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 set -e
+# Every option of the kunitconfig (KASAN, UBSAN) must have taken effect.
+while read -r opt; do
+	if ! grep -qsxF "$opt" "$cache/uml-build/.config"; then
+		echo "kunit: $opt is not in the generated .config" >&2
+		rc=1
+	fi
+done < <(grep -E '^(CONFIG_|# CONFIG_.* is not set$)' "$top/kmod/.kunitconfig")
+# A sanitizer report fails the test it happens in; one outside any test
+# (at boot, between suites) must fail the run too.
+if grep -sE 'BUG: KASAN|UBSAN:' "$cache/uml-build/test.log"; then
+	echo "kunit: sanitizer report in $cache/uml-build/test.log" >&2
+	rc=1
+fi
 line=$(grep -E 'Testing complete\. Ran [0-9]+ tests' "$log" | tail -n1 || true)
 total=$(echo "$line" | sed -nE 's/.*Ran ([0-9]+) tests.*/\1/p')
 passed=$(echo "$line" | sed -nE 's/.*passed: ([0-9]+).*/\1/p')
