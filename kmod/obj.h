@@ -329,6 +329,7 @@ struct xiw_irq_entry {
  *	the Send is delivered, a flush when the stream died first
  * @send_rqe: receive buffer of the Send message in progress
  * @send_len: octets of that Send placed so far
+ * @send_op: opcode of that Send: every segment of it carries the same
  * @msg_end: a message ended in this data-ready call: acknowledge it now
  * @markers: the peer sends markers (we asked for them)
  * @unmark: marker stripping state
@@ -365,6 +366,7 @@ struct xiw_rx {
 	u32 send_rqe_valid;
 	struct xiw_rqe send_rqe;
 	u32 send_len;
+	u8 send_op;
 	bool msg_end;
 	bool markers;
 	struct xiw_mpa_unmark unmark;

@@ -238,8 +238,12 @@ static int xiw_rx_send(struct xiw_qp *qp, u32 len)
 		if (xiw_qp_take_recv(qp))
 			return TERM_DDP_U(XIW_DDP_U_NO_BUFFER);
 		rx->send_len = 0;
+		rx->send_op = rx->op;
 	} else if (be32_to_cpu(h->mo) != rx->send_len) {
 		return TERM_DDP_U(XIW_DDP_U_INV_MO);
+	} else if (rx->op != rx->send_op) {
+		/* A segment of the Send under way, with another opcode. */
+		return TERM_RDMAP_OP(XIW_RDMAP_UNEXP_OPCODE);
 	}
 	for (i = 0; i < rx->send_rqe.num_sge; i++)
 		room += rx->send_rqe.sge[i].length;
@@ -277,6 +281,13 @@ static int xiw_rx_imm(struct xiw_qp *qp, u32 len)
 
 	if (bad)
 		return bad;
+	/*
+	 * Its MSN is that of a Send whose last segment has not come: a
+	 * segment of that message, with another opcode (found by the hostile
+	 * peer: it took a second receive and lost the first's completion).
+	 */
+	if (qp->rx.send_rqe_valid)
+		return TERM_RDMAP_OP(XIW_RDMAP_UNEXP_OPCODE);
 	if (xiw_qp_take_recv(qp))
 		return TERM_DDP_U(XIW_DDP_U_NO_BUFFER);
 	qp->rx.send_len = 0;
