@@ -6,6 +6,7 @@
 #   make demo         boot the VM and show xiw devices at work
 #   make bench        xiw vs siw vs rxe vs TCP, report and plots in bench/results/
 #   make bench-smoke  a few cells of it, to prove the tooling (part of make check)
+#   make fuzz         the hostile peer's full run (10^6 FPDUs; FUZZ_SEED=N replays)
 #   make vm-shell     a shell in the VM with xiw installed
 #   make lint         checkpatch --strict and sparse on kmod/ and the xiwperf module
 
@@ -18,11 +19,12 @@ CMAKE_BUILD := $(BUILD)/cmake
 PYTHON ?= /usr/bin/python3
 PYTEST_ARGS ?=
 XIWPERF_KMOD := $(CURDIR)/tools/xiwperf/kmod
+XIWTARGET_KMOD := $(CURDIR)/tests/reliability/target
 
-.PHONY: all kmod xiwperf-kmod siw userspace setup check lint sparse checkpatch kunit unit \
-	integration demo bench bench-smoke vm-shell clean
+.PHONY: all kmod xiwperf-kmod xiwtarget-kmod siw userspace setup check lint sparse checkpatch kunit unit \
+	integration demo bench bench-smoke fuzz vm-shell clean
 
-all: kmod xiwperf-kmod userspace
+all: kmod xiwperf-kmod xiwtarget-kmod userspace
 
 # W=1 must be warning-free: compiler and kernel-doc warnings fail the build.
 kmod:
@@ -41,6 +43,15 @@ xiwperf-kmod:
 		test $${PIPESTATUS[0]} -eq 0 || exit 1; \
 		if grep -E 'warning:|error:' $(BUILD)/xiwperf-kmod.log; then echo "xiwperf-kmod: warnings above"; exit 1; fi
 	@rm -f $(BUILD)/xiwperf-kmod.log
+
+# The hostile-peer tests' target module, held to the same standard.
+xiwtarget-kmod:
+	@mkdir -p $(BUILD)
+	@test -d "$(KDIR)" || { echo "no kernel headers at '$(KDIR)': run 'make setup'"; exit 1; }
+	@$(MAKE) -C $(KDIR) M=$(XIWTARGET_KMOD) W=1 modules 2>&1 | tee $(BUILD)/xiwtarget-kmod.log; \
+		test $${PIPESTATUS[0]} -eq 0 || exit 1; \
+		if grep -E 'warning:|error:' $(BUILD)/xiwtarget-kmod.log; then echo "xiwtarget-kmod: warnings above"; exit 1; fi
+	@rm -f $(BUILD)/xiwtarget-kmod.log
 
 # Stock siw.ko, built out of tree into $XIW_CACHE for the VM tests.
 siw:
@@ -62,12 +73,12 @@ checkpatch:
 	@src=$$(scripts/linux-src.sh) && \
 		$$src/scripts/checkpatch.pl --strict --no-tree --quiet --show-types \
 		-f $$(ls kmod/*.[ch] | grep -v '\.mod\.c$$' | grep -v '^kmod/trace\.h$$') \
-		$$(ls tools/xiwperf/kmod/*.[ch] | grep -v '\.mod\.c$$') uapi/xiwperf.h include/xiw/*.h && \
+		$$(ls tools/xiwperf/kmod/*.[ch] tests/reliability/target/*.[ch] | grep -v '\.mod\.c$$') uapi/xiwperf.h include/xiw/*.h && \
 		echo "checkpatch --strict: clean"
 
 sparse:
 	@mkdir -p $(BUILD)
-	@for m in $(CURDIR)/kmod $(XIWPERF_KMOD); do \
+	@for m in $(CURDIR)/kmod $(XIWPERF_KMOD) $(XIWTARGET_KMOD); do \
 		$(MAKE) -C $(KDIR) M=$$m C=2 W=1 modules || exit 1; \
 	done 2>&1 | tee $(BUILD)/sparse.log | grep -v '^make\|^  ' ; \
 		test $${PIPESTATUS[0]} -eq 0 || exit 1; \
@@ -104,10 +115,20 @@ bench:
 bench-smoke: all
 	@$(PYTHON) -m pytest -q tests/integration/test_bench.py
 
+# Not part of check (hours under TCG): make check runs a 10^4-FPDU slice of
+# the same test with a fixed seed. A finding prints its seed and case.
+FUZZ_SEED ?= $(shell od -An -N4 -tu4 /dev/urandom | tr -d ' ')
+FUZZ_CASES ?= 310000
+fuzz: all
+	@echo "make fuzz: seed $(FUZZ_SEED), $(FUZZ_CASES) cases per CRC mode"
+	@XIW_FUZZ_SEED=$(FUZZ_SEED) XIW_FUZZ_SLICE=$(FUZZ_CASES) XIW_FUZZ_JOBS=2 \
+		$(PYTHON) -m pytest -s tests/integration/test_hostile_peer.py
+
 vm-shell: all
 	@$(PYTHON) scripts/vm-shell.py
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod clean
 	-$(MAKE) -C $(KDIR) M=$(XIWPERF_KMOD) clean
+	-$(MAKE) -C $(KDIR) M=$(XIWTARGET_KMOD) clean
 	rm -rf $(BUILD)

@@ -26,10 +26,13 @@ def build_siw():
 
 
 def default_modules(siw_ko):
-    """What the VM installs for modprobe: xiw, the xiwperf test module
-    and stock siw (a reference iWARP device for xiwperf)."""
+    """What the VM installs for modprobe: xiw, the xiwperf test module,
+    the hostile-peer tests' target and stock siw (a reference iWARP
+    device for xiwperf)."""
     return [os.path.join(TOP, "kmod", "xiw.ko"),
             os.path.join(TOP, "tools", "xiwperf", "kmod", "xiwperf.ko"),
+            os.path.join(TOP, "tests", "reliability", "target",
+                         "xiwtarget.ko"),
             siw_ko]
 
 

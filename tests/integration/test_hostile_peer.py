@@ -1,0 +1,112 @@
+"""A hostile peer against a live xiw QP: tests/reliability/hostile_peer.py
+sends crafted and mutated FPDUs (every header field of MPA, DDP and RDMAP,
+RFC 7306 and the commit draft's messages, at boundary and random values;
+truncated frames; frames split across TCP segments) to xiwtarget on xiw1
+and checks each answer, the target's memory (canary pages included) and
+its completions against the model of tests/reliability/model.py. This is
+make check's slice of make fuzz (scripts/fuzz.py): a fixed seed, so that
+a finding here is replayable with the same command."""
+import json
+import os
+import sys
+
+import pytest
+
+from conftest import TOP, xiw_links
+from xiwperf_run import set_params
+
+PEER = os.path.join(TOP, "tests", "reliability", "hostile_peer.py")
+sys.path.insert(0, os.path.dirname(PEER))
+from hostile_peer import REGRESSIONS  # noqa: E402
+TARGET = "192.0.2.2"
+PORT = 18600
+# Cases per CRC mode: with the probe after each, about 10**4 FPDUs in all.
+SLICE = int(os.environ.get("XIW_FUZZ_SLICE", 3100))
+# make fuzz draws a seed and prints it; make check's slice is fixed.
+SEED = int(os.environ.get("XIW_FUZZ_SEED", 20261125))
+JOBS = int(os.environ.get("XIW_FUZZ_JOBS", 1))
+
+
+def load_target(vm):
+    xiw_links(vm)
+    vm.run(f"ip netns exec b modprobe xiwtarget addr={TARGET} port={PORT}")
+
+
+def unload_target(vm):
+    vm.run("rmmod xiwtarget", check=False)
+
+
+@pytest.fixture
+def target(hosts):
+    vm = hosts
+    load_target(vm)
+    yield vm
+    unload_target(vm)
+    set_params(vm, crc_policy="preferred")
+
+
+def fuzz(vm, args, timeout):
+    res = vm.ns("a", f"/usr/bin/python3 {PEER} {TARGET} {PORT} {args}",
+                check=False, timeout=timeout)
+    lines = [json.loads(ln) for ln in res.out.splitlines() if ln.strip()]
+    return res, lines
+
+
+def fuzz_slice(vm, seed, cases, jobs):
+    """Cases 0..cases-1 of a seed, split among @jobs peers at once (one
+    connection each; the guest has two CPUs). Returns the findings and the
+    summed statistics."""
+    per = -(-cases // jobs)
+    cmds = " ".join(
+        f"( ip netns exec a /usr/bin/python3 {PEER} {TARGET} {PORT} "
+        f"--seed {seed} --first {j * per} "
+        f"--frames {min(per, cases - j * per)} > /tmp/fuzz.{j} 2>&1; "
+        f"echo rc=$? >> /tmp/fuzz.{j} ) &" for j in range(jobs))
+    res = vm.run(f"{cmds} wait; cat " + " ".join(
+        f"/tmp/fuzz.{j}" for j in range(jobs)),
+        check=False, timeout=600 + cases // 5)
+    findings, stats, rcs = [], {}, []
+    for ln in res.out.splitlines():
+        if ln.startswith("rc="):
+            rcs.append(int(ln[3:]))
+        elif ln.startswith("{"):
+            d = json.loads(ln)
+            if "finding" in d:
+                findings.append(d)
+            else:
+                for k, v in d.items():
+                    stats[k] = stats.get(k, 0) + v
+        elif ln.strip():
+            findings.append({"output": ln})
+    if rcs != [0] * jobs and not findings:
+        findings.append({"output": res.out[-3000:]})
+    return findings, stats
+
+
+@pytest.mark.parametrize("crc", ["off", "required"])
+def test_hostile_frames_get_the_rfc_answer_and_touch_nothing_else(target,
+                                                                   crc):
+    set_params(target, crc_policy=crc)
+    seed = SEED + (crc == "off")
+    print(f"hostile peer: seed {seed}, {SLICE} cases, crc {crc}")
+    findings, stats = fuzz_slice(target, seed, SLICE, JOBS)
+    print(f"hostile peer: {json.dumps(stats)}")
+    assert not findings, "\n".join(map(json.dumps, findings))
+    # The slice exercised both sides of every oracle.
+    assert stats["cases"] == SLICE, stats
+    assert stats["fpdus"] >= SLICE * 3 // 2, stats
+    assert stats["accepted"] > SLICE // 5, stats
+    assert stats["terminated"] > SLICE // 10, stats
+    assert stats["closed"] > 0 and stats["truncated"] > 0, stats
+
+
+@pytest.mark.parametrize("name", sorted(REGRESSIONS))
+def test_past_finding_stays_fixed(target, name):
+    """Each finding of the fuzzing, replayed as fixed cases through the
+    same oracles (see REGRESSIONS in hostile_peer.py)."""
+    set_params(target, crc_policy="off")
+    res, lines = fuzz(target, f"--regression {name}", 120)
+    findings = [ln for ln in lines if "finding" in ln]
+    assert res.rc == 0 and not findings, "\n".join(map(json.dumps, findings)) \
+        or res
+    assert lines[-1]["cases"] == len(REGRESSIONS[name]), lines

@@ -1,0 +1,427 @@
+"""What an RFC-conforming receiver does with a byte stream: the hostile
+peer's oracle.
+
+judge() takes the state of one connection at the target (queue MSNs,
+receives consumed, STags still valid, the target's memory as the peer
+believes it to be) and the octets the peer is about to send, and
+predicts, FPDU by FPDU, what the receiver must do: accept and place
+(the memory effects, receive completions and responses that follow), end
+the stream with a Terminate (the set of causes the RFCs allow for the
+first faulty FPDU: where several checks fail, or where the RFCs leave the
+order of checks open, any of them), close without one (a valid Terminate
+from the peer), or wait for more octets.
+
+Where the RFCs leave a choice to the implementation, the model takes
+xiw's documented one (Documentation/conformance.md, rfc7306.md,
+commit-draft.md): a segment shorter than its opcode's header is an MPA
+"invalid request" (layer 2, code 4); a whole-message opcode without L is
+"unexpected opcode"; a request's fixed size exceeded is DDP "message too
+long", short of it a catastrophic RDMAP error.
+"""
+import struct
+
+import wire as w
+
+RECV_OK, FLUSHED = 0, 5         # enum ib_wc_status
+WITH_IMM, WITH_INVALIDATE = 2, 4
+
+
+class Region:
+    def __init__(self, name, stag, base, length, off, rights):
+        self.name, self.stag, self.base, self.length = name, stag, base, length
+        self.off, self.rights = off, rights
+        self.valid = True
+
+
+class State:
+    """One connection as the target should see it."""
+
+    def __init__(self, acc, blob):
+        self.regions = [
+            Region("rw", acc["rw_stag"], acc["rw_to"], acc["rw_len"],
+                   acc["rw_off"], set("rwaf")),
+            Region("ro", acc["ro_stag"], acc["ro_to"], acc["ro_len"],
+                   acc["ro_off"], set("r"))]
+        self.recv_off, self.nrecv = acc["recv_off"], acc["nrecv"]
+        self.recv_len = acc["recv_len"]
+        self.mem = bytearray(blob)
+        self.msn = [1, 1, 1, 1]
+        self.recv_next = 0
+        self.send_open = False
+        self.send_op = None
+        self.send_len = 0
+        self.completions = {}   # slot -> (len, flags, imm, inv)
+
+    def copy(self):
+        c = State.__new__(State)
+        c.__dict__.update(self.__dict__)
+        c.regions = []
+        for r in self.regions:
+            n = Region.__new__(Region)
+            n.__dict__.update(r.__dict__)
+            c.regions.append(n)
+        c.mem = bytearray(self.mem)
+        c.msn = list(self.msn)
+        c.completions = dict(self.completions)
+        return c
+
+    def region(self, stag):
+        for r in self.regions:
+            if r.stag == stag:
+                return r
+        return None
+
+    def word(self, off):
+        return struct.unpack_from("<Q", self.mem, off)[0]
+
+
+class Verdict:
+    def __init__(self):
+        self.kind = "ok"        # ok, term, closed, stall
+        self.causes = set()
+        self.responses = []     # expected, in order
+        self.may = {}           # blob offset -> octets that may be there
+        self.fpdus = 0
+        self.stall_need = 0     # octets the receiver still waits for
+        self.where = ""         # what the faulty FPDU was
+
+    def __repr__(self):
+        return (f"Verdict({self.kind} {sorted(self.causes)} "
+                f"responses={len(self.responses)} fpdus={self.fpdus} "
+                f"{self.where})")
+
+
+RIGHT = {"r": "read", "w": "write", "a": "atomic", "f": "flush"}
+
+
+def lookup(st, stag, to, length, right):
+    """The remote protection causes of an access, RDMAP's codes; empty
+    when it is allowed. Returns (causes, region)."""
+    r = st.region(stag)
+    if r is None:
+        # An index that names another connection's MR (another PD).
+        return {w.INV_STAG, w.NOT_ASSOC}, None
+    if not r.valid:
+        return {w.INV_STAG}, r
+    causes = set()
+    if right not in r.rights:
+        causes.add(w.ACCESS)
+    if to + length > 1 << 64:
+        causes |= {w.TO_WRAP, w.BOUNDS}
+    elif to < r.base or to + length > r.base + r.length:
+        causes.add(w.BOUNDS)
+    return causes, r
+
+
+TAGGED_OF = {w.INV_STAG: w.DDP_T_INV_STAG, w.BOUNDS: w.DDP_T_BOUNDS,
+             w.NOT_ASSOC: w.DDP_T_NOT_ASSOC, w.TO_WRAP: w.DDP_T_WRAP}
+
+
+def ctrl_causes(c0, c1):
+    causes = set()
+    tagged = bool(c0 & w.DDP_T)
+    if c0 & 0x03 != 1:
+        causes.add(w.ddp_t(w.DDP_T_VERSION) if tagged
+                   else w.ddp_u(w.DDP_U_VERSION))
+    if c1 >> 6 != 1:
+        causes.add(w.rdmap_op(w.RDMAP_VERSION))
+    op = c1 & 0x1f
+    if op not in w.SUPPORTED or (op in w.TAGGED_OPS) != tagged:
+        causes.add(w.rdmap_op(w.UNEXP_OPCODE))
+    return causes
+
+
+FIXED_PAYLOAD = {w.READ_REQ: 0, w.ATOMIC_REQ: 0, w.ATOMIC_RESP: 0,
+                 w.FLUSH_REQ: 0, w.FLUSH_RESP: 0, w.ATOMIC_WRITE_REQ: 0,
+                 w.ATOMIC_WRITE_RESP: 0, w.IMM: 8, w.IMM_SE: 8}
+WHOLE = w.REQUESTS | w.RESPONSES | w.IMMS
+
+
+class Segment:
+    """One FPDU's header, parsed, and what accepting it would do."""
+
+    def __init__(self, op, hdr, plen, last):
+        self.op, self.hdr, self.plen, self.last = op, hdr, plen, last
+        self.place = None       # (blob offset) the payload lands at
+        self.done = None        # callable(st, payload) -> causes
+        self.causes = set()
+
+
+def header(st, seg):
+    """The causes of a segment's header; fills in what it does."""
+    op, h, plen = seg.op, seg.hdr, seg.plen
+    causes = seg.causes
+    if op in FIXED_PAYLOAD:
+        if plen > FIXED_PAYLOAD[op]:
+            causes.add(w.ddp_u(w.DDP_U_TOO_LONG))
+        elif plen < FIXED_PAYLOAD[op]:
+            causes.add(w.rdmap_op(w.CATASTROPHIC_STREAM))
+    if op in w.TAGGED_OPS:
+        stag, to = struct.unpack_from(">IQ", h, 2)
+        if op == w.READ_RESP:           # the target never reads
+            causes.add(w.rdmap_op(w.UNEXP_OPCODE))
+            return
+        bad, r = lookup(st, stag, to, plen, "w")
+        causes |= {w.ddp_t(TAGGED_OF[c]) if c in TAGGED_OF
+                   else w.rdmap_prot(c) for c in bad}
+        if not bad:
+            seg.place = r.off + to - r.base
+        return
+    inval, qn, msn, mo = struct.unpack_from(">IIII", h, 2)
+    want = w.QN[op]
+    if qn != want:
+        causes.add(w.ddp_u(w.DDP_U_QN))
+        return          # the queue's MSN means nothing then
+    if msn != st.msn[qn]:
+        causes.add(w.ddp_u(w.DDP_U_MSN))
+    if op in WHOLE:
+        if mo != 0:
+            causes.add(w.ddp_u(w.DDP_U_MO))
+        if not seg.last:
+            causes.add(w.rdmap_op(w.UNEXP_OPCODE))
+    body = h[w.UNTAGGED_HDR:]
+    if op in w.SENDS:
+        send_header(st, seg, mo, inval)
+    elif op in w.IMMS:
+        if st.send_open:
+            # Same queue and MSN as the Send under way: one message to
+            # DDP, whose opcode and offset do not continue it.
+            causes |= {w.ddp_u(w.DDP_U_MO), w.rdmap_op(w.UNEXP_OPCODE),
+                       w.rdmap_op(w.CATASTROPHIC_STREAM)}
+        elif st.recv_next >= st.nrecv:
+            causes.add(w.ddp_u(w.DDP_U_NO_BUF))
+        seg.done = imm_done
+    elif op == w.READ_REQ:
+        read_header(st, seg, body)
+    elif op == w.ATOMIC_REQ:
+        atomic_header(st, seg, body)
+    elif op == w.FLUSH_REQ:
+        flush_header(st, seg, body)
+    elif op == w.VERIFY_REQ:
+        stag, length, to = struct.unpack_from(">IIQ", body)
+        if plen > 64:
+            causes.add(w.ddp_u(w.DDP_U_TOO_LONG))
+        bad, r = lookup(st, stag, to, length, "r")
+        causes |= {w.rdmap_prot(c) for c in bad}
+        # No region of the target has a hash: never verifiable.
+        causes.add(w.rdmap_prot(w.ACCESS))
+    elif op == w.ATOMIC_WRITE_REQ:
+        stag, length, to, data = struct.unpack_from(">IIQQ", body)
+        if length != 8 or to & 7:
+            causes.add(w.rdmap_op(w.CATASTROPHIC_STREAM))
+        else:
+            bad, r = lookup(st, stag, to, 8, "w")
+            causes |= {w.rdmap_prot(c) for c in bad}
+            if not bad:
+                off = r.off + to - r.base
+                seg.done = lambda s, p: aw_done(s, off, data)
+    elif op == w.TERMINATE:
+        # Delivered, and acted on, with its last segment (RFC 5040 5.4).
+        seg.done = terminate_done if seg.last else None
+    elif op in w.RESPONSES:
+        if op == w.VERIFY_RESP and plen > 64:
+            causes.add(w.ddp_u(w.DDP_U_TOO_LONG))
+        causes.add(w.rdmap_op(w.UNEXP_OPCODE))     # nothing outstanding
+
+
+def send_header(st, seg, mo, inval):
+    causes = seg.causes
+    if not st.send_open:
+        if mo != 0:
+            causes.add(w.ddp_u(w.DDP_U_MO))
+        if st.recv_next >= st.nrecv:
+            causes.add(w.ddp_u(w.DDP_U_NO_BUF))
+        start = 0
+    else:
+        if mo != st.send_len:
+            causes.add(w.ddp_u(w.DDP_U_MO))
+        if seg.op != st.send_op:
+            # Every segment of a message carries its opcode.
+            causes.add(w.rdmap_op(w.UNEXP_OPCODE))
+        start = st.send_len
+    if start + seg.plen > st.recv_len:
+        causes.add(w.ddp_u(w.DDP_U_TOO_LONG))
+    slot = st.recv_next if not st.send_open else st.recv_next - 1
+    seg.place = st.recv_off + slot * st.recv_len + start
+    seg.opens = not st.send_open
+    seg.done = (lambda s, p: send_done(s, inval)) if seg.last else None
+
+
+def read_header(st, seg, body):
+    sink, sink_to, size, src, src_to = struct.unpack_from(">IQIIQ", body)
+    if size:
+        bad, r = lookup(st, src, src_to, size, "r")
+        seg.causes |= {w.rdmap_prot(c) for c in bad}
+    else:
+        r = None
+
+    def done(s, payload):
+        data = b""
+        if size:
+            off = r.off + src_to - r.base
+            data = bytes(s.mem[off:off + size])
+        s.msn[1] += 1
+        return set(), ("read", sink, sink_to, data)
+    seg.done = done
+
+
+def atomic_header(st, seg, body):
+    aop, req_id, stag, to, data, mask, cmp, cmp_mask = \
+        struct.unpack_from(">IIIQQQQQ", body)
+    aop &= 0xf
+    if aop not in (0, 2):
+        seg.causes.add(w.rdmap_op(w.UNEXP_OPCODE))
+    if to & 7:
+        seg.causes.add(w.rdmap_op(w.CATASTROPHIC_STREAM))
+    bad, r = lookup(st, stag, to, 8, "a")
+    seg.causes |= {w.rdmap_prot(c) for c in bad}
+    if seg.causes:
+        return
+
+    def done(s, payload):
+        off = r.off + to - r.base
+        orig = s.word(off)
+        new = (w.fetch_add(orig, data, mask) if aop == 0 else
+               w.cmp_swap(orig, cmp, cmp_mask, data, mask))
+        struct.pack_into("<Q", s.mem, off, new)
+        s.msn[1] += 1
+        return set(), ("atomic", req_id, orig)
+    seg.done = done
+
+
+def flush_header(st, seg, body):
+    stag, length, to, flags = struct.unpack_from(">IIQI", body)
+    flags &= 0xff
+    if not flags & 0x03 or flags & ~0x07:
+        seg.causes.add(w.rdmap_op(w.CATASTROPHIC_STREAM))
+        return
+    r = st.region(stag)
+    if flags & 0x04 and r is not None and r.valid:
+        to, length = r.base, r.length
+    bad, r = lookup(st, stag, to, length, "f")
+    if flags & 0x01:                    # persistence: no region gives it
+        bad.add(w.ACCESS)
+    seg.causes |= {w.rdmap_prot(c) for c in bad}
+
+    def done(s, payload):
+        s.msn[1] += 1
+        return set(), ("flush",)
+    seg.done = done
+
+
+def aw_done(s, off, data):
+    struct.pack_into("<Q", s.mem, off, data)
+    s.msn[1] += 1
+    return set(), ("atomic_write",)
+
+
+def send_done(s, inval):
+    slot = s.recv_next - 1
+    flags, inv = 0, 0
+    op = s.cur_op
+    if op in w.INVALIDATES:
+        r = s.region(inval)
+        if r is None:
+            return {w.rdmap_prot(w.INV_STAG),
+                    w.rdmap_prot(w.CANT_INVALIDATE)}, None
+        if not r.valid:
+            return {w.rdmap_prot(w.INV_STAG)}, None
+        r.valid = False
+        flags, inv = WITH_INVALIDATE, inval
+    s.completions[slot] = (s.send_len, flags, 0, inv)
+    s.send_open = False
+    s.send_len = 0
+    s.msn[0] += 1
+    return set(), None
+
+
+def imm_done(s, payload):
+    slot = s.recv_next
+    s.recv_next += 1
+    s.completions[slot] = (0, WITH_IMM, int.from_bytes(payload[4:8], "big"),
+                           0)
+    s.msn[0] += 1
+    return set(), None
+
+
+def terminate_done(s, payload):
+    s.msn[2] += 1
+    return "closed", None
+
+
+def judge(st, data, crc, eof=False):
+    """Predict what the receiver does with @data (see the module's text).
+    @st is updated with every effect that must have happened; effects that
+    may have happened go to the verdict's @may."""
+    v = Verdict()
+    pos, n = 0, len(data)
+    while pos < n or eof:
+        if n - pos < 4:
+            if pos == n:
+                return v
+            v.kind, v.stall_need = "stall", 4 - (n - pos)
+            return v
+        ulen = (data[pos] << 8) | data[pos + 1]
+        c0, c1 = data[pos + 2], data[pos + 3]
+        op = c1 & 0x1f
+        v.where = f"fpdu {v.fpdus} at {pos}: op {op:#x} ulpdu {ulen}"
+        causes = ctrl_causes(c0, c1)
+        if causes:
+            if ulen < 2:
+                causes.add(w.llp(w.MPA_REQ))
+            v.kind, v.causes = "term", causes
+            return v
+        hl = w.hdr_len(op)
+        if ulen < hl:
+            v.kind, v.causes = "term", {w.llp(w.MPA_REQ)}
+            return v
+        if n - pos < 2 + hl:
+            v.kind, v.stall_need = "stall", 2 + hl - (n - pos)
+            return v
+        seg = Segment(op, data[pos + 2:pos + 2 + hl], ulen - hl,
+                      bool(c0 & w.DDP_L))
+        st.cur_op = op
+        header(st, seg)
+        if seg.causes:
+            v.kind, v.causes = "term", seg.causes
+            return v
+        if getattr(seg, "opens", False):
+            st.send_open = True
+            st.send_op = op
+            st.send_len = 0
+            st.recv_next += 1
+        pstart = pos + 2 + hl
+        end = pos + 2 + ulen + w.pad_len(ulen) + 4
+        payload = data[pstart:min(pstart + seg.plen, n)]
+        if seg.place is not None:
+            for i, b in enumerate(payload):
+                v.may.setdefault(seg.place + i, set()).add(b)
+        if n < end:
+            v.kind, v.stall_need = "stall", end - n
+            return v
+        if crc:
+            body = data[pos:end - 4]
+            got = struct.unpack_from("<I", data, end - 4)[0]
+            if got != w.crc32c(body):
+                v.kind, v.causes = "term", {w.llp(w.MPA_CRC)}
+                return v
+        # Accepted: what may have landed did.
+        if seg.place is not None:
+            st.mem[seg.place:seg.place + len(payload)] = payload
+            for i in range(len(payload)):
+                v.may.pop(seg.place + i, None)
+        if op in w.SENDS:
+            st.send_len += seg.plen
+        v.fpdus += 1
+        pos = end
+        if seg.done:
+            bad, resp = seg.done(st, payload)
+            if bad == "closed":
+                v.kind = "closed"
+                return v
+            if bad:
+                v.kind, v.causes = "term", bad
+                return v
+            if resp:
+                v.responses.append(resp)
+    return v
