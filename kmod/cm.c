@@ -580,6 +580,24 @@ static void xiw_cep_poke_rx(struct xiw_cep *cep)
 	release_sock(sk);
 }
 
+/*
+ * What every connection's socket is set up with: no Nagle (FPDUs go out
+ * as they are framed), a bound on a blocking send, and TCP keepalive. A
+ * peer that vanishes without a FIN or RST (its host or namespace gone,
+ * a cable cut) is noticed by TCP's retransmission limit while data is
+ * unacknowledged (net.ipv4.tcp_retries2 of the netdev's namespace), but a
+ * connection with nothing in flight (idle, only receiving, or waiting
+ * for Read Responses to requests TCP already acknowledged) would live on
+ * forever: keepalive ends it after that namespace's tcp_keepalive_time,
+ * _intvl and _probes, as hardware RNICs keep their connections alive.
+ */
+static void xiw_cep_sock_setup(struct socket *sock)
+{
+	tcp_sock_set_nodelay(sock->sk);
+	sock->sk->sk_sndtimeo = msecs_to_jiffies(xiw_policy_timeout_ms());
+	sock_set_keepalive(sock->sk);
+}
+
 /* -- passive side ---------------------------------------------------------- */
 
 static void xiw_cep_got_request(struct xiw_cep *cep)
@@ -667,8 +685,7 @@ static void xiw_listener_work(struct work_struct *w)
 		write_lock_bh(&sock->sk->sk_callback_lock);
 		sock->sk->sk_data_ready = lis->saved_data_ready;
 		write_unlock_bh(&sock->sk->sk_callback_lock);
-		tcp_sock_set_nodelay(sock->sk);
-		sock->sk->sk_sndtimeo = msecs_to_jiffies(xiw_policy_timeout_ms());
+		xiw_cep_sock_setup(sock);
 		cep->sock = sock;
 		WRITE_ONCE(cep->listen_id, lid->cm_id);
 		lid->cm_id->add_ref(lid->cm_id);
@@ -1037,8 +1054,7 @@ static int xiw_cep_do_connect(struct xiw_cep *cep)
 		cep->sock = NULL;
 		return err;
 	}
-	tcp_sock_set_nodelay(cep->sock->sk);
-	cep->sock->sk->sk_sndtimeo = msecs_to_jiffies(xiw_policy_timeout_ms());
+	xiw_cep_sock_setup(cep->sock);
 	/*
 	 * The port rdma_cm chose, so that the TCP connection is the one
 	 * rdma_cm (and "rdma resource show") reports; its port space is not
