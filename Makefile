@@ -27,31 +27,26 @@ XIWTARGET_KMOD := $(CURDIR)/tests/reliability/target
 all: kmod xiwperf-kmod xiwtarget-kmod userspace
 
 # W=1 must be warning-free: compiler and kernel-doc warnings fail the build.
-kmod:
+# $(call build-module,NAME,DIR): build the module in DIR that way.
+define build-module
 	@mkdir -p $(BUILD)
 	@test -d "$(KDIR)" || { echo "no kernel headers at '$(KDIR)': run 'make setup'"; exit 1; }
-	@$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod W=1 modules 2>&1 | tee $(BUILD)/kmod.log; \
+	@$(MAKE) -C $(KDIR) M=$(2) W=1 modules 2>&1 | tee $(BUILD)/$(1).log; \
 		test $${PIPESTATUS[0]} -eq 0 || exit 1; \
-		if grep -E 'warning:|error:' $(BUILD)/kmod.log; then echo "kmod: warnings above"; exit 1; fi
-	@rm -f $(BUILD)/kmod.log
+		if grep -E 'warning:|error:' $(BUILD)/$(1).log; then echo "$(1): warnings above"; exit 1; fi
+	@rm -f $(BUILD)/$(1).log
+endef
+
+kmod:
+	$(call build-module,kmod,$(CURDIR)/kmod)
 
 # The xiwperf test module, held to the same standard as kmod/.
 xiwperf-kmod:
-	@mkdir -p $(BUILD)
-	@test -d "$(KDIR)" || { echo "no kernel headers at '$(KDIR)': run 'make setup'"; exit 1; }
-	@$(MAKE) -C $(KDIR) M=$(XIWPERF_KMOD) W=1 modules 2>&1 | tee $(BUILD)/xiwperf-kmod.log; \
-		test $${PIPESTATUS[0]} -eq 0 || exit 1; \
-		if grep -E 'warning:|error:' $(BUILD)/xiwperf-kmod.log; then echo "xiwperf-kmod: warnings above"; exit 1; fi
-	@rm -f $(BUILD)/xiwperf-kmod.log
+	$(call build-module,xiwperf-kmod,$(XIWPERF_KMOD))
 
 # The hostile-peer tests' target module, held to the same standard.
 xiwtarget-kmod:
-	@mkdir -p $(BUILD)
-	@test -d "$(KDIR)" || { echo "no kernel headers at '$(KDIR)': run 'make setup'"; exit 1; }
-	@$(MAKE) -C $(KDIR) M=$(XIWTARGET_KMOD) W=1 modules 2>&1 | tee $(BUILD)/xiwtarget-kmod.log; \
-		test $${PIPESTATUS[0]} -eq 0 || exit 1; \
-		if grep -E 'warning:|error:' $(BUILD)/xiwtarget-kmod.log; then echo "xiwtarget-kmod: warnings above"; exit 1; fi
-	@rm -f $(BUILD)/xiwtarget-kmod.log
+	$(call build-module,xiwtarget-kmod,$(XIWTARGET_KMOD))
 
 # Stock siw.ko, built out of tree into $XIW_CACHE for the VM tests.
 siw:

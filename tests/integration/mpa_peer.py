@@ -26,9 +26,14 @@ and silence; the waits are bounded, never asserted on.
 """
 import argparse
 import json
+import os
 import socket
 import struct
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "reliability"))
+from wire import crc32c  # noqa: E402
 
 MPA_REQ_KEY = b"MPA ID Req Frame"
 
@@ -78,26 +83,6 @@ def recv_exact(sock, n):
             return None
         buf += data
     return buf
-
-
-def _crc32c_table():
-    table = []
-    for n in range(256):
-        c = n
-        for _ in range(8):
-            c = (c >> 1) ^ (0x82F63B78 if c & 1 else 0)
-        table.append(c)
-    return table
-
-
-CRC32C = _crc32c_table()
-
-
-def crc32c(data):
-    c = 0xFFFFFFFF
-    for b in data:
-        c = CRC32C[(c ^ b) & 0xFF] ^ (c >> 8)
-    return c ^ 0xFFFFFFFF
 
 
 def split_fpdus(stream):
