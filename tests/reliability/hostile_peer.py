@@ -269,7 +269,7 @@ def mutate(rng, st, ulpdu):
     return bytes(u)
 
 
-def gen_ulpdus(rng, st, case):
+def gen_ulpdus(rng, st):
     """One message, valid for @st (before any mutation): a list of
     ULPDUs (several segments for some)."""
     kinds = ["write"] * 6 + ["read"] * 4 + ["send"] * 5 + ["imm"] * 2 + \
@@ -464,7 +464,7 @@ def cut_points(rng, n):
 
 # ---- the checks -------------------------------------------------------
 
-def collect(link, st, verdict, probe_resp, truncated=False):
+def collect(link, verdict, probe_resp, truncated=False):
     """Read what the target answers to one case. Returns ("ok", [])
     once the probe's response is complete, ("term", causes) after a
     Terminate and the close that follows it, ("closed", None) at the end
@@ -608,7 +608,7 @@ def run(args):
             data = b"".join(w.fpdu(u, link.crc) for u in steps[case](st))
             truncated = False
         else:
-            ulpdus = gen_ulpdus(rng, st, case)
+            ulpdus = gen_ulpdus(rng, st)
             if rng.random() < 0.5:
                 i = rng.randrange(len(ulpdus))
                 ulpdus[i] = mutate(rng, st, ulpdus[i])
@@ -622,7 +622,7 @@ def run(args):
                 link.send(data, cut_points(rng, len(data)))
                 link.shutdown()
                 stats["truncated"] += 1
-                how, causes = collect(link, nxt, v, None, truncated=True)
+                how, causes = collect(link, v, None, truncated=True)
                 # Our close may reach the target before the octets do
                 # their work: a Terminate is then optional (RFC 5040
                 # 6.2.1), but if one comes it names the fault or the close.
@@ -644,7 +644,7 @@ def run(args):
                 link.send(full, cut_points(rng, len(full)))
                 if v.kind == "closed":
                     link.shutdown()     # we sent a Terminate: we close
-                how, causes = collect(link, nxt, v, pr)
+                how, causes = collect(link, v, pr)
                 if how != v.kind:
                     raise Finding(f"target: {how} {causes}, model: {v}")
                 if how == "term" and causes not in v.causes:

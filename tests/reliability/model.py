@@ -143,6 +143,7 @@ class Segment:
     def __init__(self, op, hdr, plen, last):
         self.op, self.hdr, self.plen, self.last = op, hdr, plen, last
         self.place = None       # (blob offset) the payload lands at
+        self.opens = False      # a Send's first segment: takes a receive
         self.done = None        # callable(st, payload) -> causes
         self.causes = set()
 
@@ -244,7 +245,8 @@ def send_header(st, seg, mo, inval):
     slot = st.recv_next if not st.send_open else st.recv_next - 1
     seg.place = st.recv_off + slot * st.recv_len + start
     seg.opens = not st.send_open
-    seg.done = (lambda s, p: send_done(s, inval)) if seg.last else None
+    seg.done = (lambda s, p: send_done(s, seg.op, inval)) if seg.last \
+        else None
 
 
 def read_header(st, seg, body):
@@ -315,10 +317,9 @@ def aw_done(s, off, data):
     return set(), ("atomic_write",)
 
 
-def send_done(s, inval):
+def send_done(s, op, inval):
     slot = s.recv_next - 1
     flags, inv = 0, 0
-    op = s.cur_op
     if op in w.INVALIDATES:
         r = s.region(inval)
         if r is None:
@@ -347,6 +348,14 @@ def imm_done(s, payload):
 def terminate_done(s, payload):
     s.msn[2] += 1
     return "closed", None
+
+
+def may_land(v, seg, payload):
+    """An FPDU whose header passed but which was never accepted (cut
+    short, or a bad CRC): its payload may have been placed already."""
+    if seg.place is not None:
+        for i, b in enumerate(payload):
+            v.may.setdefault(seg.place + i, set()).add(b)
 
 
 def judge(st, data, crc, eof=False):
@@ -380,12 +389,11 @@ def judge(st, data, crc, eof=False):
             return v
         seg = Segment(op, data[pos + 2:pos + 2 + hl], ulen - hl,
                       bool(c0 & w.DDP_L))
-        st.cur_op = op
         header(st, seg)
         if seg.causes:
             v.kind, v.causes = "term", seg.causes
             return v
-        if getattr(seg, "opens", False):
+        if seg.opens:
             st.send_open = True
             st.send_op = op
             st.send_len = 0
@@ -393,23 +401,19 @@ def judge(st, data, crc, eof=False):
         pstart = pos + 2 + hl
         end = pos + 2 + ulen + w.pad_len(ulen) + 4
         payload = data[pstart:min(pstart + seg.plen, n)]
-        if seg.place is not None:
-            for i, b in enumerate(payload):
-                v.may.setdefault(seg.place + i, set()).add(b)
         if n < end:
+            may_land(v, seg, payload)
             v.kind, v.stall_need = "stall", end - n
             return v
         if crc:
             body = data[pos:end - 4]
             got = struct.unpack_from("<I", data, end - 4)[0]
             if got != w.crc32c(body):
+                may_land(v, seg, payload)
                 v.kind, v.causes = "term", {w.llp(w.MPA_CRC)}
                 return v
-        # Accepted: what may have landed did.
         if seg.place is not None:
             st.mem[seg.place:seg.place + len(payload)] = payload
-            for i in range(len(payload)):
-                v.may.pop(seg.place + i, None)
         if op in w.SENDS:
             st.send_len += seg.plen
         v.fpdus += 1

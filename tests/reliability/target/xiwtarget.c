@@ -282,11 +282,6 @@ static int xt_conn_setup(struct xt_conn *c, struct rdma_cm_id *id)
 	return xt_post_recvs(c);
 }
 
-static void xt_reg_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	xt_send_done(cq, wc);
-}
-
 /* Established: register both regions, then tell the peer. */
 static void xt_conn_ready(struct xt_conn *c)
 {
@@ -386,7 +381,7 @@ static int xt_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	if (!c)
 		return -ENOMEM;
 	spin_lock_init(&c->lock);
-	c->reg_cqe.done = xt_reg_done;
+	c->reg_cqe.done = xt_send_done;	/* counted with the Send */
 	c->send_cqe.done = xt_send_done;
 	ret = xt_conn_setup(c, id);
 	if (ret) {
