@@ -115,9 +115,9 @@ bench-smoke: all
 ifeq ($(origin FUZZ_SEED),undefined)
 FUZZ_SEED := $(shell od -An -N4 -tu4 /dev/urandom | tr -d ' ')
 endif
-FUZZ_CASES ?= 310000
+FUZZ_CASES ?= 210000
 fuzz: all
-	@echo "make fuzz: seed $(FUZZ_SEED), $(FUZZ_CASES) cases per CRC mode"
+	@echo "make fuzz: seed $(FUZZ_SEED), $(FUZZ_CASES) cases per mode"
 	@XIW_FUZZ_SEED=$(FUZZ_SEED) XIW_FUZZ_SLICE=$(FUZZ_CASES) XIW_FUZZ_JOBS=2 \
 		$(PYTHON) -m pytest -s tests/integration/test_hostile_peer.py
 

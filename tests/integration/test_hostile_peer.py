@@ -1,11 +1,12 @@
 """A hostile peer against a live xiw QP: tests/reliability/hostile_peer.py
 sends crafted and mutated FPDUs (every header field of MPA, DDP and RDMAP,
 RFC 7306 and the commit draft's messages, at boundary and random values;
-truncated frames; frames split across TCP segments) to xiwtarget on xiw1
+MPA markers and their FPDUPTR when the target asks for them; truncated
+frames; frames split across TCP segments) to xiwtarget on xiw1
 and checks each answer, the target's memory (canary pages included) and
 its completions against the model of tests/reliability/model.py. This is
-make check's slice of make fuzz (scripts/fuzz.py): a fixed seed, so that
-a finding here is replayable with the same command."""
+make check's slice of make fuzz: a fixed seed, so that a finding here is
+replayable with the same command."""
 import json
 import os
 import sys
@@ -20,8 +21,8 @@ sys.path.insert(0, os.path.dirname(PEER))
 from hostile_peer import REGRESSIONS  # noqa: E402
 TARGET = "192.0.2.2"
 PORT = 18600
-# Cases per CRC mode: with the probe after each, about 10**4 FPDUs in all.
-SLICE = int(os.environ.get("XIW_FUZZ_SLICE", 3100))
+# Cases per mode: with the probe after each, about 10**4 FPDUs in all.
+SLICE = int(os.environ.get("XIW_FUZZ_SLICE", 2100))
 # make fuzz draws a seed and prints it; make check's slice is fixed.
 SEED = int(os.environ.get("XIW_FUZZ_SEED", 20261125))
 JOBS = int(os.environ.get("XIW_FUZZ_JOBS", 1))
@@ -42,7 +43,7 @@ def target(hosts):
     load_target(vm)
     yield vm
     unload_target(vm)
-    set_params(vm, crc_policy="preferred")
+    set_params(vm, crc_policy="preferred", markers="N")
 
 
 def fuzz(vm, args, timeout):
@@ -83,12 +84,18 @@ def fuzz_slice(vm, seed, cases, jobs):
     return findings, stats
 
 
-@pytest.mark.parametrize("crc", ["off", "required"])
+# The target's settings: CRC policy, and whether it asks for markers.
+MODES = {"off": ("off", "N"), "required": ("required", "N"),
+         "required_markers": ("required", "Y")}
+
+
+@pytest.mark.parametrize("mode", list(MODES))
 def test_hostile_frames_get_the_rfc_answer_and_touch_nothing_else(target,
-                                                                   crc):
-    set_params(target, crc_policy=crc)
-    seed = SEED + (crc == "off")
-    print(f"hostile peer: seed {seed}, {SLICE} cases, crc {crc}")
+                                                                   mode):
+    crc, markers = MODES[mode]
+    set_params(target, crc_policy=crc, markers=markers)
+    seed = SEED + {"off": 1, "required": 0, "required_markers": 2}[mode]
+    print(f"hostile peer: seed {seed}, {SLICE} cases, {mode}")
     findings, stats = fuzz_slice(target, seed, SLICE, JOBS)
     print(f"hostile peer: {json.dumps(stats)}")
     assert not findings, "\n".join(map(json.dumps, findings))
@@ -98,6 +105,9 @@ def test_hostile_frames_get_the_rfc_answer_and_touch_nothing_else(target,
     assert stats["accepted"] > SLICE // 5, stats
     assert stats["terminated"] > SLICE // 10, stats
     assert stats["closed"] > 0 and stats["truncated"] > 0, stats
+    # With markers: many checked, some refused.
+    assert (stats["markers"] > SLICE // 4) == (markers == "Y"), stats
+    assert (stats["marker_faults"] > 0) == (markers == "Y"), stats
 
 
 @pytest.mark.parametrize("name", sorted(REGRESSIONS))

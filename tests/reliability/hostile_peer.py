@@ -76,8 +76,8 @@ class Link:
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.buf = b""
         self.eof = False
-        # Revision 2, enhanced (IRD 8, ORD 8), no markers; CRC as the
-        # target's policy says.
+        # Revision 2, enhanced (IRD 8, ORD 8), no markers toward us; CRC
+        # and markers toward the target as its policy says.
         body = struct.pack(">HH", 8, 8)
         self.sock.sendall(b"MPA ID Req Frame" + bytes([0x10, 2])
                           + struct.pack(">H", len(body)) + body)
@@ -85,8 +85,7 @@ class Link:
         if hdr is None or hdr[:16] != b"MPA ID Rep Frame" or hdr[16] & 0x20:
             raise Finding(f"no accepting MPA Reply: {hdr!r}")
         self.crc = bool(hdr[16] & 0x40)
-        if hdr[16] & 0x80:
-            raise Finding("the target asked for markers")
+        self.markers = bool(hdr[16] & 0x80)
         pd = self.recv_exact(struct.unpack(">H", hdr[18:20])[0])
         vals = struct.unpack_from(ACCEPT, pd, 4)
         self.acc = dict(zip(ACCEPT_KEYS, vals))
@@ -451,6 +450,33 @@ def probe(st, case, crc):
     return w.fpdu(u, crc), ("read", PROBE_SINK, case, data)
 
 
+def tampered_marker(rng, mk):
+    """A marker changed: its FPDUPTR (a fault, unless it happens to be
+    the right value), its reserved half (ignored on receipt), or both."""
+    res, ptr = struct.unpack(">HH", mk)
+    m = rng.random()
+    if m < 0.7:
+        ptr = rng.choice((ptr + 4, ptr - 4, ptr + 1, ptr ^ 0x8000, 0, 0xffff,
+                          rng.getrandbits(16))) & 0xffff
+    if m >= 0.5:
+        res = rng.choice((1, 0x8000, 0xffff, rng.getrandbits(16)))
+    return struct.pack(">HH", res, ptr)
+
+
+def on_wire(rng, st, data, crc, markers, tamper_below):
+    """@data as it goes to the target: with the markers it asked for, one
+    of those among the first @tamper_below octets now and then tampered
+    with. Returns (octets, markers as (data offset, wire offset, octets))."""
+    if not markers:
+        return data, []
+    _, marks = w.mark(data, st.wire_pos, crc)
+    which = [i for i, mk in enumerate(marks) if mk[0] < tamper_below]
+    tamper = {}
+    if which and rng.random() < 0.15:
+        tamper[rng.choice(which)] = lambda mk: tampered_marker(rng, mk)
+    return w.mark(data, st.wire_pos, crc, tamper)
+
+
 def cut_points(rng, n):
     m = rng.random()
     if m < 0.6 or n < 2:
@@ -593,7 +619,8 @@ def run(args):
     case = args.first
     end = args.first + args.frames
     stats = {"cases": 0, "accepted": 0, "terminated": 0, "closed": 0,
-             "connections": 0, "fpdus": 0, "truncated": 0}
+             "connections": 0, "fpdus": 0, "truncated": 0, "markers": 0,
+             "marker_faults": 0}
     link = st = None
     conn_first = case
     while case < end:
@@ -616,10 +643,14 @@ def run(args):
             truncated = rng.random() < 0.02 and len(data) > 1
         try:
             if truncated:
-                data = data[:rng.randrange(1, len(data))]
+                wire, marks = on_wire(rng, st, data, link.crc, link.markers,
+                                      len(data))
+                wire = wire[:rng.randrange(1, len(wire))]
                 nxt = st.copy()
-                v = model.judge(nxt, data, link.crc, eof=True)
-                link.send(data, cut_points(rng, len(data)))
+                v = model.judge(nxt, wire, link.crc, eof=True,
+                                markers=link.markers)
+                stats["markers"] += len(marks)
+                link.send(wire, cut_points(rng, len(wire)))
                 link.shutdown()
                 stats["truncated"] += 1
                 how, causes = collect(link, v, None, truncated=True)
@@ -640,8 +671,22 @@ def run(args):
                     nxt.msn[1] += 1
                 else:
                     pr_bytes, _ = probe(st, case, link.crc)
-                full = data + pr_bytes
-                link.send(full, cut_points(rng, len(full)))
+                wire, marks = on_wire(rng, st, data + pr_bytes, link.crc,
+                                      link.markers, len(data))
+                if marks:
+                    # The verdict again, on the case's octets as sent.
+                    case_len = len(data) + w.MARKER_LEN * sum(
+                        m < len(data) for m, _, _ in marks)
+                    nxt = st.copy()
+                    v = model.judge(nxt, wire[:case_len], link.crc,
+                                    markers=True)
+                    if v.kind != "ok":
+                        pr = None
+                    else:
+                        nxt.msn[1] += 1
+                    stats["markers"] += len(marks)
+                nxt.wire_pos = st.wire_pos + len(wire)
+                link.send(wire, cut_points(rng, len(wire)))
                 if v.kind == "closed":
                     link.shutdown()     # we sent a Terminate: we close
                 how, causes = collect(link, v, pr)
@@ -662,6 +707,7 @@ def run(args):
                     check_memory(link, st, {})
             else:
                 stats["terminated" if how == "term" else "closed"] += 1
+                stats["marker_faults"] += causes == w.llp(w.MPA_MARKER)
                 check_ended(link, nxt, v.may)
                 reap(link)
                 link.close()

@@ -9,7 +9,9 @@ predicts, FPDU by FPDU, what the receiver must do: accept and place
 the stream with a Terminate (the set of causes the RFCs allow for the
 first faulty FPDU: where several checks fail, or where the RFCs leave the
 order of checks open, any of them), close without one (a valid Terminate
-from the peer), or wait for more octets.
+from the peer), or wait for more octets. With MPA markers (the receiver
+asked for them), each marker must point at the start of its FPDU as the
+receiver frames the stream, and is covered by that FPDU's CRC.
 
 Where the RFCs leave a choice to the implementation, the model takes
 xiw's documented one (Documentation/conformance.md, rfc7306.md,
@@ -51,6 +53,7 @@ class State:
         self.send_op = None
         self.send_len = 0
         self.completions = {}   # slot -> (len, flags, imm, inv)
+        self.wire_pos = 0       # octets sent, markers included
 
     def copy(self):
         c = State.__new__(State)
@@ -358,19 +361,89 @@ def may_land(v, seg, payload):
             v.may.setdefault(seg.place + i, set()).add(b)
 
 
-def judge(st, data, crc, eof=False):
+def first_bad_marker(marks, pos, end, n):
+    """The data offset of the first marker of the FPDU at [@pos, @end)
+    (received: at or before @n) whose FPDUPTR is not the distance from the
+    FPDU's start (its leading marker or length field), or None. A marker
+    at @end leads the next FPDU."""
+    count = 0
+    for m, ptr in marks:
+        if m < pos:
+            continue
+        if m >= end or m > n:
+            break
+        if ptr != m - pos + w.MARKER_LEN * count:
+            return m
+        count += 1
+    return None
+
+
+def wire_body(data, marks, pos, stop):
+    """data[@pos:@stop] as it was on the wire: with the markers that came
+    before each octet (the FPDU's leading one included) and before @stop."""
+    out, d = bytearray(), pos
+    for m, mk in marks:
+        if pos <= m <= stop:
+            out += data[d:m] + mk
+            d = m
+    return bytes(out + data[d:stop])
+
+
+def unmark(wire, wire_pos):
+    """The markers out of @wire, whose first octet is octet @wire_pos of
+    the marked stream (one marker before each octet at a multiple of 512).
+    Returns (the octets without them, [(data offset, marker)]); a marker
+    cut short by the end of @wire is left out: not yet checked."""
+    data, marks, i = bytearray(), [], 0
+    while i < len(wire):
+        at = (wire_pos + i) % w.MARKER_PERIOD
+        if at == 0:
+            if len(wire) - i < w.MARKER_LEN:
+                break
+            marks.append((len(data), wire[i:i + w.MARKER_LEN]))
+            i += w.MARKER_LEN
+            continue
+        take = min(len(wire) - i, w.MARKER_PERIOD - at)
+        data += wire[i:i + take]
+        i += take
+    return bytes(data), marks
+
+
+def judge(st, data, crc, eof=False, markers=False):
     """Predict what the receiver does with @data (see the module's text).
     @st is updated with every effect that must have happened; effects that
-    may have happened go to the verdict's @may."""
+    may have happened go to the verdict's @may. With @markers, @data
+    carries MPA markers, its first octet at @st.wire_pos of the stream.
+    A marker is checked as it arrives: a wrong FPDUPTR is the fault when
+    it comes before the octet that shows another one (the FPDU's first
+    four for its control field and length, the end of its header, its CRC
+    field). FPDUPTR has 16 bits: a marker 64 KiB or more into its FPDU
+    cannot point at its start (such an FPDU is longer than any MULPDU)."""
     v = Verdict()
+    marks = ()
+    if markers:
+        data, marks = unmark(data, st.wire_pos)
     pos, n = 0, len(data)
+    ptrs = [(m, struct.unpack_from(">H", mk, 2)[0]) for m, mk in marks]
+
+    def marker_first(bad, d):
+        if bad is not None and bad < d:
+            v.kind, v.causes = "term", {w.llp(w.MPA_MARKER)}
+            return True
+        return False
+
     while pos < n or eof:
+        bad = first_bad_marker(ptrs, pos, pos + 4, n)
         if n - pos < 4:
+            if marker_first(bad, n + 1):
+                return v
             if pos == n:
                 return v
             v.kind, v.stall_need = "stall", 4 - (n - pos)
             return v
         ulen = (data[pos] << 8) | data[pos + 1]
+        end = pos + 2 + ulen + w.pad_len(ulen) + 4
+        bad = first_bad_marker(ptrs, pos, end, n)
         c0, c1 = data[pos + 2], data[pos + 3]
         op = c1 & 0x1f
         v.where = f"fpdu {v.fpdus} at {pos}: op {op:#x} ulpdu {ulen}"
@@ -378,20 +451,24 @@ def judge(st, data, crc, eof=False):
         if causes:
             if ulen < 2:
                 causes.add(w.llp(w.MPA_REQ))
-            v.kind, v.causes = "term", causes
+            if not marker_first(bad, pos + 4):
+                v.kind, v.causes = "term", causes
             return v
         hl = w.hdr_len(op)
         if ulen < hl:
-            v.kind, v.causes = "term", {w.llp(w.MPA_REQ)}
+            if not marker_first(bad, pos + 4):
+                v.kind, v.causes = "term", {w.llp(w.MPA_REQ)}
             return v
         if n - pos < 2 + hl:
-            v.kind, v.stall_need = "stall", 2 + hl - (n - pos)
+            if not marker_first(bad, n + 1):
+                v.kind, v.stall_need = "stall", 2 + hl - (n - pos)
             return v
         seg = Segment(op, data[pos + 2:pos + 2 + hl], ulen - hl,
                       bool(c0 & w.DDP_L))
         header(st, seg)
         if seg.causes:
-            v.kind, v.causes = "term", seg.causes
+            if not marker_first(bad, pos + 2 + hl):
+                v.kind, v.causes = "term", seg.causes
             return v
         if seg.opens:
             st.send_open = True
@@ -399,14 +476,14 @@ def judge(st, data, crc, eof=False):
             st.send_len = 0
             st.recv_next += 1
         pstart = pos + 2 + hl
-        end = pos + 2 + ulen + w.pad_len(ulen) + 4
         payload = data[pstart:min(pstart + seg.plen, n)]
-        if n < end:
+        if n < end or bad is not None:
             may_land(v, seg, payload)
-            v.kind, v.stall_need = "stall", end - n
+            if not marker_first(bad, n + 1):
+                v.kind, v.stall_need = "stall", end - n
             return v
         if crc:
-            body = data[pos:end - 4]
+            body = wire_body(data, marks, pos, end - 4)
             got = struct.unpack_from("<I", data, end - 4)[0]
             if got != w.crc32c(body):
                 may_land(v, seg, payload)

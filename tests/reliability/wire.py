@@ -103,6 +103,60 @@ def fpdu(ulpdu, crc):
     return body + (struct.pack("<I", crc32c(body)) if crc else b"\0" * 4)
 
 
+MARKER_PERIOD, MARKER_LEN = 512, 4
+
+
+def fpdu_starts(data):
+    """Where a receiver that goes by the length fields sees the FPDUs of
+    @data begin (the last one may run past its end)."""
+    starts, pos = [], 0
+    while pos < len(data):
+        starts.append(pos)
+        if len(data) - pos < 2:
+            break
+        ulen = struct.unpack_from(">H", data, pos)[0]
+        pos += 2 + ulen + pad_len(ulen) + 4
+    return starts
+
+
+def mark(data, wire_pos, crc, tamper=None):
+    """@data, a stream of FPDUs, with MPA markers (RFC 5044 section 5) as
+    xiw expects them (Documentation/architecture.md): one before each
+    octet at a multiple of 512 of the marked stream, whose first octet
+    @data[0] is at @wire_pos; FPDUPTR the distance from the start of the
+    marker's FPDU (its leading marker, or its length field), the FPDUs as a
+    receiver frames them. With @crc each CRC field is changed so that it
+    is right for the FPDU with its markers exactly when it was right for
+    the FPDU without. @tamper, {marker index: callable(marker) -> marker},
+    changes markers before the CRCs are made.
+    Returns (marked stream, markers as (data offset, wire offset, octets))."""
+    out, marks = bytearray(), []
+    tamper = tamper or {}
+    starts = fpdu_starts(data) + [len(data)]
+    for s, e in zip(starts, starts[1:]):
+        fw = len(out)
+        d = s
+        while d < e:
+            at = (wire_pos + len(out)) % MARKER_PERIOD
+            if at == 0:
+                m = struct.pack(">HH", 0, (len(out) - fw) & 0xffff)
+                if len(marks) in tamper:
+                    m = tamper[len(marks)](m)
+                marks.append((d, len(out), m))
+                out += m
+            take = min(e - d, MARKER_PERIOD - (wire_pos + len(out))
+                       % MARKER_PERIOD)
+            out += data[d:d + take]
+            d += take
+        ulen = struct.unpack_from(">H", data, s)[0] if e - s >= 2 else 0
+        whole = e - s == 2 + ulen + pad_len(ulen) + 4
+        if crc and whole and out[-4:] == data[e - 4:e]:
+            old = struct.unpack_from("<I", out, len(out) - 4)[0]
+            fixed = old ^ crc32c(data[s:e - 4]) ^ crc32c(out[fw:len(out) - 4])
+            struct.pack_into("<I", out, len(out) - 4, fixed)
+    return bytes(out), marks
+
+
 def ctrl(op, last=True, tagged=None):
     tagged = op in TAGGED_OPS if tagged is None else tagged
     return bytes([(DDP_T if tagged else 0) | (DDP_L if last else 0) | DDP_DV,
