@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from conftest import TOP, xiw_links
+from conftest import TOP, wait_until, xiw_links
 from xiwperf_run import set_params
 
 PEER = os.path.join(TOP, "tests", "reliability", "hostile_peer.py")
@@ -120,3 +120,27 @@ def test_past_finding_stays_fixed(target, name):
     assert res.rc == 0 and not findings, "\n".join(map(json.dumps, findings)) \
         or res
     assert lines[-1]["cases"] == len(REGRESSIONS[name]), lines
+
+
+HOLD = """import sys
+sys.path.insert(0, "{dir}")
+import hostile_peer
+link = hostile_peer.Link("{addr}", {port})
+print("up", flush=True)
+print("eof" if link.fpdu() is None else "more", flush=True)
+"""
+
+
+def test_target_lets_its_device_go(target):
+    """Deleting the target's device while the target listens on it and
+    has a connection open completes: xiwtarget lets go of all it holds on
+    the device (a test module must not hold a device up), the peer's
+    stream ends, and no connection is left behind."""
+    vm = target
+    vm.run("cat > /tmp/hold.py <<'EOF'\n" + HOLD.format(
+        dir=os.path.dirname(PEER), addr=TARGET, port=PORT) + "EOF")
+    vm.run("ip netns exec a /usr/bin/python3 /tmp/hold.py > /tmp/hold 2>&1 &")
+    wait_until(vm, "grep -q up /tmp/hold", "the peer is connected")
+    vm.run("ip netns exec b rdma link delete xiw1", timeout=60)
+    wait_until(vm, "grep -q eof /tmp/hold", "the peer's stream ended")
+    assert vm.run("ls /sys/kernel/debug/xiwtarget").out.split() == ["reap"]

@@ -18,9 +18,10 @@
  *            completion (status, length, flags), in completion order
  *   reap     write N (or "all"): disconnect, destroy and free connection N
  *
- * A connection lives until it is reaped or the module is unloaded, so
- * that its memory and state can be read after it ended. Unload the
- * module before deleting the device it uses.
+ * A connection lives until it is reaped, its device goes away or the
+ * module is unloaded, so that its memory and state can be read after it
+ * ended. When the device goes away the target lets go of everything it
+ * holds there and stops listening: load it again for the next device.
  */
 #include <linux/debugfs.h>
 #include <linux/idr.h>
@@ -110,10 +111,10 @@ struct xt_conn {
 	u32 send_err;
 };
 
-static struct rdma_cm_id *xt_listener;
 static struct dentry *xt_root;
-/* Protects xt_conns and xt_next. */
+/* Protects xt_listener, xt_conns and xt_next. */
 static DEFINE_MUTEX(xt_lock);
+static struct rdma_cm_id *xt_listener;
 static LIST_HEAD(xt_conns);
 static u32 xt_next;
 
@@ -429,12 +430,49 @@ static int xt_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	return 0;
 }
 
+/*
+ * @id's device is going away (@c is NULL for the listener): free what is
+ * held on it. A non-zero return has the RDMA CM destroy @id; zero leaves
+ * it to whoever already took it off the lists (xt_reap() or xt_exit()),
+ * whose rdma_destroy_id() waits for this handler to return.
+ */
+static int xt_device_removal(struct rdma_cm_id *id, struct xt_conn *c)
+{
+	struct xt_conn *pos;
+	bool ours = false;
+
+	mutex_lock(&xt_lock);
+	if (!c) {
+		ours = xt_listener == id;
+		if (ours)
+			xt_listener = NULL;
+	} else {
+		list_for_each_entry(pos, &xt_conns, node) {
+			if (pos == c) {
+				list_del(&c->node);
+				ours = true;
+				break;
+			}
+		}
+	}
+	mutex_unlock(&xt_lock);
+	if (!ours || !c)
+		return ours;
+	if (id->qp)
+		rdma_destroy_qp(id);
+	c->id = NULL;
+	xt_conn_free(c);
+	return 1;
+}
+
 static int xt_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	struct xt_conn *c = id->context;
 
 	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
 		return xt_accept(id, ev);
+	if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
+		return xt_device_removal(id, c);
 	if (!c)
 		return 0;	/* the listener's own events */
 	xt_note(c, c->events, sizeof(c->events), rdma_event_msg(ev->event));
@@ -484,6 +522,7 @@ static const struct file_operations xt_reap_fops = {
 static int __init xt_init(void)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct rdma_cm_id *id;
 	int ret;
 
 	sin.sin_port = htons(port);
@@ -491,17 +530,27 @@ static int __init xt_init(void)
 		return -EINVAL;
 	xt_root = debugfs_create_dir("xiwtarget", NULL);
 	debugfs_create_file("reap", 0200, xt_root, NULL, &xt_reap_fops);
-	xt_listener = rdma_create_id(current->nsproxy->net_ns, xt_cm_handler,
-				     NULL, RDMA_PS_TCP, IB_QPT_RC);
-	if (IS_ERR(xt_listener)) {
-		ret = PTR_ERR(xt_listener);
+	id = rdma_create_id(current->nsproxy->net_ns, xt_cm_handler, NULL,
+			    RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(id)) {
+		ret = PTR_ERR(id);
 		goto fail;
 	}
-	ret = rdma_bind_addr(xt_listener, (struct sockaddr *)&sin);
+	/* Published first: a device removal may come as soon as it is bound. */
+	mutex_lock(&xt_lock);
+	xt_listener = id;
+	mutex_unlock(&xt_lock);
+	ret = rdma_bind_addr(id, (struct sockaddr *)&sin);
 	if (!ret)
-		ret = rdma_listen(xt_listener, 16);
+		ret = rdma_listen(id, 16);
 	if (ret) {
-		rdma_destroy_id(xt_listener);
+		mutex_lock(&xt_lock);
+		if (xt_listener != id)
+			id = NULL;	/* the RDMA CM destroyed it */
+		xt_listener = NULL;
+		mutex_unlock(&xt_lock);
+		if (id)
+			rdma_destroy_id(id);
 		goto fail;
 	}
 	return 0;
@@ -512,7 +561,14 @@ fail:
 
 static void __exit xt_exit(void)
 {
-	rdma_destroy_id(xt_listener);
+	struct rdma_cm_id *id;
+
+	mutex_lock(&xt_lock);
+	id = xt_listener;
+	xt_listener = NULL;
+	mutex_unlock(&xt_lock);
+	if (id)
+		rdma_destroy_id(id);
 	xt_reap("all");
 	debugfs_remove_recursive(xt_root);
 }
