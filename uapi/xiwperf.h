@@ -299,6 +299,14 @@ static inline __u64 xiwperf_aw_value(__u32 tag)
  * XIWPERF_F_CHECK, and XIWPERF_F_EXPECT needs a fixed run.expect.
  */
 #define XIWPERF_F_NO_WRITE	0x800U
+/*
+ * Client flag (--idle), with run.hold_ms: set every connection up to the
+ * point of connecting (address and route resolved, QP, CQs, buffers and
+ * registrations made) but never connect; hold them run.hold_ms, then tear
+ * them down. No operation runs (result.completed is 0): what a QP that
+ * was never connected costs is measured during the hold.
+ */
+#define XIWPERF_F_IDLE		0x1000U
 /* result.first_bad_offset of a message whose receive completion was wrong */
 #define XIWPERF_BAD_COMPLETION	(~0ULL)
 
@@ -741,8 +749,8 @@ struct xiwperf_result {
  * @expect: in: with @expect_len, the user address of the expected hash.
  * @hold_ms: in: keep every connection open, idle, this long after the
  *	last operation completed and before the teardown, at most
- *	XIWPERF_MAX_HOLD_MS; 0 for none. What connected QPs cost in memory
- *	is measured during the hold.
+ *	XIWPERF_MAX_HOLD_MS; 0 for none (not with XIWPERF_F_IDLE). What
+ *	connected QPs cost in memory is measured during the hold.
  * @reserved_hold: in: zero.
  * @reserved: in: zero, for later additions.
  * @result: out (with XIWPERF_F_SRQ also result.srq_stray_events).

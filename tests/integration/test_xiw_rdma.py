@@ -1,11 +1,14 @@
 """xiw's own data path, xiw <-> xiw: connections through rdma_cm and iw_cm,
 MPA, Send/Write/Read with every byte checked by xiwperf, over a veth pair
 between two namespaces and over loopback, and the wire checked by tshark."""
+import json
+
 import pytest
 
 from capture import capture, tshark
-from xiwperf_run import (PORT, client, load_xiwperf, set_params,
-                         start_server, stop_server)
+from conftest import wait_until
+from xiwperf_run import (PORT, client, load_xiwperf, set_params, start_client,
+                         start_server, stop_server, wait_resources_released)
 
 
 SIZES = [(1, 100), (4096, 100), (1 << 20, 8), (4 << 20, 2)]
@@ -210,3 +213,21 @@ def test_multiple_sges_and_inline_data(pair):
         assert r["error"].startswith("device xiw0 does not support 300 bytes "
                                      "of inline data: "), r
         assert r["completed"] == 0
+
+
+def test_idle_qps_are_set_up_and_never_connect(pair):
+    """xiwperf client --idle, with which make bench measures what a QP
+    that never connected costs: during the hold its QPs exist on xiw0,
+    none has left INIT and no connection reached the server; ended (by
+    SIGTERM, well before the hold would), it leaves nothing behind."""
+    vm = pair
+    out = start_client(vm, "a", "192.0.2.2", "idle", "--op write --size 8 "
+                       "--count 4 --qps 4 --hold 60 --idle")
+    wait_until(vm, "set -- $(rdma -j res show qp | grep -o '\"lqpn\"'); "
+                   "[ $# -ge 4 ]", "the idle client's 4 QPs")
+    qps = json.loads(vm.run("rdma -j res show qp").out)
+    assert len(qps) == 4 and all(q["ifname"] == "xiw0" and q["state"] == "INIT"
+                                 for q in qps), qps
+    vm.run("pkill -TERM -f '^[^ ]*xiwperf client .*--idle'", check=False)
+    wait_until(vm, f"test -s {out}.rc", "the idle client ended")
+    wait_resources_released(vm, {"xiw1": 1})

@@ -125,6 +125,21 @@ TEST_F(XiwperfArgs, HoldKeepsConnectionsOpenForWholeSeconds)
               "--hold: \"1.5\" is not a number");
 }
 
+TEST_F(XiwperfArgs, IdleHoldsQpsThatNeverConnect)
+{
+    const auto c = client({"client", "--addr", "192.0.2.1", "--op", "write", "--size", "8",
+                           "--count", "64", "--qps", "64", "--hold", "20", "--idle"});
+    EXPECT_TRUE(c.idle);
+    EXPECT_EQ(c.hold_ms, 20000u);
+    EXPECT_FALSE(client({"client", "--addr", "192.0.2.1", "--op", "write", "--size", "8",
+                         "--count", "1"})
+                     .idle);
+    EXPECT_EQ(usage_error(one_op("write", {"--idle"})),
+              "client: --idle needs --hold SEC (how long to keep the QPs)");
+    EXPECT_EQ(usage_error(one_op("write", {"--idle", "--hold", "1", "--check"})),
+              "client: --idle runs no operation: no --check or --inject");
+}
+
 TEST_F(XiwperfArgs, SgeAndInline)
 {
     Client c = client({"client", "--addr", "10.0.0.1", "--op", "send", "--size", "200",

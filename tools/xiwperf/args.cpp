@@ -413,6 +413,12 @@ xiw::Status set_inject(Settings& s, std::string_view, std::string_view value)
     return xiw::Ok{};
 }
 
+xiw::Status set_idle(Settings& s, std::string_view, std::string_view)
+{
+    s.client.idle = true;
+    return xiw::Ok{};
+}
+
 xiw::Status set_srq(Settings& s, std::string_view, std::string_view)
 {
     s.client.srq = true;
@@ -530,6 +536,7 @@ constexpr Option options[] = {
     {"--remote-mr", "", in_client, Takes::value, set_mr<&Client::remote_mr>},
     {"--inject", "", in_client, Takes::value, set_inject},
     {"--srq", "", in_client, Takes::flag, set_srq},
+    {"--idle", "", in_client, Takes::flag, set_idle},
     {"--persist", "", in_client, Takes::flag, set_persist},
     {"--global", "", in_client, Takes::flag, set_global},
     {"--range", "", in_client, Takes::flag, set_range},
@@ -899,6 +906,10 @@ xiw::Result<Command> parse_client(Words& w)
         return usage_error("client: --srq works with --op send, write_imm and imm only");
     if (c.srq && c.solicit)
         return usage_error("client: --srq and --solicit exclude each other");
+    if (c.idle && !c.hold_ms)
+        return usage_error("client: --idle needs --hold SEC (how long to keep the QPs)");
+    if (c.idle && (c.check || c.inject != Inject::none))
+        return usage_error("client: --idle runs no operation: no --check or --inject");
     if (auto st = check_inject(c); !st)
         return st.error();
     if (c.count < c.qps)
@@ -1111,7 +1122,7 @@ std::string usage()
            "                      --count N [--depth N] [--qps N] [--sge N] [--inline]\n"
            "                      [--solicit N] [--mr {dma,frwr}] [--remote-mr {dma,frwr}]\n"
            "                      [--inject KIND] [--srq] [--check] [--timeout SEC] [--hold SEC]\n"
-           "                      [--json]\n"
+           "                      [--idle] [--json]\n"
            "       xiwperf client --addr IP [--port N] --op {write_imm,imm} [--size BYTES]\n"
            "                      --count N [--imm V] [--depth N] [--qps N] [--solicit N]\n"
            "                      [--srq] [--check] [--timeout SEC] [--json] [...]\n"
@@ -1151,7 +1162,9 @@ std::string usage()
            "        every byte; --timeout gives up after SEC seconds without progress\n"
            "        (default 15); --json prints one JSON object as the last line;\n"
            "        --hold SEC keeps every connection open, idle, SEC seconds (at most 60)\n"
-           "        after the last operation, to measure what connected QPs cost.\n"
+           "        after the last operation, to measure what connected QPs cost; with\n"
+           "        --idle the QPs are set up (QP, CQs, buffers) but never connected, no\n"
+           "        operation runs, and the hold measures what an unconnected QP costs.\n"
            "        --sge N (1 to " +
            std::to_string(XIWPERF_MAX_SGE) +
            ", default 1) splits each operation's buffer into N SGEs (the\n"

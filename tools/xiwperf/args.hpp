@@ -161,6 +161,7 @@ struct Client {
     std::uint32_t qps = 1;
     std::uint32_t timeout_ms = 0;  ///< 0: the module's default
     std::uint32_t hold_ms = 0;     ///< --hold: connections kept open, idle, after the run
+    bool idle = false;             ///< --idle: QPs set up and held (--hold), never connected
     std::uint32_t sge = 1;         ///< SGEs per operation, 1..XIWPERF_MAX_SGE
     bool inline_data = false;      ///< --inline: IB_SEND_INLINE (send, write)
     std::uint32_t solicit = 0;     ///< --solicit N: every Nth Send solicited (send); 0: off

@@ -126,7 +126,7 @@ xiwperf_run run_request(const Client& args)
                 (args.srq ? XIWPERF_F_SRQ : 0) | (args.imm ? XIWPERF_F_IMM : 0) |
                 (args.persist ? XIWPERF_F_PERSIST : 0) | (args.global ? XIWPERF_F_GLOBAL : 0) |
                 (args.whole_mr ? XIWPERF_F_FLUSH_MR : 0) | (args.expect ? XIWPERF_F_EXPECT : 0) |
-                (args.no_write ? XIWPERF_F_NO_WRITE : 0);
+                (args.no_write ? XIWPERF_F_NO_WRITE : 0) | (args.idle ? XIWPERF_F_IDLE : 0);
     run.addr = abi_address(args.addr, args.port);
     // enum class Op has enum xiwperf_op's values (XIWPERF_OP_ATOMIC_WRITE
     // too, whose operands below are all zero: it has none).

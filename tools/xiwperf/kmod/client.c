@@ -438,6 +438,8 @@ static int xp_cconn_connect(struct xp_cconn *c)
 	ret = xp_cconn_buffers(c);
 	if (ret)
 		return xp_fail(cl, ret, XIWPERF_REASON_RESOURCES);
+	if (cl->flags & XIWPERF_F_IDLE)
+		return 0;	/* set up, and never connected */
 
 	hello.magic = cpu_to_be32(XP_MAGIC);
 	hello.version = cpu_to_be16(XP_VERSION);
@@ -883,6 +885,11 @@ int xp_client_run(struct xiwperf_run *run)
 		ret = xp_cconn_connect(c);
 		if (ret)
 			goto out;
+	}
+	if (cl->flags & XIWPERF_F_IDLE) {
+		/* What the unconnected QPs cost can be measured now. */
+		msleep_interruptible(run->hold_ms);
+		goto out;
 	}
 	ret = xp_client_go(cl, &t_start);
 	if (!ret)

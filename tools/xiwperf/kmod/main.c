@@ -144,10 +144,12 @@ static long xp_ioctl_run(void __user *uarg)
 			      XIWPERF_F_REMOTE_FRWR | XIWPERF_F_SRQ |
 			      XIWPERF_F_IMM | XIWPERF_F_PERSIST |
 			      XIWPERF_F_GLOBAL | XIWPERF_F_FLUSH_MR |
-			      XIWPERF_F_EXPECT | XIWPERF_F_NO_WRITE,
+			      XIWPERF_F_EXPECT | XIWPERF_F_NO_WRITE |
+			      XIWPERF_F_IDLE,
 			      run->reserved, sizeof(run->reserved));
 	if (!ret && (run->reserved_imm || run->reserved_hold ||
 		     run->hold_ms > XIWPERF_MAX_HOLD_MS ||
+		     ((run->flags & XIWPERF_F_IDLE) && !run->hold_ms) ||
 		     memchr_inv(run->result.reserved, 0,
 				sizeof(run->result.reserved))))
 		ret = -EINVAL;
