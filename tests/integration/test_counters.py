@@ -178,3 +178,20 @@ def test_markers_stripped_are_counted(pair):
     for dev, peer in (("xiw0", "xiw1"), ("xiw1", "xiw0")):
         assert n[dev]["markers_stripped"] >= \
             n[peer]["tx_bytes"] // 512 - 4 > 0, (dev, n)
+
+
+def test_a_full_send_buffer_is_counted_as_a_tx_stall(pair):
+    """A path slower than the sender (v0's egress shaped to 100 Mbit/s)
+    and more outstanding than TCP's send buffer can take (16 Writes of
+    1 MiB at once, the server buffer's worth): the transmit engine finds the buffer full and waits,
+    which tx_stalls counts; the data still arrives whole."""
+    pair.run("ip netns exec a tc qdisc add dev v0 root tbf rate 100mbit "
+             "burst 64kb latency 1s")
+    before = counters(pair)
+    client(pair, "a", SERVER, "--op", "write", "--size", 1 << 20,
+           "--count", 32, "--depth", 16, "--check")
+    n = deltas(pair, before)
+    assert n["xiw0"]["tx_stalls"] > 0, n
+    assert n["xiw0"]["tx_msg_write"] >= 32, n
+    for dev in n:
+        assert n[dev]["crc_errors"] == 0 and n[dev]["terminates_sent"] == 0, n
