@@ -118,7 +118,7 @@ endif
 FUZZ_CASES ?= 210000
 fuzz: all
 	@echo "make fuzz: seed $(FUZZ_SEED), $(FUZZ_CASES) cases per mode"
-	@XIW_FUZZ_SEED=$(FUZZ_SEED) XIW_FUZZ_SLICE=$(FUZZ_CASES) XIW_FUZZ_JOBS=2 \
+	@XIW_FUZZ_SEED=$(FUZZ_SEED) XIW_FUZZ_SLICE=$(FUZZ_CASES) \
 		$(PYTHON) -m pytest -s tests/integration/test_hostile_peer.py
 
 vm-shell: all

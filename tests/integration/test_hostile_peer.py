@@ -25,7 +25,8 @@ PORT = 18600
 SLICE = int(os.environ.get("XIW_FUZZ_SLICE", 2100))
 # make fuzz draws a seed and prints it; make check's slice is fixed.
 SEED = int(os.environ.get("XIW_FUZZ_SEED", 20261125))
-JOBS = int(os.environ.get("XIW_FUZZ_JOBS", 1))
+# Peers at once, each on its own connections: the guest has two CPUs.
+JOBS = int(os.environ.get("XIW_FUZZ_JOBS", 2))
 
 
 def load_target(vm):
