@@ -68,7 +68,7 @@ count_pytest() {
 suite lint count_lint make --no-print-directory lint
 suite kunit count_kunit scripts/kunit.sh
 suite unit count_ctest make --no-print-directory unit
-suite integration count_pytest make --no-print-directory integration PYTEST_ARGS="-v -rfE --durations=40"
+suite integration count_pytest make --no-print-directory integration PYTEST_ARGS="-v -rfE --durations=0 --durations-min=2"
 
 # Figures some scenarios record (not assertions: TCG is no hardware).
 if [ -s build/nfs-throughput.json ]; then

@@ -17,6 +17,37 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "vm: needs the QEMU guest")
 
 
+# Where make check's time goes: each test's setup, call and teardown, as
+# pytest measured them, summed per phase and per file at the end of the
+# run and written to build/test-durations.json.
+PHASES = {}
+
+
+def pytest_runtest_logreport(report):
+    PHASES.setdefault(report.nodeid, {})[report.when] = report.duration
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not PHASES:
+        return
+    total = {w: sum(p.get(w, 0) for p in PHASES.values())
+             for w in ("setup", "call", "teardown")}
+    files = {}
+    for node, p in PHASES.items():
+        f = node.split("::")[0]
+        files[f] = files.get(f, 0) + sum(p.values())
+    tr = terminalreporter
+    tr.write_sep("=", "where the time went")
+    tr.write_line(f"{len(PHASES)} tests: setup {total['setup']:.0f} s, "
+                  f"call {total['call']:.0f} s, "
+                  f"teardown {total['teardown']:.0f} s")
+    for f, t in sorted(files.items(), key=lambda kv: -kv[1]):
+        tr.write_line(f"{t:8.1f} s  {f}")
+    os.makedirs(os.path.join(TOP, "build"), exist_ok=True)
+    with open(os.path.join(TOP, "build", "test-durations.json"), "w") as out:
+        json.dump(PHASES, out, indent=1, sort_keys=True)
+
+
 def build_siw():
     """Path of the stock siw.ko for the target kernel, built out of tree
     (and cached) by scripts/build-siw.sh."""
