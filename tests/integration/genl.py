@@ -12,5 +12,5 @@ def genl(vm, *args, user=None):
     """xiw_genl.py's JSON answer to args, run as user (a uid) if given."""
     prefix = f"setpriv --reuid={user} --regid={user} --clear-groups " \
         if user else ""
-    return json.loads(vm.run(f"{prefix}python3 {GENL} " +
+    return json.loads(vm.run(f"{prefix}python3 -S {GENL} " +
                              " ".join(str(a) for a in args)).out)

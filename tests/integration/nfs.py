@@ -149,7 +149,7 @@ class Nfs:
     def random_io(self, size, ops, seed):
         """rio.py on a file of the mount; the server's copy must then be
         what the checker's model says."""
-        out = self.vm.run(f"{self.C}/usr/bin/python3 {RIO} {MNT}/rio {size} "
+        out = self.vm.run(f"{self.C}/usr/bin/python3 -S {RIO} {MNT}/rio {size} "
                           f"{ops} {seed} /tmp/rio-model", timeout=600).out
         assert out.strip() == f"ok {ops}", out
         self.vm.run(f"cmp /tmp/rio-model {EXPORT}/rio")

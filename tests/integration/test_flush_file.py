@@ -58,13 +58,13 @@ def file_server(pair, disk):
 
 def pages(vm, path=f"{MNT}/buf"):
     """(page cache, disk): the CRC of each page of the file, both ways."""
-    got = json.loads(vm.run(f"python3 {ONDISK} {path} {DEVICE}").out)
+    got = json.loads(vm.run(f"python3 -S {ONDISK} {path} {DEVICE}").out)
     return got["cache"], got["disk"]
 
 
 def region_sha256(vm, offset, length, path=f"{MNT}/buf"):
     """(page cache, disk): the SHA-256 of a range of the file, both ways."""
-    got = json.loads(vm.run(f"python3 {ONDISK} {path} {DEVICE} {offset} "
+    got = json.loads(vm.run(f"python3 -S {ONDISK} {path} {DEVICE} {offset} "
                             f"{length}").out)
     return got["cache"], got["disk"]
 

@@ -65,7 +65,7 @@ def test_power_cut_keeps_flushed_data_and_loses_the_rest(crash_vm, trial):
     xiw_links(vm)
     start_server(vm, "b", SERVER, "power-cut", "--backing",
                  f"file:{MNT}/buf", port=PORT)
-    start = vm.run(f"python3 {ONDISK} {MNT}/buf {DEVICE}").out
+    start = vm.run(f"python3 -S {ONDISK} {MNT}/buf {DEVICE}").out
 
     def run(op, *args, qps=1, depth=1):
         rc, r = client(vm, "a", SERVER, "--op", op, "--size", REGION,
@@ -75,7 +75,7 @@ def test_power_cut_keeps_flushed_data_and_loses_the_rest(crash_vm, trial):
 
     run("write", "--count", 8, qps=2, depth=4)          # regions 0..7
     run("flush", "--count", 10, "--persist")            # region 0
-    placed = vm.run(f"python3 {ONDISK} {MNT}/buf {DEVICE}").out
+    placed = vm.run(f"python3 -S {ONDISK} {MNT}/buf {DEVICE}").out
     assert not xiwvm.VM.bad_lines(vm.new_dmesg())
     vm.kill()
 

@@ -48,7 +48,7 @@ def target(hosts):
 
 
 def fuzz(vm, args, timeout):
-    res = vm.ns("a", f"/usr/bin/python3 {PEER} {TARGET} {PORT} {args}",
+    res = vm.ns("a", f"/usr/bin/python3 -S {PEER} {TARGET} {PORT} {args}",
                 check=False, timeout=timeout)
     lines = [json.loads(ln) for ln in res.out.splitlines() if ln.strip()]
     return res, lines
@@ -60,7 +60,7 @@ def fuzz_slice(vm, seed, cases, jobs):
     summed statistics."""
     per = -(-cases // jobs)
     cmds = " ".join(
-        f"( ip netns exec a /usr/bin/python3 {PEER} {TARGET} {PORT} "
+        f"( ip netns exec a /usr/bin/python3 -S {PEER} {TARGET} {PORT} "
         f"--seed {seed} --first {j * per} "
         f"--frames {min(per, cases - j * per)} > /tmp/fuzz.{j} 2>&1; "
         f"echo rc=$? >> /tmp/fuzz.{j} ) &" for j in range(jobs))
@@ -140,7 +140,7 @@ def test_target_lets_its_device_go(target):
     vm = target
     vm.run("cat > /tmp/hold.py <<'EOF'\n" + HOLD.format(
         dir=os.path.dirname(PEER), addr=TARGET, port=PORT) + "EOF")
-    vm.run("ip netns exec a /usr/bin/python3 /tmp/hold.py > /tmp/hold 2>&1 &")
+    vm.run("ip netns exec a /usr/bin/python3 -S /tmp/hold.py > /tmp/hold 2>&1 &")
     wait_until(vm, "grep -q up /tmp/hold", "the peer is connected")
     vm.run("ip netns exec b rdma link delete xiw1", timeout=60)
     wait_until(vm, "grep -q eof /tmp/hold", "the peer's stream ended")

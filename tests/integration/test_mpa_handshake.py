@@ -44,7 +44,7 @@ def short_timeouts(pair):
 def test_bad_mpa_request_is_dropped_without_an_event(short_timeouts, case):
     vm = short_timeouts
     cm_trace.start(vm)
-    res = vm.ns("a", f"/usr/bin/python3 {PEER} send {SERVER} 18515 "
+    res = vm.ns("a", f"/usr/bin/python3 -S {PEER} send {SERVER} 18515 "
                      f"'{BAD_REQUESTS[case]}' --wait 30", check=False,
                 timeout=60)
     assert res.rc == 0, res      # xiw closed it: "closed" or "reset"
@@ -63,7 +63,7 @@ def fake_responder(vm, answer):
     log = f"/tmp/mpa-peer-{FAKE_PORT}.log"
     # Emptied first: the job opens its log only after the fork, and the
     # last test's "listening" must not be read as this one's.
-    vm.run(f": > {log}; ip netns exec b /usr/bin/python3 {PEER} listen "
+    vm.run(f": > {log}; ip netns exec b /usr/bin/python3 -S {PEER} listen "
            f"{SERVER} {FAKE_PORT} '{answer}' --wait 30 >> {log} 2>&1 &")
     wait_until(vm, f"grep -q listening {log}", "fake responder listening")
     return log
@@ -106,7 +106,7 @@ def test_destroying_a_listen_closes_connections_still_awaiting_their_request(pai
     set_params(vm, mpa_timeout_ms=600000)
     try:
         log = "/tmp/mpa-peer-silent.log"
-        vm.run(f": > {log}; ip netns exec a /usr/bin/python3 {PEER} send "
+        vm.run(f": > {log}; ip netns exec a /usr/bin/python3 -S {PEER} send "
                f"{SERVER} 18515 '' --wait 300 >> {log} 2>&1 &")
         wait_until(vm, "ip netns exec b ss -Htn state established "
                        "'( sport = :18515 )' | grep -q .",

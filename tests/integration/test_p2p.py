@@ -86,7 +86,7 @@ def test_no_common_rtr_kind_terminates_and_fails_the_connect(p2p):
     rep = (b"MPA ID Rep Frame".hex() + "10020004"   # S, rev 2, 4 octets
            + "c001" + "0001")                        # A + B(send), IRD 1; ORD 1
     log = f"/tmp/mpa-peer-{FAKE_PORT}.log"
-    vm.run(f": > {log}; ip netns exec b /usr/bin/python3 {PEER} listen "
+    vm.run(f": > {log}; ip netns exec b /usr/bin/python3 -S {PEER} listen "
            f"{SERVER} {FAKE_PORT} '{rep}' --dump --wait 30 >> {log} 2>&1 &")
     wait_until(vm, f"grep -q listening {log}", "fake responder listening")
     rc, r = client(vm, "a", SERVER, "--port", FAKE_PORT, "--op", "send",

@@ -75,7 +75,7 @@ def peer(pair):
 def exchange(vm, *ulpdus, hello=HELLO, corrupt=None, port=18515):
     frames = b"".join(fpdu(u) for u in ulpdus)
     extra = f" --corrupt {corrupt}" if corrupt else ""
-    res = vm.ns("a", f"/usr/bin/python3 {PEER} rdma {SERVER} {port} "
+    res = vm.ns("a", f"/usr/bin/python3 -S {PEER} rdma {SERVER} {port} "
                      f"{hello.hex()} {frames.hex()} --wait 30{extra}",
                 check=False, timeout=60)
     assert res.rc == 0, res
