@@ -13,8 +13,9 @@
       connection closes: opcode, DDP header and, for a Terminate, its
       control field and included octets. When the other side's Reply
       turns CRC on, each FPDU gets its CRC32c; when it asks for markers,
-      they go in every 512 octets (not both at once). --corrupt makes the
-      first FPDU's CRC, or the Nth marker's FPDUPTR (from 0), wrong.
+      they go in every 512 octets (with CRC, each CRC covers its FPDU's
+      markers). --corrupt makes the first FPDU's CRC, or the Nth marker's
+      FPDUPTR (from 0), wrong.
   mpa_peer.py listen HOST PORT {silent,garbage,HEX}
       accept one connection, read the MPA Request, then answer nothing
       (silent) or junk (garbage) or the given bytes; wait until the other
@@ -33,7 +34,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "reliability"))
-from wire import crc32c  # noqa: E402
+from wire import crc32c, mark  # noqa: E402
 
 MPA_REQ_KEY = b"MPA ID Req Frame"
 
@@ -108,24 +109,15 @@ def with_crcs(fpdus, corrupt):
     return out
 
 
-def with_markers(fpdus, bad):
-    """A marker every 512 octets of the stream from its first FPDU
-    octet; FPDUPTR is the distance back to its FPDU's start (that FPDU's
-    first marker, or its length field): 0 for a leading marker."""
-    out = b""
-    count = 0
-    for f in fpdus:
-        start = len(out)
-        i = 0
-        while i < len(f):
-            if len(out) % 512 == 0:
-                ptr = len(out) - start + (4 if count == bad else 0)
-                out += struct.pack(">HH", 0, ptr)
-                count += 1
-            take = min(len(f) - i, 512 - len(out) % 512)
-            out += f[i:i + take]
-            i += take
-    return out
+def marker_fault(corrupt):
+    """--corrupt marker:N as wire.mark()'s tamper: the Nth marker's FPDUPTR
+    (from 0) 4 too far back."""
+    if not corrupt or not corrupt.startswith("marker:"):
+        return None
+
+    def further(m):
+        return struct.pack(">HH", 0, struct.unpack(">HH", m)[1] + 4)
+    return {int(corrupt.split(":")[1]): further}
 
 
 def rdma_session(sock, pd, fpdus, wait, corrupt=None):
@@ -141,16 +133,12 @@ def rdma_session(sock, pd, fpdus, wait, corrupt=None):
         return 1
     crc = bool(hdr[16] & 0x40)
     markers = bool(hdr[16] & 0x80)
-    if crc and markers:
-        print(json.dumps({"error": "CRC with markers is not supported"}))
-        return 1
     recv_exact(sock, struct.unpack(">H", hdr[18:20])[0])
     frames = split_fpdus(fpdus)
     if crc:
         fpdus = with_crcs(frames, corrupt)
-    elif markers:
-        bad = int(corrupt.split(":")[1]) if corrupt else -1
-        fpdus = with_markers(frames, bad)
+    if markers:
+        fpdus, _ = mark(fpdus, 0, crc, tamper=marker_fault(corrupt))
     sock.sendall(fpdus)
     while True:
         try:

@@ -304,9 +304,11 @@ def test_fpdu_with_bad_crc_terminates_with_mpa_crc_error(crc_peer, corrupt):
     assert n["terminates_sent"] == 1 and n["terminates_received"] == 0, n
 
 
-@pytest.fixture
-def marker_peer(pair):
-    set_params(pair, markers="Y", crc_policy="off")
+@pytest.fixture(params=["off", "required"], ids=["crc_off", "crc_on"])
+def marker_peer(pair, request):
+    """xiw asking for markers, with CRC off or required: with CRC, the
+    peer's CRCs cover its markers."""
+    set_params(pair, markers="Y", crc_policy=request.param)
     yield pair
     set_params(pair, markers="N", crc_policy="preferred")
 
