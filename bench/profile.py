@@ -56,11 +56,10 @@ def main():
         print(run.out.strip().splitlines()[-1] if run.out.strip() else run)
         report = (f"perf report -i {DATA} --no-children --stdio "
                   "--percent-limit 0.5 ")
-        print(vm.run(report + "--sort sym -g none 2>&1 | grep '%' "
-                     f"| head -{args.top}", timeout=600).out)
-        hot = [ln.split()[-1] for ln in vm.run(
-            report + "--sort sym -g none 2>&1 | grep '%'", timeout=600)
-            .out.splitlines() if "[k]" in ln]
+        rows = vm.run(report + "--sort sym -g none 2>&1 | grep '%'",
+                      timeout=600).out.splitlines()
+        print("\n".join(rows[:args.top]))
+        hot = [ln.split()[-1] for ln in rows if "[k]" in ln]
         for sym in [s for s in hot if s.startswith(("xiw_", "siw_"))][:2] + \
                 [s for s in hot if "unlock_irqrestore" in s][:1]:
             print(f"---- who calls {sym}")

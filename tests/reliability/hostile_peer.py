@@ -469,12 +469,13 @@ def on_wire(rng, st, data, crc, markers, tamper_below):
     with. Returns (octets, markers as (data offset, wire offset, octets))."""
     if not markers:
         return data, []
-    _, marks = w.mark(data, st.wire_pos, crc)
-    which = [i for i, mk in enumerate(marks) if mk[0] < tamper_below]
-    tamper = {}
+    marked = w.mark(data, st.wire_pos, crc)
+    which = [i for i, mk in enumerate(marked[1]) if mk[0] < tamper_below]
     if which and rng.random() < 0.15:
-        tamper[rng.choice(which)] = lambda mk: tampered_marker(rng, mk)
-    return w.mark(data, st.wire_pos, crc, tamper)
+        # Marked again, this time with the tamper: the CRCs cover it.
+        tamper = {rng.choice(which): lambda mk: tampered_marker(rng, mk)}
+        return w.mark(data, st.wire_pos, crc, tamper)
+    return marked
 
 
 def cut_points(rng, n):
