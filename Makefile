@@ -86,8 +86,10 @@ kunit:
 unit: userspace
 	@cd $(CMAKE_BUILD) && ctest --output-on-failure
 
+# The scenarios in XIW_SHARDS guests at once (scripts/integration.sh).
+XIW_SHARDS ?= 2
 integration: all
-	@$(PYTHON) -m pytest $(PYTEST_ARGS) tests/integration
+	@PYTHON=$(PYTHON) XIW_SHARDS=$(XIW_SHARDS) scripts/integration.sh $(PYTEST_ARGS)
 
 # Setup first, in its own make, so that KVER/KDIR see the installed kernel.
 check:

@@ -17,6 +17,49 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "vm: needs the QEMU guest")
 
 
+# make integration runs the scenarios in $XIW_SHARDS guests at once
+# (scripts/integration.sh); $XIW_SHARD="K/N" makes this session the Kth
+# of N. Whole files go to a shard, heaviest first, each to the shard with
+# the least so far, by the seconds each file took in a full run
+# (weights.json; refresh it from build/test-durations.json when files
+# grow). A file not listed there counts 4 s per test.
+WEIGHTS = os.path.join(os.path.dirname(__file__), "weights.json")
+
+
+def shard_of(files, n):
+    """{file: shard index from 0} for n shards: the greedy
+    longest-first split of files ({file: number of tests})."""
+    with open(WEIGHTS) as f:
+        weights = json.load(f)
+    load = [0.0] * n
+    where = {}
+    for name in sorted(files, key=lambda k: (-weights.get(
+            k, 4 * files[k]), k)):
+        i = load.index(min(load))
+        where[name] = i
+        load[i] += weights.get(name, 4 * files[name])
+    return where
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    spec = os.environ.get("XIW_SHARD")
+    if not spec:
+        return
+    k, n = (int(x) for x in spec.split("/"))
+    files = {}
+    for item in items:
+        name = os.path.basename(item.nodeid.split("::")[0])
+        files[name] = files.get(name, 0) + 1
+    where = shard_of(files, n)
+    keep, drop = [], []
+    for item in items:
+        name = os.path.basename(item.nodeid.split("::")[0])
+        (keep if where[name] == k - 1 else drop).append(item)
+    items[:] = keep
+    config.hook.pytest_deselected(items=drop)
+
+
 # Where make check's time goes: each test's setup, call and teardown, as
 # pytest measured them, summed per phase and per file at the end of the
 # run and written to build/test-durations.json.
@@ -44,7 +87,9 @@ def pytest_terminal_summary(terminalreporter):
     for f, t in sorted(files.items(), key=lambda kv: -kv[1]):
         tr.write_line(f"{t:8.1f} s  {f}")
     os.makedirs(os.path.join(TOP, "build"), exist_ok=True)
-    with open(os.path.join(TOP, "build", "test-durations.json"), "w") as out:
+    shard = os.environ.get("XIW_SHARD", "").replace("/", "-of-")
+    name = f"test-durations-{shard}.json" if shard else "test-durations.json"
+    with open(os.path.join(TOP, "build", name), "w") as out:
         json.dump(PHASES, out, indent=1, sort_keys=True)
 
 

@@ -220,7 +220,11 @@ class VM:
         if accel == "kvm":
             argv += ["-accel", "kvm", "-cpu", "host"]
         else:
-            argv += ["-accel", "tcg,thread=multi", "-cpu", "max"]
+            # One host thread per vCPU, unless $XIW_VM_TCG_THREAD says
+            # "single" (all vCPUs in one thread, taking turns: what lets
+            # make integration run two guests on two host cores).
+            thread = os.environ.get("XIW_VM_TCG_THREAD", "multi")
+            argv += ["-accel", f"tcg,thread={thread}", "-cpu", "max"]
         if self.mode == "shell":
             argv += ["-serial", "mon:stdio"]
         else:
