@@ -39,6 +39,9 @@ EOF
 
 export XIW_VM_TCG_THREAD=${XIW_VM_TCG_THREAD:-single}
 rm -f build/test-durations-*-of-*.json
+# The shards run in the background, where a non-interactive shell ignores
+# SIGINT: on an interrupt, end them and their guests (one process group).
+trap 'trap - INT TERM; kill 0' INT TERM
 start=$(date +%s)
 pids=()
 for k in $(seq 1 "$shards"); do
