@@ -1,12 +1,13 @@
 """Packet captures in the guest and their decoding by tshark, the
 wire-format oracle for MPA, DDP and RDMAP.
 
-dumpcap records in the guest into its writable share (/run/xiw/out, the
-VM's outdir on the host); tshark decodes on the host, the same binary the
-guest would run (the guest's root is the host's), without the emulation
-cost. A test names its capture by a path; only the file name is used.
+dumpcap records in the guest, and its file goes to the guest's writable
+share (/run/xiw/out, the VM's outdir on the host); tshark decodes on the
+host, the same binary the guest would run (the guest's root is the
+host's), without the emulation cost. A test names its capture by a path; only the file name is used.
 """
 import os
+import re
 import struct
 import subprocess
 
@@ -14,6 +15,8 @@ from conftest import wait_until
 from xiwperf_run import PORT
 
 GUEST_SHARE = "/run/xiw/out"
+# The kernel ring dumpcap reads from, in MiB.
+BUFFER_MIB = 128
 
 
 def guest_pcap(pcap):
@@ -26,23 +29,35 @@ def host_pcap(vm, pcap):
 
 def capture(vm, ns, dev, fn, pcap, port=PORT):
     """Run fn() while dumpcap records TCP port (xiwperf's by default) on
-    dev in ns into pcap."""
-    pcap = guest_pcap(pcap)
-    vm.run(f"rm -f {pcap}")
-    vm.ns(ns, f"dumpcap -q -i {dev} -w {pcap} -f 'tcp port {port}' "
-              f"> /tmp/dumpcap.log 2>&1 & echo $! > /tmp/dumpcap.pid")
-    wait_until(vm, f"test -s {pcap}", "dumpcap started")
+    dev in ns into pcap; fail if the capture lost a packet.
+
+    dumpcap writes to the guest's tmpfs, from a ring of BUFFER_MIB, and
+    the file goes to the share once it is closed: written straight to the
+    9p share, a capture of an NFS run lost one segment in five, and a
+    frame after a gap can look malformed to tshark."""
+    local = f"/tmp/{os.path.basename(pcap)}"
+    vm.run(f"rm -f {local} {guest_pcap(pcap)}")
+    vm.ns(ns, f"dumpcap -B {BUFFER_MIB} -i {dev} -w {local} "
+              f"-f 'tcp port {port}' > /tmp/dumpcap.log 2>&1 & "
+              f"echo $! > /tmp/dumpcap.pid")
+    wait_until(vm, f"test -s {local}", "dumpcap started")
     try:
         fn()
     finally:
         # dumpcap writes in batches: let the file settle before stopping.
         vm.run(f"a=0; for i in $(seq 50); do sleep 0.3; "
-               f"b=$(stat -c %s {pcap}); [ $a = $b ] && break; a=$b; done")
+               f"b=$(stat -c %s {local}); [ $a = $b ] && break; a=$b; done")
         # The pid read once, by the shell (each process costs ~0.1 s
         # under TCG).
         vm.run("read -r pid < /tmp/dumpcap.pid; kill -INT $pid; i=0; "
                "while [ $i -lt 200 ] && kill -0 $pid 2>/dev/null; do "
                "sleep 0.05; i=$((i+1)); done")
+    vm.run(f"cp {local} {guest_pcap(pcap)} && rm {local}")
+    log = vm.run("cat /tmp/dumpcap.log").out
+    dropped = re.search(r"received/dropped on interface .*: (\d+)/(\d+)",
+                        log)
+    assert dropped, f"dumpcap printed no counts:\n{log}"
+    assert dropped.group(2) == "0", f"the capture lost packets:\n{log}"
 
 
 def tshark(vm, pcap, *args):
