@@ -4,7 +4,7 @@
 # Exit status: non-zero if any suite failed or ran no test.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-cd "$top"
+cd "$top" || exit 1
 mkdir -p build
 rm -f build/nfs-throughput.json
 summary=()
@@ -56,13 +56,10 @@ count_ctest() {
 	total=$(echo "$line" | sed -nE 's/.* out of ([0-9]+).*/\1/p')
 	echo "$(( ${total:-0} - ${failed:-0} )) ${failed:-0}"
 }
+# shellcheck source=scripts/pytest-counts.sh
+. scripts/pytest-counts.sh
 count_pytest() {
-	local line pass fail err
-	line=$(grep -E '^=+ .*(passed|failed|error|no tests ran).* in [0-9.]+s' "$1" | tail -n1)
-	pass=$(echo "$line" | sed -nE 's/.* ([0-9]+) passed.*/\1/p')
-	fail=$(echo "$line" | sed -nE 's/.* ([0-9]+) failed.*/\1/p')
-	err=$(echo "$line" | sed -nE 's/.* ([0-9]+) errors?.*/\1/p')
-	echo "${pass:-0} $(( ${fail:-0} + ${err:-0} ))"
+	pytest_counts "$1" || echo "0 0"
 }
 
 suite lint count_lint make --no-print-directory lint

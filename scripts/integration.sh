@@ -61,16 +61,17 @@ for p in "${pids[@]}"; do
 done
 
 # pytest's closing line of each shard: "= 12 passed, 1 failed in 3.4s =".
+# shellcheck source=scripts/pytest-counts.sh
+. scripts/pytest-counts.sh
 pass=0 fail=0
 for k in $(seq 1 "$shards"); do
-	line=$(grep -E '^(=+ )?[0-9].*(passed|failed|error|no tests ran|deselected).* in [0-9.]+s' \
-		"build/integration-$k.log" | tail -n1)
-	p=$(echo "$line" | sed -nE 's/(^|.* )([0-9]+) passed.*/\2/p')
-	f=$(echo "$line" | sed -nE 's/(^|.* )([0-9]+) failed.*/\2/p')
-	e=$(echo "$line" | sed -nE 's/(^|.* )([0-9]+) errors?.*/\2/p')
-	[ -n "$line" ] || { echo "shard $k: no pytest summary"; status=1; }
-	pass=$((pass + ${p:-0}))
-	fail=$((fail + ${f:-0} + ${e:-0}))
+	if ! counts=$(pytest_counts "build/integration-$k.log"); then
+		echo "shard $k: no pytest summary"
+		status=1
+		continue
+	fi
+	pass=$((pass + ${counts% *}))
+	fail=$((fail + ${counts#* }))
 done
 "$python" - "$shards" <<'EOF'
 import json, sys

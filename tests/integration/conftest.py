@@ -1,5 +1,6 @@
 """Fixtures for the VM scenarios: one guest per test session, a clean
 kernel log check around every test, and the two-host topology."""
+import collections
 import json
 import os
 import subprocess
@@ -31,13 +32,13 @@ def shard_of(files, n):
     longest-first split of files ({file: number of tests})."""
     with open(WEIGHTS) as f:
         weights = json.load(f)
+    cost = {k: weights.get(k, 4 * count) for k, count in files.items()}
     load = [0.0] * n
     where = {}
-    for name in sorted(files, key=lambda k: (-weights.get(
-            k, 4 * files[k]), k)):
+    for name in sorted(cost, key=lambda k: (-cost[k], k)):
         i = load.index(min(load))
         where[name] = i
-        load[i] += weights.get(name, 4 * files[name])
+        load[i] += cost[name]
     return where
 
 
@@ -47,14 +48,10 @@ def pytest_collection_modifyitems(config, items):
     if not spec:
         return
     k, n = (int(x) for x in spec.split("/"))
-    files = {}
-    for item in items:
-        name = os.path.basename(item.nodeid.split("::")[0])
-        files[name] = files.get(name, 0) + 1
-    where = shard_of(files, n)
+    names = [os.path.basename(item.nodeid.split("::")[0]) for item in items]
+    where = shard_of(collections.Counter(names), n)
     keep, drop = [], []
-    for item in items:
-        name = os.path.basename(item.nodeid.split("::")[0])
+    for item, name in zip(items, names):
         (keep if where[name] == k - 1 else drop).append(item)
     items[:] = keep
     config.hook.pytest_deselected(items=drop)
