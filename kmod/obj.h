@@ -261,45 +261,57 @@ struct xiw_srq {
 
 /**
  * struct xiw_irq_entry - an inbound request of queue 1 (RDMA Read, Atomic,
- *	Atomic Write, Flush) being answered, in the order they arrived
+ *	Atomic Write, Flush, Verify) being answered, in the order they arrived
  * @resp_op: the response it gets (XIW_OP_*): XIW_OP_READ_RESP for a Read;
- *	XIW_OP_FLUSH_RESP for a Flush, carried out when its turn comes; for
- *	the others @op is carried out then, and answered by an Atomic
- *	Response or an Atomic Write Response
+ *	XIW_OP_FLUSH_RESP for a Flush, carried out when its turn comes;
+ *	XIW_OP_VERIFY_RESP for a Verify, hashed then; for the others @op is
+ *	carried out then, and answered by an Atomic Response or an Atomic
+ *	Write Response. It says which member of the union is in use.
  * @flags: a Flush: XIW_FLUSH_* asked for
  * @alg: a Verify: the hash of its MR (enum xiw_hash_alg) when it arrived
  * @expect_len: a Verify: octets of @expect, the expected hash (0: none)
- * @expect: a Verify: the expected hash
+ * @src_stag: the source STag it was found by
+ * @mr: source or target MR, referenced while the request is answered
+ * @src_to: next source octet
+ * @len: a Flush or Verify: octets from @src_to (a whole region may
+ *	exceed 32 bits)
+ * @sink_to: a Read: next sink tagged offset
+ * @sink_stag: a Read: the requester's sink STag
+ * @left: a Read: octets still to send
+ * @op: an Atomic or Atomic Write: the operation on the target word (its
+ *	STag is @src_stag, its offset @src_to); an Atomic Write is an
+ *	unconditional swap
  * @seg_len: a Verify: its DDP segment length, and @req: its DDP header,
  *	for the Terminate of a mismatch found in its turn
  * @req: see @seg_len
- * @op: the operation on the target word (its STag is @src_stag, its
- *	offset @src_to); an Atomic Write is an unconditional swap
- * @mr: source or target MR, referenced while the request is answered
- * @src_stag: the source STag it was found by
- * @src_to: next source octet
- * @sink_stag: the requester's sink STag
- * @sink_to: next sink tagged offset
- * @left: octets still to send
- * @len: a Flush or Verify: octets from @src_to (a whole region may
- *	exceed 32 bits)
+ * @expect: a Verify: the expected hash
+ *
+ * What only one kind of request needs shares a union: an IRQ holds up to
+ * IRD entries (128 by default) from the moment the QP connects, so an
+ * entry's size is most of a connection's memory.
  */
 struct xiw_irq_entry {
 	u8 resp_op;
 	u8 flags;
-	struct xiw_atomic_op op;
-	struct xiw_mr *mr;
-	u32 src_stag;
-	u64 src_to;
-	u32 sink_stag;
-	u64 sink_to;
-	u32 left;
-	u64 len;
 	u8 alg;
 	u8 expect_len;
-	u16 seg_len;
-	struct xiw_untagged_hdr req;
-	u8 expect[XIW_VERIFY_HASH_MAX];
+	u32 src_stag;
+	struct xiw_mr *mr;
+	u64 src_to;
+	u64 len;
+	union {
+		struct {
+			u64 sink_to;
+			u32 sink_stag;
+			u32 left;
+		};
+		struct xiw_atomic_op op;
+		struct {
+			u16 seg_len;
+			struct xiw_untagged_hdr req;
+			u8 expect[XIW_VERIFY_HASH_MAX];
+		};
+	};
 };
 
 /* Largest FPDU header: MPA length, untagged header, Atomic Request. */
