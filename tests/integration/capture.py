@@ -4,7 +4,8 @@ wire-format oracle for MPA, DDP and RDMAP.
 dumpcap records in the guest, and its file goes to the guest's writable
 share (/run/xiw/out, the VM's outdir on the host); tshark decodes on the
 host, the same binary the guest would run (the guest's root is the
-host's), without the emulation cost. A test names its capture by a path; only the file name is used.
+host's), without the emulation cost. A test names its capture by a path;
+only the file name is used.
 """
 import os
 import re
