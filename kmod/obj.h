@@ -473,8 +473,6 @@ struct xiw_stream_params {
  * @cep: the connection endpoint
  * @tx_work: transmit engine (tx.c); the fields below up to @term_sent
  *	belong to it
- * @tx_cpu: the CPU @tx_work runs on (xiw_tx_flow_cpu()), or
- *	WORK_CPU_UNBOUND (the kicker's) until the QP is started
  * @tx_bvec: the batch of FPDUs being sent: staged headers, trailers and
  *	copied payload, spliced payload pages
  * @tx_nbvec: entries used in @tx_bvec
@@ -552,7 +550,6 @@ struct xiw_qp {
 	struct xiw_cep *cep;
 
 	struct work_struct tx_work;
-	int tx_cpu;
 	struct bio_vec tx_bvec[XIW_TX_NBVEC];
 	u16 tx_nbvec;
 	u32 tx_len;
@@ -738,7 +735,6 @@ struct xiw_cep *xiw_qp_cep_get(struct xiw_qp *qp);
 
 /* tx.c */
 void xiw_tx_kick(struct xiw_qp *qp);
-int xiw_tx_flow_cpu(const struct sock *sk);
 void xiw_tx_work(struct work_struct *work);
 void xiw_tx_acked(struct xiw_qp *qp, u32 snd_una);
 void xiw_tx_write_space(struct xiw_qp *qp, struct sock *sk);

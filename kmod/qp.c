@@ -146,7 +146,6 @@ int xiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	spin_lock_init(&qp->lock);
 	spin_lock_init(&qp->sq_lock);
 	INIT_WORK(&qp->tx_work, xiw_tx_work);
-	qp->tx_cpu = WORK_CPU_UNBOUND;
 	qp->state = XIW_QPS_IDLE;
 	qp->sq_size = max(attr->cap.max_send_wr, 1U);
 	qp->srq = attr->srq ? to_xiw_srq(attr->srq) : NULL;
@@ -911,7 +910,6 @@ int xiw_qp_start(struct xiw_qp *qp, struct socket *sock,
 	qp->irq_head = 0;
 	qp->irq_tail = 0;
 	qp->sock = sock;
-	WRITE_ONCE(qp->tx_cpu, xiw_tx_flow_cpu(sock->sk));
 	qp->crc = p->crc;
 	qp->mulpdu = max(xiw_mpa_mulpdu(tcp_sk(sock->sk)->mss_cache,
 					p->markers_tx), XIW_MIN_MULPDU);

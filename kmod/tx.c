@@ -50,13 +50,11 @@
  * every octet a retransmission could carry has reached the requester.
  */
 #include <linux/bvec.h>
-#include <linux/jhash.h>
 #include <linux/mm.h>
 #include <linux/net.h>
 #include <linux/socket.h>
 #include <linux/uio.h>
 #include <linux/vmalloc.h>
-#include <net/ipv6.h>
 #include <net/sock.h>
 #include <net/tcp.h>
 
@@ -68,14 +66,11 @@
 #include "trace.h"
 
 /*
- * Per-CPU (bound), high priority. A connected QP's passes run on one CPU,
- * its flow's (xiw_tx_flow_cpu()): QPs spread over the CPUs as flows over
- * a NIC's receive queues, and what a message sets in motion on a host
- * that holds both ends (the peer's receive softirq, the ACK, the
- * completion, the next post from the completion handler) stays on that
- * CPU. Before it connects a QP's pass runs where it was kicked. An
- * unbound worker woke another, often idle, CPU for every small message: 3
- * to 4 times the latency of a bound one (Documentation/performance.md).
+ * Per-CPU (bound), high priority: a QP's pass runs on the CPU that kicked
+ * it, which is the poster's for new work and the socket's receive CPU for
+ * what an arriving ACK, Read Request or credit releases. An unbound worker
+ * woke another, often idle, CPU for every small message: 3 to 4 times the
+ * latency of a bound one (Documentation/performance.md).
  */
 static struct workqueue_struct *xiw_tx_wq;
 
@@ -104,39 +99,7 @@ static struct workqueue_struct *xiw_tx_wq;
  */
 void xiw_tx_kick(struct xiw_qp *qp)
 {
-	queue_work_on(READ_ONCE(qp->tx_cpu), xiw_tx_wq, &qp->tx_work);
-}
-
-/**
- * xiw_tx_flow_cpu() - the CPU a connection's transmit engine runs on
- * @sk: the connection's socket
- *
- * A hash of the connection's addresses and ports, the same at both of its
- * ends (so that two ends in one host pick the same CPU, an IPv4-mapped
- * IPv6 end as its IPv4 peer), spread over the online CPUs: as a NIC's
- * receive side scaling spreads flows.
- *
- * Return: a CPU, or WORK_CPU_UNBOUND if CPUs went offline meanwhile.
- */
-int xiw_tx_flow_cpu(const struct sock *sk)
-{
-	const struct inet_sock *inet = inet_sk(sk);
-	u32 addrs, ports = (__force u32)inet->inet_sport ^
-			   (__force u32)inet->inet_dport;
-	unsigned int n = num_online_cpus();
-	int cpu;
-
-#if IS_ENABLED(CONFIG_IPV6)
-	if (sk->sk_family == AF_INET6 &&
-	    !ipv6_addr_v4mapped(&sk->sk_v6_daddr))
-		addrs = ipv6_addr_hash(&sk->sk_v6_daddr) ^
-			ipv6_addr_hash(&sk->sk_v6_rcv_saddr);
-	else
-#endif
-		addrs = (__force u32)inet->inet_daddr ^
-			(__force u32)inet->inet_rcv_saddr;
-	cpu = cpumask_nth(jhash_2words(addrs, ports, 0) % n, cpu_online_mask);
-	return cpu < nr_cpu_ids ? cpu : WORK_CPU_UNBOUND;
+	queue_work(xiw_tx_wq, &qp->tx_work);
 }
 
 /* What framing the next FPDU did. */
