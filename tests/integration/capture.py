@@ -53,8 +53,8 @@ def capture(vm, ns, dev, fn, pcap, port=PORT):
         vm.run("read -r pid < /tmp/dumpcap.pid; kill -INT $pid; i=0; "
                "while [ $i -lt 200 ] && kill -0 $pid 2>/dev/null; do "
                "sleep 0.05; i=$((i+1)); done")
-    vm.run(f"cp {local} {guest_pcap(pcap)} && rm {local}")
-    log = vm.run("cat /tmp/dumpcap.log").out
+    log = vm.run(f"cp {local} {guest_pcap(pcap)} && rm {local} && "
+                 "cat /tmp/dumpcap.log").out
     dropped = re.search(r"received/dropped on interface .*: (\d+)/(\d+)",
                         log)
     assert dropped, f"dumpcap printed no counts:\n{log}"
