@@ -92,7 +92,10 @@ def pytest_terminal_summary(terminalreporter):
 
 def build_siw():
     """Path of the stock siw.ko for the target kernel, built out of tree
-    (and cached) by scripts/build-siw.sh."""
+    (and cached) by scripts/build-siw.sh; None on the debug kernel, which
+    has siw in tree."""
+    if xiwvm.debug_kernel():
+        return None
     res = subprocess.run([os.path.join(TOP, "scripts", "build-siw.sh")],
                          check=True, stdout=subprocess.PIPE, text=True)
     return res.stdout.strip().splitlines()[-1]
@@ -101,12 +104,11 @@ def build_siw():
 def default_modules(siw_ko):
     """What the VM installs for modprobe: xiw, the xiwperf test module,
     the hostile-peer tests' target and stock siw (a reference iWARP
-    device for xiwperf)."""
+    device for xiwperf; the debug kernel's own when siw_ko is None)."""
     return [os.path.join(TOP, "kmod", "xiw.ko"),
             os.path.join(TOP, "tools", "xiwperf", "kmod", "xiwperf.ko"),
             os.path.join(TOP, "tests", "reliability", "target",
-                         "xiwtarget.ko"),
-            siw_ko]
+                         "xiwtarget.ko")] + ([siw_ko] if siw_ko else [])
 
 
 SCRATCH_BYTES = 256 << 20
@@ -125,8 +127,15 @@ class Guest:
         # last step reads and clears it. The next test then needs no
         # round trip of its own to clear it.
         self.log_clean = False
+        # Set when a test's kernel log check failed on the debug kernel:
+        # lockdep switches itself off after its first report, so the next
+        # test gets a fresh guest.
+        self.reboot = False
 
     def ensure(self):
+        if self.reboot and self.vm is not None:
+            self.vm.stop()
+            self.reboot = False
         if self.vm is None or not self.vm.alive():
             if self.vm is not None:
                 self.vm.stop()
@@ -137,6 +146,9 @@ class Guest:
                 f.truncate(SCRATCH_BYTES)
             self.vm = xiwvm.VM(self.workdir, modules=self.modules,
                                disks=[scratch]).start()
+            # What kmemleak suspects after the boot is not a test's.
+            self.vm.run(KMEMLEAK_SCAN + "echo clear > $k; fi",
+                        check=False)
             self.vm.new_dmesg()
             self.log_clean = True
         return self.vm
@@ -159,6 +171,14 @@ def guest(siw_ko):
     yield g
     g.stop()
 
+
+# kmemleak (the debug kernel): scan now, then (after KMEMLEAK_SCAN) what
+# it suspects and "clear", which keeps those from being reported again.
+# It only reports objects older than 5 s: a leak in a test's last seconds
+# shows in the next test's check, its report naming the process and the
+# stack that allocated it.
+KMEMLEAK_SCAN = ("k=/sys/kernel/debug/kmemleak; "
+                 "if [ -w $k ] && echo scan > $k; then ")
 
 # The teardown after every test, one guest command: each process the guest
 # starts costs ~0.1 s under TCG, so the shell's builtins do the parsing.
@@ -189,6 +209,7 @@ while set -- /sys/class/infiniband/*; [ -e "$1" ] && [ $i -lt 100 ]; do
     sleep 0.05; i=$((i+1))
 done
 if [ -e "$1" ]; then echo "devices left: ${*##*/}"; fi
+""" + KMEMLEAK_SCAN + r"""echo "kmemleak:"; cat $k; echo clear > $k; fi
 echo "dmesg:"
 dmesg -c
 """
@@ -199,7 +220,8 @@ def end_test(vm):
     namespace and unload xiw (a leak or a hang there is the test's too:
     an RDMA device or xiw still there after the teardown, or a teardown
     that outlived its timeout, fails the test); fail on any kernel line
-    the test caused that reports a bug."""
+    the test caused that reports a bug, and on the debug kernel on any
+    object kmemleak finds unreferenced."""
     if not vm.alive():
         pytest.fail("VM died during the test:\n" + vm.console()[-6000:])
     res = vm.run(TEARDOWN, timeout=60, check=False)
@@ -215,6 +237,9 @@ def end_test(vm):
             problems.append(f"xiw could not be unloaded:\n{res}")
         if "devices left:" in head:
             problems.append(f"RDMA devices left after the teardown:\n{res}")
+        if "unreferenced object" in head:
+            problems.append("kmemleak: memory leaked:\n" +
+                            head.partition("kmemleak:\n")[2])
     log = log.splitlines()
     if xiwvm.VM.bad_lines(log):
         problems.append("kernel reported problems:\n" + "\n".join(log))
@@ -234,7 +259,11 @@ def vm(guest, request):
         vm.new_dmesg()
     guest.log_clean = False
     yield vm
-    end_test(vm)
+    try:
+        end_test(vm)
+    except BaseException:
+        guest.reboot = bool(xiwvm.debug_kernel())
+        raise
     guest.log_clean = True
 
 
@@ -243,9 +272,9 @@ def wait_until(vm, cmd, what, tries=100):
     wall-clock assertion). The loop runs in the guest, one round trip in
     all: a try used to be two round trips (cmd, then "sleep 0.1"), at least
     0.3 s under TCG, so each try is now four polls 0.05 s apart, which
-    waits no less than before. The agent's timeout only guards against a
+    waits no less than before; times timeout_scale() on a slow kernel. The agent's timeout only guards against a
     cmd that hangs; it counts as never."""
-    polls = 4 * tries
+    polls = int(4 * tries * xiwvm.timeout_scale())
     res = vm.run(f"i=0; until (\n{cmd}\n) > /dev/null 2>&1; do "
                  f"i=$((i+1)); [ $i -lt {polls} ] || exit 1; sleep 0.05; done",
                  timeout=120 + polls, check=False)

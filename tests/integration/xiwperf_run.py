@@ -4,11 +4,13 @@ import json
 import os
 
 import pytest
+import xiwvm
 
 from conftest import TOP, wait_until
 
 XIWPERF = os.path.join(TOP, "build", "cmake", "tools", "xiwperf")
-XIWPERF_KO = os.path.join(TOP, "tools", "xiwperf", "kmod", "xiwperf.ko")
+XIWPERF_KO = xiwvm.module_path(
+    os.path.join(TOP, "tools", "xiwperf", "kmod", "xiwperf.ko"))
 PORT = 18515
 SERVER_BUF = 16 << 20
 # The server fills its buffer with the read pattern once, at start: within

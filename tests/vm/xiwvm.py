@@ -19,15 +19,64 @@ from dataclasses import dataclass
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
 
-# dmesg lines that fail any test: the kernel noticed a bug.
+# dmesg lines that fail any test: the kernel noticed a bug. Most of the
+# debug kernel's checkers (scripts/debug-kernel.sh) start their reports
+# with "WARNING:" (lockdep, debug objects) or "BUG:" (KASAN, KFENCE,
+# sleeping in atomic context); the rest are named here.
 BAD_DMESG = re.compile(
-    r"WARNING:|BUG:|BUG kmalloc|Oops|KASAN|UBSAN|refcount_t|"
+    r"WARNING:|BUG:|BUG kmalloc|Oops|KASAN|KFENCE|KCSAN|UBSAN|refcount_t|"
     r"list_del corruption|list_add corruption|general protection fault|"
-    r"kernel panic|Call Trace:|unregister_netdevice: waiting")
+    r"kernel panic|Call Trace:|unregister_netdevice: waiting|"
+    r"sleeping function called from invalid context|"
+    r"possible circular locking|possible recursive locking|"
+    r"inconsistent lock state|lock held when returning|ODEBUG:|"
+    r"suspected memory leak|unreferenced object|"
+    r"memory leak detector disabled|"
+    r"INFO: task .* blocked for more than|INFO: rcu_.* stall")
+
+
+def debug_kernel():
+    """The debug kernel's directory (scripts/debug-kernel.sh prints it)
+    from $XIW_VM_KERNEL, or None: the guest then boots Debian's kernel."""
+    return os.environ.get("XIW_VM_KERNEL") or None
+
+
+# The test modules built against the debug kernel's tree (make
+# debug-kmod): the same layout as the repository, so that a module's path
+# below TOP maps to its debug build by the same relative path.
+DEBUG_MODTREE = os.path.join(TOP, "build", "debug", "tree")
+
+
+def module_path(path):
+    """Where the build of the module at path (one of this repository's,
+    e.g. TOP/kmod/xiw.ko) for the booted kernel is."""
+    path = os.path.abspath(path)
+    if debug_kernel() and path.startswith(TOP + os.sep) and \
+            not path.startswith(DEBUG_MODTREE + os.sep):
+        return os.path.join(DEBUG_MODTREE, os.path.relpath(path, TOP))
+    return path
+
+
+def timeout_scale():
+    """What every command timeout and bounded poll is multiplied by:
+    $XIW_TIMEOUT_SCALE, default 3 on the debug kernel (KASAN, lockdep and
+    kmemleak make it several times slower under TCG), else 1."""
+    forced = os.environ.get("XIW_TIMEOUT_SCALE")
+    if forced:
+        return float(forced)
+    return 3.0 if debug_kernel() else 1.0
+
+
+def scaled(seconds):
+    return seconds * timeout_scale()
 
 
 def target_kver():
-    """The newest installed 6.12 kernel, or $XIW_KVER."""
+    """The debug kernel's release, or $XIW_KVER, or the newest installed
+    6.12 kernel."""
+    if debug_kernel():
+        with open(os.path.join(debug_kernel(), "kver")) as f:
+            return f.read().strip()
     if os.environ.get("XIW_KVER"):
         return os.environ["XIW_KVER"]
     found = sorted(os.path.basename(p)[len("vmlinuz-"):]
@@ -97,8 +146,9 @@ class VM:
         self.kver = target_kver()
         self.workdir = os.path.abspath(workdir)
         self.outdir = os.path.join(self.workdir, "out")
-        self.modules = modules if modules is not None else \
-            [os.path.join(TOP, "kmod", "xiw.ko")]
+        self.modules = [module_path(m) for m in (
+            modules if modules is not None else
+            [os.path.join(TOP, "kmod", "xiw.ko")])]
         self.mem_mb = mem_mb
         self.smp = smp
         self.mode = mode
@@ -129,9 +179,18 @@ class VM:
                 os.path.join(HERE, "mkinitramfs.sh")]
         if not os.path.exists(path) or any(
                 os.path.getmtime(d) > os.path.getmtime(path) for d in deps):
+            # The debug kernel has 9p built in: no module to take.
             subprocess.run([os.path.join(HERE, "mkinitramfs.sh"),
-                            self.kver, path], check=True)
+                            self.kver, path] +
+                           (["builtin"] if debug_kernel() else []),
+                           check=True)
         return path
+
+    def sysmoddir(self):
+        """The booted kernel's module directory on the host."""
+        if debug_kernel():
+            return os.path.join(debug_kernel(), "lib", "modules", self.kver)
+        return f"/lib/modules/{self.kver}"
 
     def modroot(self):
         """A depmod -b tree: the kernel's modules plus self.modules.
@@ -159,7 +218,7 @@ class VM:
         upd = os.path.join(kdir, "updates", "xiw")
         subprocess.run(["rm", "-rf", root], check=True)
         os.makedirs(upd)
-        sysdir = f"/lib/modules/{self.kver}"
+        sysdir = self.sysmoddir()
         os.symlink(os.path.join(sysdir, "kernel"),
                    os.path.join(kdir, "kernel"))
         for f in glob.glob(os.path.join(sysdir, "modules.builtin*")) + \
@@ -190,13 +249,20 @@ class VM:
             f"xiwsrc={TOP}",
             f"xiwmode={self.mode}",
             f"xiwmodroot={self.modroot()}",
+            # Every KASAN report, not only the boot's first.
+            "kasan_multi_shot" if debug_kernel() else "",
+            # The debug kernel's modules come in their own share: the
+            # host's /lib/modules has none for its release.
+            "xiwkmod=1" if debug_kernel() else "",
             self.extra_append,
         ])
+        kernel = os.path.join(debug_kernel(), "bzImage") if debug_kernel() \
+            else f"/boot/vmlinuz-{self.kver}"
         argv = [
             "qemu-system-x86_64", "-nodefaults", "-no-reboot",
             "-display", "none",
             "-m", self.memory_arg(), "-smp", str(self.smp),
-            "-kernel", f"/boot/vmlinuz-{self.kver}",
+            "-kernel", kernel,
             "-initrd", self.initramfs(),
             "-append", append,
             "-virtfs", "local,path=/,mount_tag=hostroot,readonly=on,"
@@ -208,6 +274,10 @@ class VM:
                         "server=on,wait=off",
             "-device", "virtserialport,chardev=agent,name=xiw.agent",
         ]
+        if debug_kernel():
+            argv += ["-virtfs", f"local,path={self.sysmoddir()},"
+                                "mount_tag=xiwkmod,readonly=on,"
+                                "multidevs=remap,security_model=none"]
         for d in self.disks:
             argv += ["-drive", f"file={d},if=virtio,format=raw,"
                                "cache=writeback"]
@@ -244,6 +314,7 @@ class VM:
         TCG: an int3 while the boot patches its own text) boots once more,
         its console kept as console.log.panic. Nothing of xiw runs before
         the agent: a panic after it is never retried."""
+        timeout = scaled(timeout)
         try:
             return self._boot(timeout)
         except (RuntimeError, TimeoutError):
@@ -367,7 +438,9 @@ class VM:
         """Run shell text in the guest; return a Result.
 
         With check, a non-zero exit raises CommandFailed carrying the output.
+        The timeout is multiplied by timeout_scale().
         """
+        timeout = scaled(timeout)
         req_id = self.next_id
         self.next_id += 1
         req = {"id": req_id, "cmd": cmd, "timeout": timeout}
