@@ -9,6 +9,12 @@
 #   make fuzz         the hostile peer's full run (10^6 FPDUs; FUZZ_SEED=N replays)
 #   make vm-shell     a shell in the VM with xiw installed
 #   make lint         checkpatch --strict and sparse on kmod/ and the xiwperf module
+#   make check-debug  the VM scenarios and the hostile peer on the debug kernel
+#                     (KASAN, lockdep, atomic-sleep, kmemleak...; built and
+#                     cached by make debug-kernel on first use: see
+#                     Documentation/testing.md)
+#   make debug-kernel build (once per config and source version) the debug kernel
+#   make debug-kmod   the test modules built against it, in build/debug/tree/
 
 SHELL := /bin/bash
 
@@ -22,7 +28,7 @@ XIWPERF_KMOD := $(CURDIR)/tools/xiwperf/kmod
 XIWTARGET_KMOD := $(CURDIR)/tests/reliability/target
 
 .PHONY: all kmod xiwperf-kmod xiwtarget-kmod siw userspace setup check lint sparse checkpatch kunit unit \
-	integration demo bench bench-smoke fuzz vm-shell clean
+	integration demo bench bench-smoke fuzz vm-shell clean debug-kernel debug-kmod check-debug
 
 all: kmod xiwperf-kmod xiwtarget-kmod userspace
 
@@ -90,6 +96,21 @@ unit: userspace
 XIW_SHARDS ?= 2
 integration: all
 	@PYTHON=$(PYTHON) XIW_SHARDS=$(XIW_SHARDS) scripts/integration.sh $(PYTEST_ARGS)
+
+# The debug kernel (scripts/debug-kernel.sh): its directory in $XIW_CACHE
+# is printed; the first build is long (Documentation/testing.md).
+debug-kernel:
+	@scripts/debug-kernel.sh
+
+# xiw, xiwperf and xiwtarget built against the debug kernel's tree, aside
+# from the production build (build/debug/tree/).
+debug-kmod:
+	@scripts/debug-kmod.sh
+
+# The VM scenarios on the debug kernel; PYTEST_ARGS and XIW_SHARDS as for
+# make integration.
+check-debug: all
+	@PYTHON=$(PYTHON) XIW_SHARDS=$(XIW_SHARDS) scripts/check-debug.sh $(PYTEST_ARGS)
 
 # Setup first, in its own make, so that KVER/KDIR see the installed kernel.
 check:

@@ -10,16 +10,18 @@
 # XIW_SHARDS=1 runs one guest with a thread per vCPU, as before.
 # Each shard's output goes to build/integration-K.log and, prefixed "[K]",
 # to the terminal; the last line adds the shards' counts up in pytest's
-# summary format. Arguments go to every pytest. Exit status: non-zero if
-# a shard failed.
+# summary format. Arguments go to every pytest; $XIW_TESTS, if set, names
+# the files to run instead of all of tests/integration. Exit status:
+# non-zero if a shard failed.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 python=${PYTHON:-/usr/bin/python3}
 shards=${XIW_SHARDS:-2}
+read -r -a tests <<<"${XIW_TESTS:-tests/integration}"
 
 if [ "$shards" -le 1 ]; then
-	exec "$python" -m pytest "$@" tests/integration
+	exec "$python" -m pytest "$@" "${tests[@]}"
 fi
 
 # What the guests share is made once, before they start: stock siw.ko,
@@ -46,7 +48,7 @@ start=$(date +%s)
 pids=()
 for k in $(seq 1 "$shards"); do
 	(
-		XIW_SHARD="$k/$shards" "$python" -m pytest "$@" tests/integration \
+		XIW_SHARD="$k/$shards" "$python" -m pytest "$@" "${tests[@]}" \
 			2>&1 | tee "build/integration-$k.log" | sed -u "s/^/[$k] /"
 		rc=${PIPESTATUS[0]}
 		# 5: every test of this shard deselected (-k, a file argument)

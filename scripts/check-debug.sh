@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# make check-debug: the VM scenarios (tests/integration, the hostile peer
+# among them) on the debug kernel (scripts/debug-kernel.sh: KASAN, lockdep,
+# atomic-sleep, debug objects, kmemleak, KFENCE), built first if the cache
+# has none (see Documentation/testing.md for how long that takes). Any
+# report of those checkers fails the test that caused it
+# (tests/integration/conftest.py). The benchmark smoke test is left out:
+# no figure comes from the debug kernel.
+#
+# Arguments go to every pytest (-k NAME, -x); XIW_SHARDS as for make
+# integration. To run one file: make debug-kmod, then
+#   XIW_VM_KERNEL=$(scripts/debug-kernel.sh) python3 -m pytest FILE
+# --if-cached: do nothing (exit 0) when no debug kernel is cached (a fresh
+# machine). --ci: --if-cached, and only the files listed in
+# tests/integration/debug-ci.txt (what .ci/run runs).
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+if [ "${1:-}" = --ci ]; then
+	shift
+	XIW_TESTS=$(sed -e 's/#.*//' -e '/^ *$/d' -e 's|^|tests/integration/|' \
+		tests/integration/debug-ci.txt | tr '\n' ' ')
+	export XIW_TESTS
+	set -- --if-cached "$@"
+fi
+if [ "${1:-}" = --if-cached ]; then
+	shift
+	if ! dbg=$(scripts/debug-kernel.sh --if-cached); then
+		echo "check-debug: no debug kernel in the cache: skipped" \
+			"(make debug-kernel builds it)"
+		exit 0
+	fi
+else
+	dbg=$(scripts/debug-kernel.sh)
+fi
+export XIW_VM_KERNEL=$dbg
+scripts/debug-kmod.sh
+exec scripts/integration.sh --ignore=tests/integration/test_bench.py "$@"
