@@ -157,6 +157,17 @@ class Guest:
         if self.vm is not None:
             self.vm.stop()
 
+    def last_leaks(self):
+        """kmemleak's report of what the session's last test leaked in its
+        last seconds (younger than kmemleak's 5 s then): empty on a kernel
+        without kmemleak."""
+        if self.vm is None or not self.vm.alive():
+            return ""
+        res = self.vm.run("k=/sys/kernel/debug/kmemleak; if [ -w $k ]; "
+                          "then sleep 6; echo scan > $k && cat $k; fi",
+                          check=False)
+        return res.out if "unreferenced object" in res.out else ""
+
 
 @pytest.fixture(scope="session")
 def siw_ko():
@@ -169,14 +180,19 @@ def siw_ko():
 def guest(siw_ko):
     g = Guest(default_modules(siw_ko))
     yield g
+    leaks = g.last_leaks()
     g.stop()
+    if leaks:
+        pytest.fail("kmemleak: memory leaked at the end of the session:\n"
+                    + leaks)
 
 
 # kmemleak (the debug kernel): scan now, then (after KMEMLEAK_SCAN) what
 # it suspects and "clear", which keeps those from being reported again.
 # It only reports objects older than 5 s: a leak in a test's last seconds
-# shows in the next test's check, its report naming the process and the
-# stack that allocated it.
+# shows in the next test's check (or, after the last test, at the end of
+# the session), its report naming the process and the stack that
+# allocated it.
 KMEMLEAK_SCAN = ("k=/sys/kernel/debug/kmemleak; "
                  "if [ -w $k ] && echo scan > $k; then ")
 
