@@ -39,6 +39,9 @@ def main():
     ap.add_argument("--device", choices=("xiw", "siw"), default="xiw")
     ap.add_argument("--top", type=int, default=30)
     args = ap.parse_args()
+    if os.environ.get("XIW_VM_KERNEL"):
+        ap.error("XIW_VM_KERNEL is set: no figure comes from the debug "
+                 "kernel (unset it)")
     dev = (xiwbench.xiw_device(args.crc == "required")
            if args.device == "xiw" else xiwbench.SIW)
     count = args.count or xiwbench.op_count(args.size, args.depth, args.qps,

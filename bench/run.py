@@ -24,6 +24,9 @@ def main():
         help="comma-separated subset of " +
              ", ".join(d.name for d in xiwbench.DEVICES))
     args = ap.parse_args()
+    if os.environ.get("XIW_VM_KERNEL"):
+        ap.error("XIW_VM_KERNEL is set: no figure comes from the debug "
+                 "kernel (unset it)")
     want = args.devices.split(",")
     devices = [d for d in xiwbench.DEVICES if d.name in want]
     if len(devices) != len(want):
