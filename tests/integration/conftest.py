@@ -202,11 +202,12 @@ KMEMLEAK_SCAN = ("k=/sys/kernel/debug/kmemleak; "
 # "link DEV/PORT ..." lines), every namespace and a v0 left in the initial
 # one, then xiw is unloaded; "unload:" says whether xiw is gone, "devices
 # left:" names any RDMA device still registered after a bounded wait (a
-# device whose netdev went away may still be on its way out; rdma -f: a
-# failed delete does not stop the batch), and the kernel log follows
-# "dmesg:", read and cleared last so that nothing the teardown caused
-# escapes the check.
-TEARDOWN = r"""
+# device whose netdev went away may still be on its way out; 100 polls
+# times timeout_scale(); rdma -f: a failed delete does not stop the
+# batch); on the debug kernel kmemleak's findings follow "kmemleak:"; and
+# the kernel log follows "dmesg:", read and cleared last so that nothing
+# the teardown caused escapes the check.
+TEARDOWN = (r"""
 devs=
 rdma link show > /tmp/xiw-links 2>/dev/null
 while read -r _ port _; do
@@ -221,14 +222,14 @@ if [ -e /sys/class/net/v0 ]; then ip link del v0; fi
 if [ -e /sys/module/xiw ]; then modprobe -r xiw; fi
 if [ -e /sys/module/xiw ]; then echo "unload: failed"; else echo "unload: ok"; fi
 i=0
-while set -- /sys/class/infiniband/*; [ -e "$1" ] && [ $i -lt 100 ]; do
+while set -- /sys/class/infiniband/*; [ -e "$1" ] && [ $i -lt POLLS ]; do
     sleep 0.05; i=$((i+1))
 done
 if [ -e "$1" ]; then echo "devices left: ${*##*/}"; fi
 """ + KMEMLEAK_SCAN + r"""echo "kmemleak:"; cat $k; echo clear > $k; fi
 echo "dmesg:"
 dmesg -c
-"""
+""").replace("POLLS", str(int(100 * xiwvm.timeout_scale())))
 
 
 def end_test(vm):
@@ -288,8 +289,9 @@ def wait_until(vm, cmd, what, tries=100):
     wall-clock assertion). The loop runs in the guest, one round trip in
     all: a try used to be two round trips (cmd, then "sleep 0.1"), at least
     0.3 s under TCG, so each try is now four polls 0.05 s apart, which
-    waits no less than before; times timeout_scale() on a slow kernel. The agent's timeout only guards against a
-    cmd that hangs; it counts as never."""
+    waits no less than before; times timeout_scale() on a slow kernel.
+    The agent's timeout only guards against a cmd that hangs; it counts as
+    never."""
     polls = int(4 * tries * xiwvm.timeout_scale())
     res = vm.run(f"i=0; until (\n{cmd}\n) > /dev/null 2>&1; do "
                  f"i=$((i+1)); [ $i -lt {polls} ] || exit 1; sleep 0.05; done",
