@@ -53,6 +53,14 @@ static const char * const xiw_cep_state_names[] = {
 	[XIW_CEP_CLOSED] = "closed",
 };
 
+static const char * const xiw_iw_event_names[] = {
+	[IW_CM_EVENT_CONNECT_REQUEST] = "CONNECT_REQUEST",
+	[IW_CM_EVENT_CONNECT_REPLY] = "CONNECT_REPLY",
+	[IW_CM_EVENT_ESTABLISHED] = "ESTABLISHED",
+	[IW_CM_EVENT_DISCONNECT] = "DISCONNECT",
+	[IW_CM_EVENT_CLOSE] = "CLOSE",
+};
+
 /* Events recorded by socket callbacks and verbs for the cep's work. */
 enum {
 	XIW_CEP_EV_CONNECT,
@@ -467,6 +475,8 @@ static int xiw_cep_deliver(struct xiw_cep *cep, struct iw_cm_id *id,
 	if (type == IW_CM_EVENT_CONNECT_REQUEST)
 		ev.provider_data = (void *)(unsigned long)cep->request;
 	xiw_cep_addrs(cep, &ev);
+	trace_xiw_cm_event(dev_name(&cep->xdev->ibdev.dev), cep, cep->active,
+			   xiw_iw_event_names[type], status);
 	return id->event_handler(id, &ev);
 }
 
