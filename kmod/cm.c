@@ -22,6 +22,7 @@
 #include <net/sock.h>
 #include <net/tcp.h>
 #include <rdma/iw_cm.h>
+#include <rdma/rdma_cm.h>
 
 #include "cm.h"
 #include "mpa.h"
@@ -170,17 +171,13 @@ struct xiw_listener {
  * struct xiw_listen_id - one iw_cm listen on a shared listener
  * @node: on the listener's ids
  * @cm_id: the listening iw_cm id (referenced)
- * @lis: the listener
- * @home: the listen was made from the device's own namespace. rdma_cm
- *	  turns a wildcard listen into a listen on every device, whatever its
- *	  namespace, so listens from two namespaces can meet on one device:
- *	  the one at home gets the connections.
+ * @lis: the listener, NULL for a listen made from another namespace than
+ *	 the device's (see xiw_create_listen()): it gets no connection
  */
 struct xiw_listen_id {
 	struct list_head node;
 	struct iw_cm_id *cm_id;
 	struct xiw_listener *lis;
-	bool home;
 };
 
 /* Listeners and their ids; taken in process context only. */
@@ -742,11 +739,8 @@ static struct xiw_listen_id *xiw_pick_listener(struct xiw_listener *lis,
 					       struct socket *sock)
 {
 	struct sockaddr_storage local;
-	struct xiw_listen_id *lid, *wild = NULL, *only = NULL;
+	struct xiw_listen_id *lid;
 	struct net_device *owner = NULL;
-	int n = 0;
-
-	/* Of equal candidates, the listen made at home wins (see @home). */
 
 	if (kernel_getsockname(sock, (struct sockaddr *)&local) < 0)
 		return NULL;
@@ -758,21 +752,15 @@ static struct xiw_listen_id *xiw_pick_listener(struct xiw_listener *lis,
 	rcu_read_unlock();	/* @owner is only compared, never used */
 
 	list_for_each_entry(lid, &lis->ids, node) {
-		struct xiw_device *xdev = to_xiw_dev(lid->cm_id->device);
-
-		n++;
-		if (!only || lid->home)
-			only = lid;
-		if (owner && xdev->netdev == owner && (!wild || lid->home))
-			wild = lid;
+		if (owner && to_xiw_dev(lid->cm_id->device)->netdev == owner)
+			return lid;
 	}
-	if (wild)
-		return wild;
 	/*
 	 * Loopback traffic to an address of another netdev arrives on lo:
 	 * with a single candidate there is nothing to choose.
 	 */
-	return n == 1 || (only && only->home) ? only : NULL;
+	return list_is_singular(&lis->ids) ?
+	       list_first_entry(&lis->ids, struct xiw_listen_id, node) : NULL;
 }
 
 static void xiw_listener_work(struct work_struct *w)
@@ -899,10 +887,31 @@ fail:
 	return ERR_PTR(err);
 }
 
+/*
+ * The namespace a listen was made in. iw_cm passes none: its one user,
+ * rdma_cm, makes each iw_cm id with its own id as the context (struct
+ * rdma_id_private begins with the struct rdma_cm_id), whose address
+ * carries it, as rdma_cm matches IB and RoCE requests to listens by it.
+ * The maker's task is no stand-in: ib_isert listens in the initial
+ * namespace from whatever namespace configfs was written in. An id that
+ * does not look like rdma_cm's (another device) gets the task's.
+ */
+static struct net *xiw_listen_net(struct iw_cm_id *id)
+{
+	const struct rdma_cm_id *rid = id->context;
+
+	if (rid && rid->device == id->device && rid->route.addr.dev_addr.net)
+		return rid->route.addr.dev_addr.net;
+	return current->nsproxy ? current->nsproxy->net_ns : &init_net;
+}
+
 /**
  * xiw_create_listen() - listen for MPA connections on the id's address
  * @id: the listening iw_cm id
  * @backlog: TCP backlog
+ *
+ * A listen made from another network namespace than the device's netdev
+ * is in opens nothing and gets no connection.
  *
  * Return: 0 or a socket error (e.g. -EADDRINUSE from a non-xiw listener).
  */
@@ -916,6 +925,19 @@ int xiw_create_listen(struct iw_cm_id *id, int backlog)
 	lid = kzalloc(sizeof(*lid), GFP_KERNEL);
 	if (!lid)
 		return -ENOMEM;
+	lid->cm_id = id;
+	id->provider_data = lid;
+	id->add_ref(id);
+	/*
+	 * A listen serves the namespace of its rdma_cm id, and a device the
+	 * namespace of its netdev. rdma_cm turns a wildcard listen into a
+	 * listen on every device, whatever its namespace. A listen from
+	 * elsewhere succeeds, opens no socket and gets no connection: it
+	 * must neither take the device's namespace's connections nor open
+	 * a port there (Documentation/admin.md, "Namespaces").
+	 */
+	if (!net_eq(xiw_listen_net(id), net))
+		return 0;
 
 	mutex_lock(&xiw_listen_lock);
 	list_for_each_entry(l, &xiw_listeners, node)
@@ -925,17 +947,14 @@ int xiw_create_listen(struct iw_cm_id *id, int backlog)
 		lis = xiw_listener_new(net, &id->local_addr, backlog);
 		if (IS_ERR(lis)) {
 			mutex_unlock(&xiw_listen_lock);
+			id->provider_data = NULL;
+			id->rem_ref(id);
 			kfree(lid);
 			return PTR_ERR(lis);
 		}
 	}
-	lid->cm_id = id;
 	lid->lis = lis;
-	lid->home = net_eq(current->nsproxy ? current->nsproxy->net_ns :
-			   &init_net, net);
 	list_add_tail(&lid->node, &lis->ids);
-	id->provider_data = lid;
-	id->add_ref(id);
 	mutex_unlock(&xiw_listen_lock);
 	return 0;
 }
@@ -991,8 +1010,10 @@ int xiw_destroy_listen(struct iw_cm_id *id)
 
 	if (!lid)
 		return 0;
-	mutex_lock(&xiw_listen_lock);
 	lis = lid->lis;
+	if (!lis)
+		goto out;	/* from another namespace: nothing opened */
+	mutex_lock(&xiw_listen_lock);
 	list_del(&lid->node);
 	if (list_empty(&lis->ids)) {
 		list_del(&lis->node);
@@ -1012,6 +1033,7 @@ int xiw_destroy_listen(struct iw_cm_id *id)
 		cancel_work_sync(&lis->work);
 		kfree(lis);
 	}
+out:
 	id->provider_data = NULL;
 	id->rem_ref(id);
 	kfree(lid);
