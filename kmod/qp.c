@@ -479,18 +479,16 @@ void xiw_qp_flush(struct xiw_qp *qp)
 	xiw_flush_rq(qp);
 }
 
-/**
- * xiw_qp_to_error() - stop the stream abortively and flush
- * @qp: the QP
- */
-void xiw_qp_to_error(struct xiw_qp *qp)
+static void xiw_qp_stop(struct xiw_qp *qp, bool abort)
 {
+	enum xiw_qp_state was;
 	struct sock *sk = NULL;
 	struct xiw_cep *cep;
 	unsigned long flags;
 	u32 una = 0;
 
 	spin_lock_irqsave(&qp->lock, flags);
+	was = qp->state;
 	qp->state = XIW_QPS_ERROR;
 	cep = qp->cep;
 	qp->cep = NULL;
@@ -498,6 +496,18 @@ void xiw_qp_to_error(struct xiw_qp *qp)
 
 	/* The transmit engine checks the state; wait out a running pass. */
 	cancel_work_sync(&qp->tx_work);
+	/*
+	 * After the ULP began an orderly close (SQD), or when the QP was in
+	 * error already (whoever put it there told the connection how to
+	 * end), the connection ends with a FIN, not an RST: iw_cm's and
+	 * ib_drain_qp()'s move to error right after rdma_disconnect() must
+	 * not turn it into an abortive close (RFC 5040 section 5: an
+	 * orderly LLP close). Not if half a batch went to TCP: the stream
+	 * would end inside an FPDU.
+	 */
+	if ((was != XIW_QPS_CLOSING && was != XIW_QPS_ERROR) ||
+	    (qp->tx_off && qp->tx_off < qp->tx_len))
+		abort = true;
 	/*
 	 * The connection releases the socket only after its own call here
 	 * took it away under the lock, so it is alive while we see it.
@@ -528,13 +538,35 @@ void xiw_qp_to_error(struct xiw_qp *qp)
 	}
 	xiw_tx_drop(qp);
 	if (cep) {
-		xiw_cep_abort(cep);
+		if (abort)
+			xiw_cep_abort(cep);
+		else
+			xiw_cep_shutdown(cep);
 		xiw_cep_put(cep);
 	}
 	xiw_qp_flush(qp);
 	/* No Send will take an SRQ entry for this QP any more. */
 	if (qp->srq && !xchg(&qp->srq_last_wqe, 1))
 		xiw_qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
+}
+
+/**
+ * xiw_qp_to_error() - stop the stream and flush; the connection ends with
+ *	a FIN if an orderly close was under way, else with an RST
+ * @qp: the QP
+ */
+void xiw_qp_to_error(struct xiw_qp *qp)
+{
+	xiw_qp_stop(qp, false);
+}
+
+/**
+ * xiw_qp_abort() - stop the stream abortively (RST) and flush
+ * @qp: the QP
+ */
+void xiw_qp_abort(struct xiw_qp *qp)
+{
+	xiw_qp_stop(qp, true);
 }
 
 static int xiw_copy_inline(struct xiw_wqe *wqe, const struct ib_send_wr *wr)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * xiw's tracepoints (the "xiw" trace system, Documentation/admin.md):
- * connection endpoint state changes, Terminates sent and received, and
+ * connection endpoint state changes and the events handed to iw_cm,
+ * Terminates sent and received, and
  * the requests of queue 1 (RDMA Read, the RFC 7306 atomics, the commit
  * draft's Flush, Verify and Atomic Write) as they are sent and as they
  * are taken to be served.
@@ -35,6 +36,29 @@ TRACE_EVENT(xiw_cep_state,
 	TP_printk("%s cep %p %s %s -> %s", __get_str(dev), __entry->cep,
 		  __entry->active ? "active" : "passive", __get_str(from),
 		  __get_str(to))
+);
+
+TRACE_EVENT(xiw_cm_event,
+	TP_PROTO(const char *dev, const void *cep, bool active,
+		 const char *event, int status),
+	TP_ARGS(dev, cep, active, event, status),
+	TP_STRUCT__entry(
+		__string(dev, dev)
+		__field(const void *, cep)
+		__field(bool, active)
+		__string(event, event)
+		__field(int, status)
+	),
+	TP_fast_assign(
+		__assign_str(dev);
+		__entry->cep = cep;
+		__entry->active = active;
+		__assign_str(event);
+		__entry->status = status;
+	),
+	TP_printk("%s cep %p %s %s status %d", __get_str(dev), __entry->cep,
+		  __entry->active ? "active" : "passive", __get_str(event),
+		  __entry->status)
 );
 
 TRACE_EVENT(xiw_terminate,

@@ -10,18 +10,21 @@ LINE = re.compile(r"cm\.id=(\d+) src=(\S+) dst=(\S+) .* ([A-Z_]+) "
 
 def start(vm, events="rdma_cma/cm_event_handler"):
     """Clear the buffer and record events (a path under events/: one
-    event, or a whole system). The event is enabled once and never
+    event, or a whole system; or a tuple of such paths). The event is
+    enabled once and never
     disabled, and comm recording is off: every enable or disable live-patches
     kernel text (recording comms hooks sched_switch inside __schedule), and
     under multi-threaded TCG a vCPU can still run a stale int3 after the
     patch is done, an "Oops: int3" that killed a CI run. tracing_on and
     clearing the buffer patch nothing."""
+    paths = (events,) if isinstance(events, str) else events
+    enable = "".join(f"echo 1 > {TRACING}/events/{p}/enable; "
+                     for p in paths)
     vm.run(f"mountpoint -q {TRACING} || mount -t tracefs nodev {TRACING}; "
            f"echo 0 > {TRACING}/tracing_on; echo > {TRACING}/trace; "
            f"echo 0 > {TRACING}/options/record-cmd; "
            f"echo 4096 > {TRACING}/buffer_size_kb; "
-           f"echo 1 > {TRACING}/events/{events}/enable; "
-           f"echo 1 > {TRACING}/tracing_on")
+           f"{enable}echo 1 > {TRACING}/tracing_on")
 
 
 def parse(out):

@@ -145,6 +145,35 @@ def test_wildcard_listeners_in_two_namespaces_coexist(hosts):
         vm.run("rmmod xiwperf", check=False)
 
 
+def test_a_wildcard_listen_serves_only_its_own_namespace(hosts):
+    """rdma_cm hands a wildcard listen made in a to every device, xiw1 in
+    b too: xiw opens no port in b for it and gives it none of b's
+    connections (Documentation/admin.md, "Namespaces"). b's own listen,
+    made after, gets them, and a's still gets a's."""
+    vm = hosts
+    load_xiwperf(vm)
+    vm.ns("a", "rdma link add xiw0 type xiw netdev v0")
+    vm.ns("b", "rdma link add xiw1 type xiw netdev v1")
+    la = start_server(vm, "a", "0.0.0.0", "wa")
+    try:
+        listening = vm.ns("b", f"ss -Hltn 'sport = :{PORT}'").out
+        assert listening.strip() == "", listening
+        rc, r = client(vm, "a", "192.0.2.2", "--op", "send", "--size", 64,
+                       "--count", 1, check=False)
+        assert rc != 0, r
+        lb = start_server(vm, "b", "0.0.0.0", "wb")
+        try:
+            client(vm, "a", "192.0.2.2", "--op", "send", "--size", 4096,
+                   "--count", 20, "--check")
+            client(vm, "b", "192.0.2.1", "--op", "read", "--size", 4096,
+                   "--count", 20, "--check")
+        finally:
+            stop_server(vm, lb)
+    finally:
+        stop_server(vm, la)
+        vm.run("rmmod xiwperf", check=False)
+
+
 def test_wildcard_listen_with_two_devices_in_one_namespace(hosts):
     """xiw1 on v1 and xiwb on a dummy netdev share namespace b; one
     wildcard listen serves both addresses (siw fails with EADDRINUSE)."""
