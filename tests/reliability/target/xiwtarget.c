@@ -11,11 +11,19 @@
  * (struct xt_accept) tells the peer the STags and the layout; once the
  * registrations are in place the target sends XT_READY_MSG.
  *
+ * A peer that puts a struct xt_ask in its connection's private data is
+ * also sent one request of the kind it asks for (a Read, an Atomic, a
+ * Flush, a Verify or an Atomic Write) right after XT_READY_MSG, with ORD
+ * 1; whatever the request returns lands in the sink, inside the blob.
+ * The tests of how responses are matched to requests use it.
+ *
  * debugfs, under xiwtarget/:
  *   N/mem    the arena as it is now, canaries included (the peer compares
  *            it with what its own model of the connection says)
- *   N/state  the QP's state, the rdma_cm events and each receive's
- *            completion (status, length, flags), in completion order
+ *   N/state  the QP's state, the rdma_cm events, each receive's
+ *            completion (status, length, flags), in completion order, and
+ *            the asked request's (status, opcode, length; status -1
+ *            until it completed)
  *   reap     write N (or "all"): disconnect, destroy and free connection N
  *
  * A connection lives until it is reaped, its device goes away or the
@@ -36,6 +44,8 @@
 #include <net/net_namespace.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
+
+#include <xiw/verbs.h>
 
 #include "xiwtarget.h"
 
@@ -76,6 +86,8 @@ struct xt_slot {
  * @ro: read-only registration
  * @reg_cqe: completion of the registrations
  * @send_cqe: completion of the READY Send
+ * @req_cqe: completion of the asked request
+ * @ask: the request the peer asked for (kind 0: none)
  * @slots: the receives
  * @blob: debugfs view of the arena's first XT_BLOB_PAGES pages
  * @dir: debugfs directory
@@ -85,6 +97,10 @@ struct xt_slot {
  * @recv_done: receive completions so far
  * @send_ok: successful send queue completions
  * @send_err: failed send queue completions (flushes included)
+ * @req_status: the asked request's completion status, -1 until then
+ * @req_opcode: its completion's opcode
+ * @req_len: its completion's byte_len
+ * @req_completions: how many it had (more than one is a bug)
  */
 struct xt_conn {
 	struct list_head node;
@@ -99,6 +115,8 @@ struct xt_conn {
 	struct ib_mr *ro;
 	struct ib_cqe reg_cqe;
 	struct ib_cqe send_cqe;
+	struct ib_cqe req_cqe;
+	struct xt_ask ask;
 	struct xt_slot slots[XT_NRECV];
 	struct debugfs_blob_wrapper blob;
 	struct dentry *dir;
@@ -109,6 +127,10 @@ struct xt_conn {
 	u32 recv_done;
 	u32 send_ok;
 	u32 send_err;
+	int req_status;
+	u32 req_opcode;
+	u32 req_len;
+	u32 req_completions;
 };
 
 static struct dentry *xt_root;
@@ -170,6 +192,21 @@ static void xt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		c->send_ok++;
 	else
 		c->send_err++;
+	spin_unlock_irqrestore(&c->lock, flags);
+}
+
+static void xt_req_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct xt_conn *c = cq->cq_context;
+	unsigned long flags;
+
+	spin_lock_irqsave(&c->lock, flags);
+	c->req_completions++;
+	c->req_status = wc->status;
+	if (wc->status == IB_WC_SUCCESS) {
+		c->req_opcode = wc->opcode;
+		c->req_len = wc->byte_len;
+	}
 	spin_unlock_irqrestore(&c->lock, flags);
 }
 
@@ -283,6 +320,98 @@ static int xt_conn_setup(struct xt_conn *c, struct rdma_cm_id *id)
 	return xt_post_recvs(c);
 }
 
+/* The sink's SGE: XT_SINK_LEN octets, or @len of them. */
+static struct ib_sge xt_sink(struct xt_conn *c, u32 len)
+{
+	return (struct ib_sge){
+		.addr = c->dma + XT_SINK_PAGE * PAGE_SIZE + XT_SINK_OFF,
+		.length = len,
+		.lkey = c->pd->local_dma_lkey,
+	};
+}
+
+/* XT_ASK_FETCH_ADD and the atomics after it, in order. */
+static const enum ib_wr_opcode xt_atomic_opcode[] = {
+	IB_WR_ATOMIC_FETCH_AND_ADD, IB_WR_ATOMIC_CMP_AND_SWP,
+	IB_WR_MASKED_ATOMIC_FETCH_AND_ADD, IB_WR_MASKED_ATOMIC_CMP_AND_SWP,
+};
+
+/*
+ * The request the peer asked for, toward it, signaled. Verify has no
+ * verb upstream: its opcode is xiw's, and the target serves xiw only.
+ */
+static int xt_post_ask(struct xt_conn *c)
+{
+	const struct xt_ask *a = &c->ask;
+	struct ib_sge sge = xt_sink(c, XT_SINK_LEN);
+	struct ib_send_wr wr = {
+		.wr_cqe = &c->req_cqe, .sg_list = &sge, .num_sge = 1,
+		.send_flags = IB_SEND_SIGNALED,
+	};
+	struct ib_atomic_wr at = { .wr = wr };
+	struct ib_rdma_wr rd = { .wr = wr };
+	struct xiw_flush_wr fl = { .wr = wr };
+	struct xiw_verify_wr vf = { .wr = wr };
+	struct xiw_atomic_write_wr aw = { .wr = wr };
+	u32 stag = be32_to_cpu(a->stag), len = be32_to_cpu(a->len);
+	u64 to = be64_to_cpu(a->to);
+	struct ib_send_wr *post;
+
+	switch (be32_to_cpu(a->kind)) {
+	case XT_ASK_READ:
+		rd.wr.opcode = IB_WR_RDMA_READ;
+		rd.rkey = stag;
+		rd.remote_addr = to;
+		post = &rd.wr;
+		break;
+	case XT_ASK_FETCH_ADD:
+	case XT_ASK_CMP_SWAP:
+	case XT_ASK_MASKED_FETCH_ADD:
+	case XT_ASK_MASKED_CMP_SWAP:
+		at.wr.opcode = xt_atomic_opcode[be32_to_cpu(a->kind) -
+						XT_ASK_FETCH_ADD];
+		sge.length = sizeof(u64);
+		at.rkey = stag;
+		at.remote_addr = to;
+		at.compare_add = 1;
+		at.swap = 2;
+		at.compare_add_mask = U64_MAX;
+		at.swap_mask = U64_MAX;
+		post = &at.wr;
+		break;
+	case XT_ASK_FLUSH:
+		fl.wr.opcode = IB_WR_FLUSH;
+		fl.wr.sg_list = NULL;
+		fl.wr.num_sge = 0;
+		fl.rkey = stag;
+		fl.remote_addr = to;
+		fl.length = len;
+		fl.type = IB_FLUSH_GLOBAL;
+		fl.level = IB_FLUSH_RANGE;
+		post = &fl.wr;
+		break;
+	case XT_ASK_VERIFY:
+		vf.wr.opcode = XIW_WR_VERIFY;
+		vf.rkey = stag;
+		vf.remote_addr = to;
+		vf.length = len;
+		post = &vf.wr;
+		break;
+	case XT_ASK_ATOMIC_WRITE:
+		aw.wr.opcode = IB_WR_ATOMIC_WRITE;
+		aw.wr.sg_list = NULL;
+		aw.wr.num_sge = 0;
+		aw.rkey = stag;
+		aw.remote_addr = to;
+		aw.value = 42;
+		post = &aw.wr;
+		break;
+	default:
+		return -EINVAL;
+	}
+	return ib_post_send(c->id->qp, post, NULL);
+}
+
 /* Established: register both regions, then tell the peer. */
 static void xt_conn_ready(struct xt_conn *c)
 {
@@ -312,7 +441,8 @@ static void xt_conn_ready(struct xt_conn *c)
 
 	rw.wr.next = &ro.wr;
 	ro.wr.next = &send;
-	if (ib_post_send(c->id->qp, &rw.wr, NULL))
+	if (ib_post_send(c->id->qp, &rw.wr, NULL) ||
+	    (c->ask.magic && xt_post_ask(c)))
 		xt_note(c, c->events, sizeof(c->events), "post_failed");
 }
 
@@ -358,6 +488,9 @@ static int xt_state_show(struct seq_file *m, void *unused)
 	seq_printf(m, "qp_events %s\n", c->qp_events);
 	seq_printf(m, "send_ok %u\nsend_err %u\nrecv_done %u\n", c->send_ok,
 		   c->send_err, c->recv_done);
+	seq_printf(m, "req status %d opcode %u len %u completions %u\n",
+		   c->req_status, c->req_opcode, c->req_len,
+		   c->req_completions);
 	for (i = 0; i < XT_NRECV; i++) {
 		struct xt_slot *s = &c->slots[i];
 
@@ -384,6 +517,13 @@ static int xt_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	spin_lock_init(&c->lock);
 	c->reg_cqe.done = xt_send_done;	/* counted with the Send */
 	c->send_cqe.done = xt_send_done;
+	c->req_cqe.done = xt_req_done;
+	c->req_status = -1;
+	if (ev->param.conn.private_data_len >= sizeof(c->ask)) {
+		memcpy(&c->ask, ev->param.conn.private_data, sizeof(c->ask));
+		if (be32_to_cpu(c->ask.magic) != XT_ASK_MAGIC)
+			memset(&c->ask, 0, sizeof(c->ask));
+	}
 	ret = xt_conn_setup(c, id);
 	if (ret) {
 		/* The RDMA CM destroys the id when the handler fails. */
@@ -418,11 +558,15 @@ static int xt_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	acc.nrecv = cpu_to_be32(XT_NRECV);
 	acc.recv_len = cpu_to_be32(XT_RECV_LEN);
 	acc.blob_len = cpu_to_be32(c->blob.size);
+	acc.sink_off = cpu_to_be32(XT_SINK_PAGE * PAGE_SIZE + XT_SINK_OFF);
+	acc.sink_len = cpu_to_be32(XT_SINK_LEN);
+	acc.sink_stag = cpu_to_be32(c->pd->local_dma_lkey);
+	acc.sink_to = cpu_to_be64(xt_sink(c, 0).addr);
 	param.private_data = &acc;
 	param.private_data_len = sizeof(acc);
 	param.responder_resources = min_t(u32, XT_IRD,
 					  id->device->attrs.max_qp_rd_atom);
-	param.initiator_depth = XT_ORD;
+	param.initiator_depth = c->ask.magic ? 1 : XT_ORD;
 	ret = rdma_accept(id, &param);
 	if (ret)
 		xt_note(c, c->events, sizeof(c->events), "accept_failed");

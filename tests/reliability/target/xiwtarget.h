@@ -15,8 +15,9 @@
 /*
  * The arena: XT_ARENA_PAGES pages, of which the first XT_BLOB_PAGES are
  * what debugfs shows: canary pages around a read-write region, a
- * read-only region and the receive buffers. The page after them holds
- * the READY message.
+ * read-only region, the receive buffers and the sink page, in whose
+ * middle XT_SINK_LEN octets take what a request the peer asked for
+ * (struct xt_ask) returns. The page after them holds the READY message.
  */
 #define XT_ARENA_ORDER	4
 #define XT_ARENA_PAGES	BIT(XT_ARENA_ORDER)
@@ -26,13 +27,20 @@
 #define XT_RO_PAGES	1
 #define XT_RECV_PAGE	6
 #define XT_RECV_PAGES	2
-#define XT_BLOB_PAGES	9
-#define XT_READY_PAGE	9
+#define XT_SINK_PAGE	9
+#define XT_BLOB_PAGES	11
+#define XT_READY_PAGE	11
+
+#define XT_SINK_OFF	1024	/* in the sink page */
+#define XT_SINK_LEN	64	/* a Verify's longest hash, and a Read's */
 
 #define XT_RECV_LEN	256
 #define XT_NRECV	(XT_RECV_PAGES * PAGE_SIZE / XT_RECV_LEN)
 
-/* Read depth the target offers (its IRD) and asks for (its ORD). */
+/*
+ * Read depth the target offers (its IRD) and asks for (its ORD; one when
+ * the peer asks it for a request).
+ */
 #define XT_IRD		16
 #define XT_ORD		0
 
@@ -53,6 +61,10 @@
  * @nrecv: receives posted, in order, one after the other in the blob
  * @recv_len: octets of each
  * @blob_len: octets of the blob
+ * @sink_off: where the sink starts in the blob
+ * @sink_len: its octets (XT_SINK_LEN)
+ * @sink_stag: the local key of its SGE, which a Read Request names
+ * @sink_to: the address of its SGE
  */
 struct xt_accept {
 	__be32 magic;
@@ -69,7 +81,53 @@ struct xt_accept {
 	__be32 nrecv;
 	__be32 recv_len;
 	__be32 blob_len;
+	__be32 sink_off;
+	__be32 sink_len;
+	__be32 sink_stag;
+	__be64 sink_to;
+} __packed;
+
+#define XT_ASK_MAGIC	0x58544153	/* "XTAS" */
+
+/**
+ * enum xt_ask_kind - the request the target posts for a peer that asks
+ * @XT_ASK_READ: an RDMA Read into the whole sink
+ * @XT_ASK_FETCH_ADD: an Atomic Fetch and Add, original value to the sink
+ * @XT_ASK_CMP_SWAP: an Atomic Compare and Swap, likewise
+ * @XT_ASK_MASKED_FETCH_ADD: the masked Fetch and Add
+ * @XT_ASK_MASKED_CMP_SWAP: the masked Compare and Swap
+ * @XT_ASK_FLUSH: an RDMA Flush of @len octets (no SGE)
+ * @XT_ASK_VERIFY: an RDMA Verify of @len octets, its hash to the sink
+ * @XT_ASK_ATOMIC_WRITE: an Atomic Write (no SGE)
+ */
+enum xt_ask_kind {
+	XT_ASK_READ = 1,
+	XT_ASK_FETCH_ADD,
+	XT_ASK_CMP_SWAP,
+	XT_ASK_MASKED_FETCH_ADD,
+	XT_ASK_MASKED_CMP_SWAP,
+	XT_ASK_FLUSH,
+	XT_ASK_VERIFY,
+	XT_ASK_ATOMIC_WRITE,
 };
+
+/**
+ * struct xt_ask - connection private data, peer to target (optional):
+ *	once ready, post one request of @kind toward the peer, signaled; its
+ *	completion is in debugfs N/state ("req ...")
+ * @magic: XT_ASK_MAGIC
+ * @kind: enum xt_ask_kind
+ * @stag: the peer's STag the request names
+ * @len: octets at the peer (Flush, Verify)
+ * @to: the peer's tagged offset
+ */
+struct xt_ask {
+	__be32 magic;
+	__be32 kind;
+	__be32 stag;
+	__be32 len;
+	__be64 to;
+} __packed;
 
 /* The Send the target makes once its registrations are in place. */
 #define XT_READY_MSG	"XTGT ready"
