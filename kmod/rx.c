@@ -163,7 +163,55 @@ static int xiw_rx_write(struct xiw_qp *qp, u32 len)
 	return 0;
 }
 
-/* A Read Response segment: it must answer the oldest outstanding Read. */
+/**
+ * xiw_rx_answered() - the request the response being received answers
+ * @qp: the QP; the caller holds its sq_lock
+ *
+ * Responses carry no request kind but their opcode and come in request
+ * order: a response answers the oldest outstanding request, and only if
+ * that request is of the kind the response answers. Anything else is the
+ * peer's fault, an Unexpected OpCode (Documentation/conformance.md),
+ * whatever the rest of the response says: a Read Response's STag, TO
+ * and length are checked against a Read's sink only, an Atomic
+ * Response's identifier against an Atomic only, and so on.
+ *
+ * Return: that request's send WQE, or NULL if none is outstanding or the
+ * oldest is of another kind.
+ */
+struct xiw_wqe *xiw_rx_answered(struct xiw_qp *qp)
+{
+	struct xiw_wqe *wqe = xiw_qp_orq_oldest(qp);
+	bool match;
+
+	if (!wqe)
+		return NULL;
+	switch (qp->rx.op) {
+	case XIW_OP_READ_RESP:
+		match = wqe->opcode == IB_WR_RDMA_READ;
+		break;
+	case XIW_OP_ATOMIC_RESP:
+		match = xiw_wqe_is_atomic(wqe->opcode);
+		break;
+	case XIW_OP_FLUSH_RESP:
+		match = wqe->opcode == IB_WR_FLUSH;
+		break;
+	case XIW_OP_VERIFY_RESP:
+		match = wqe->opcode == XIW_WR_VERIFY;
+		break;
+	case XIW_OP_ATOMIC_WRITE_RESP:
+		match = wqe->opcode == IB_WR_ATOMIC_WRITE;
+		break;
+	default:
+		match = false;
+		break;
+	}
+	return match ? wqe : NULL;
+}
+
+/*
+ * A Read Response segment: it must answer the oldest outstanding request,
+ * a Read, and land inside that Read's sink SGE.
+ */
 static int xiw_rx_read_resp(struct xiw_qp *qp, u32 len)
 {
 	struct xiw_tagged_hdr *h = xiw_rx_tagged(&qp->rx);
@@ -184,14 +232,15 @@ static int xiw_rx_read_resp(struct xiw_qp *qp, u32 len)
 		return 0;
 	}
 	spin_lock_irqsave(&qp->sq_lock, flags);
-	wqe = xiw_qp_orq_oldest(qp);
+	wqe = xiw_rx_answered(qp);
 	if (!wqe) {
 		spin_unlock_irqrestore(&qp->sq_lock, flags);
 		return TERM_RDMAP_OP(XIW_RDMAP_UNEXP_OPCODE);
 	}
+	/* A Read has at most one SGE (XIW_MAX_SGE_RD): the sink is its own. */
 	base = wqe->num_sge ? wqe->sge[0].addr : 0;
 	sink = wqe->num_sge ? wqe->sge[0].lkey : 0;
-	size = wqe->bytes;
+	size = wqe->num_sge ? wqe->sge[0].length : 0;
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 
 	if (stag != sink)
@@ -428,8 +477,8 @@ static int xiw_rx_atomic_resp(struct xiw_qp *qp, u32 len)
 	if (bad)
 		return bad;
 	spin_lock_irqsave(&qp->sq_lock, flags);
-	wqe = xiw_qp_orq_oldest(qp);
-	if (!wqe || !xiw_wqe_is_atomic(wqe->opcode))
+	wqe = xiw_rx_answered(qp);
+	if (!wqe)
 		bad = TERM_RDMAP_OP(XIW_RDMAP_UNEXP_OPCODE);
 	else if (xiw_atomic_resp_match(r, wqe->atomic.req_id, &orig))
 		bad = TERM_RDMAP_OP(XIW_RDMAP_CATASTROPHIC_STREAM);
@@ -449,7 +498,7 @@ static int xiw_rx_put_bytes(void *ctx, u8 *p, u32 len)
 
 /**
  * xiw_rx_resp_land() - put what a delivered response returns into the
- *	first SGE of the request it answers, the oldest outstanding one
+ *	first SGE of the request it answers (xiw_rx_answered())
  * @qp: the QP
  * @src: the octets
  * @len: how many
@@ -472,7 +521,7 @@ u8 xiw_rx_resp_land(struct xiw_qp *qp, const u8 *src, u32 len,
 	int bad;
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
-	*wqe = xiw_qp_orq_oldest(qp);
+	*wqe = xiw_rx_answered(qp);
 	if (*wqe)
 		sge = (*wqe)->sge[0];
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
@@ -817,7 +866,8 @@ static int xiw_rx_recv_done(struct xiw_qp *qp)
 }
 
 /*
- * A Read Response completed the oldest outstanding Read; a Read with
+ * A Read Response completed the oldest outstanding request, a Read (none
+ * if a flush took it since the header was checked); a Read with
  * Invalidate now invalidates its sink STag.
  */
 static int xiw_rx_read_done(struct xiw_qp *qp)
@@ -827,7 +877,7 @@ static int xiw_rx_read_done(struct xiw_qp *qp)
 	int bad = 0;
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
-	wqe = xiw_qp_orq_oldest(qp);
+	wqe = xiw_rx_answered(qp);
 	if (wqe) {
 		if ((wqe->flags & XIW_WQE_INVALIDATE) &&
 		    xiw_mr_invalidate(qp->xdev, wqe->inv_stag,
@@ -1012,7 +1062,7 @@ const struct xiw_rx_handler xiw_rx_handlers[XIW_OP_COUNT] = {
 	},
 	[XIW_OP_FLUSH_RESP] = {
 		.header = xiw_rx_bare_resp, .done = xiw_rx_bare_resp_done,
-		.interleaves = true, .answers = IB_WR_FLUSH,
+		.interleaves = true,
 	},
 	[XIW_OP_VERIFY_REQ] = {
 		.header = xiw_rx_verify_req, .place = xiw_rx_place_expect,
@@ -1021,7 +1071,6 @@ const struct xiw_rx_handler xiw_rx_handlers[XIW_OP_COUNT] = {
 	[XIW_OP_VERIFY_RESP] = {
 		.header = xiw_rx_verify_resp, .place = xiw_rx_place_hash,
 		.done = xiw_rx_verify_resp_done, .interleaves = true,
-		.answers = XIW_WR_VERIFY,
 	},
 	[XIW_OP_ATOMIC_WRITE_REQ] = {
 		.header = xiw_rx_atomic_write_req,
@@ -1029,7 +1078,7 @@ const struct xiw_rx_handler xiw_rx_handlers[XIW_OP_COUNT] = {
 	},
 	[XIW_OP_ATOMIC_WRITE_RESP] = {
 		.header = xiw_rx_bare_resp, .done = xiw_rx_bare_resp_done,
-		.interleaves = true, .answers = IB_WR_ATOMIC_WRITE,
+		.interleaves = true,
 	},
 };
 

@@ -43,15 +43,12 @@ struct xiw_rx_copy {
  * @interleaves: a response or a Terminate: it does not end a sequence of
  *	the peer's own messages (an RDMA Write and the Immediate Data after
  *	it stay a pair across it)
- * @answers: a response that carries no identifier: the IB_WR_* of the
- *	request it must answer
  */
 struct xiw_rx_handler {
 	int (*header)(struct xiw_qp *qp, u32 len);
 	int (*place)(struct xiw_qp *qp, struct xiw_rx_copy *c, u32 len);
 	int (*done)(struct xiw_qp *qp);
 	bool interleaves;
-	u8 answers;
 };
 
 extern const struct xiw_rx_handler xiw_rx_handlers[XIW_OP_COUNT];
@@ -81,6 +78,7 @@ int xiw_rx_check_whole(struct xiw_qp *qp, u8 qn);
 int xiw_rx_irq_take(struct xiw_qp *qp, struct xiw_mr *mr,
 		    struct xiw_irq_entry **slot);
 int xiw_rx_request_done(struct xiw_qp *qp);
+struct xiw_wqe *xiw_rx_answered(struct xiw_qp *qp);
 u8 xiw_rx_resp_land(struct xiw_qp *qp, const u8 *src, u32 len,
 		    struct xiw_wqe **wqe);
 int xiw_rx_resp_retire(struct xiw_qp *qp, struct xiw_wqe *wqe, u8 status);

@@ -99,14 +99,12 @@ int xiw_rx_flush_req(struct xiw_qp *qp, u32 len)
 }
 
 /*
- * A response without payload on queue 3 (Flush, Atomic Write): it answers the
- * oldest request outstanding, which must be of its kind (responses come
- * in request order; they carry no identifier).
+ * A response on queue 3 without identifier (Flush, Verify, Atomic Write):
+ * it answers the oldest request outstanding, which must be of its kind
+ * (xiw_rx_answered()).
  */
 int xiw_rx_bare_resp(struct xiw_qp *qp, u32 len)
 {
-	u8 answers = xiw_rx_handlers[qp->rx.op].answers;
-	struct xiw_wqe *wqe;
 	unsigned long flags;
 	int bad;
 
@@ -114,8 +112,7 @@ int xiw_rx_bare_resp(struct xiw_qp *qp, u32 len)
 	if (bad)
 		return bad;
 	spin_lock_irqsave(&qp->sq_lock, flags);
-	wqe = xiw_qp_orq_oldest(qp);
-	if (!wqe || wqe->opcode != answers)
+	if (!xiw_rx_answered(qp))
 		bad = TERM_RDMAP_OP(XIW_RDMAP_UNEXP_OPCODE);
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	return bad;
@@ -128,7 +125,7 @@ int xiw_rx_bare_resp_done(struct xiw_qp *qp)
 	unsigned long flags;
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
-	wqe = xiw_qp_orq_oldest(qp);	/* NULL: flushed since its header */
+	wqe = xiw_rx_answered(qp);	/* NULL: flushed since its header */
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	return xiw_rx_resp_retire(qp, wqe, IB_WC_SUCCESS);
 }
