@@ -118,9 +118,12 @@ ifeq ($(origin FUZZ_SEED),undefined)
 FUZZ_SEED := $(shell od -An -N4 -tu4 /dev/urandom | tr -d ' ')
 endif
 FUZZ_CASES ?= 210000
+# Cases per mode of the stateful response fuzzing (hostile_peer.py --responses).
+FUZZ_RESPONSES_CASES ?= 100000
 fuzz: all
-	@echo "make fuzz: seed $(FUZZ_SEED), $(FUZZ_CASES) cases per mode"
+	@echo "make fuzz: seed $(FUZZ_SEED), $(FUZZ_CASES) cases per mode, $(FUZZ_RESPONSES_CASES) per response mode"
 	@XIW_FUZZ_SEED=$(FUZZ_SEED) XIW_FUZZ_SLICE=$(FUZZ_CASES) \
+		XIW_FUZZ_RESPONSES_SLICE=$(FUZZ_RESPONSES_CASES) \
 		$(PYTHON) -m pytest -s tests/integration/test_hostile_peer.py
 
 vm-shell: all
