@@ -21,6 +21,14 @@
       (silent) or junk (garbage) or the given bytes; wait until the other
       side closes and print "closed"/"reset" as above (with --dump,
       first "data HEX": what the other side sent after the Request).
+  mpa_peer.py flood HOST PORT N [--walk-away]
+      open N connections and send each a valid MPA revision 2 Request
+      (enhanced: IRD = ORD = 1). With --walk-away, close them all at once
+      and print "gone"; else wait up to --wait seconds in all for their
+      answers and print one JSON line counting them: "rejected" (a Reply
+      with R set), "accepted", "other" (not an MPA Reply), "closed" or
+      "reset" (without a Reply), "silent" (nothing by the end of the
+      wait).
 
 Used by the scenarios that check xiw's connection setup against garbage
 and silence; the waits are bounded, never asserted on.
@@ -162,9 +170,58 @@ def rdma_session(sock, pd, fpdus, wait, corrupt=None):
         print(json.dumps(out), flush=True)
 
 
+def flood(host, port, n, walk_away, wait):
+    """Many MPA Requests at once; how each was answered."""
+    import select
+    import time
+    enhanced = struct.pack(">HH", 1, 1)
+    req = MPA_REQ_KEY + bytes([0x10, 2]) + struct.pack(">H", len(enhanced)) \
+        + enhanced
+    socks = []
+    for _ in range(n):
+        # Long enough for SYN retransmissions: the listen's backlog may
+        # be small.
+        s = socket.create_connection((host, port), timeout=30)
+        s.sendall(req)
+        socks.append(s)
+    if walk_away:
+        for s in socks:
+            s.close()
+        print("gone")
+        return 0
+    counts = {"rejected": 0, "accepted": 0, "other": 0, "closed": 0,
+              "reset": 0, "silent": 0}
+    got = {s: b"" for s in socks}
+    end = time.monotonic() + wait
+    while got and time.monotonic() < end:
+        ready, _, _ = select.select(list(got), [], [],
+                                    max(0, end - time.monotonic()))
+        for s in ready:
+            try:
+                data = s.recv(4096)
+            except ConnectionResetError:
+                data = None
+            if not data:
+                counts["reset" if data is None else "closed"] += 1
+            else:
+                got[s] += data
+                if len(got[s]) < 20:
+                    continue
+                rep = got[s]
+                key = "other"
+                if rep.startswith(b"MPA ID Rep Frame"):
+                    key = "rejected" if rep[16] & 0x20 else "accepted"
+                counts[key] += 1
+            del got[s]
+            s.close()
+    counts["silent"] = len(got)
+    print(json.dumps(counts))
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["send", "listen", "rdma"])
+    ap.add_argument("mode", choices=["send", "listen", "rdma", "flood"])
     ap.add_argument("host")
     ap.add_argument("port", type=int)
     ap.add_argument("what")
@@ -176,7 +233,13 @@ def main():
     ap.add_argument("--dump", action="store_true",
                     help="listen: print what arrives after the Request")
     ap.add_argument("--corrupt", help="rdma: 'crc' or 'marker:N'")
+    ap.add_argument("--walk-away", action="store_true",
+                    help="flood: close every connection right away")
     args = ap.parse_args()
+
+    if args.mode == "flood":
+        return flood(args.host, args.port, int(args.what), args.walk_away,
+                     args.wait)
 
     if args.mode == "rdma":
         sock = socket.create_connection((args.host, args.port), timeout=10)

@@ -31,12 +31,22 @@
  *            asked request's (status, opcode, length; status -1 until it
  *            completed) and each posted work request's ("wr ...")
  *   reap     write N (or "all"): disconnect, destroy and free connection N
+ *   release  (answer=hold only) write anything: let the held request's
+ *            handler return
+ *
+ * With answer=ignore it answers no connection request: each stays
+ * pending in the RDMA CM until the module goes or the device does. With
+ * answer=hold the first request's handler moreover does not return until
+ * released (at most XT_HOLD_SECS): iw_cm delivers its events from one
+ * ordered workqueue, so the listen's later requests queue up behind it
+ * and use up its backlog.
  *
  * A connection lives until it is reaped, its device goes away or the
  * module is unloaded, so that its memory and state can be read after it
  * ended. When the device goes away the target lets go of everything it
  * holds there and stops listening: load it again for the next device.
  */
+#include <linux/completion.h>
 #include <linux/debugfs.h>
 #include <linux/idr.h>
 #include <linux/inet.h>
@@ -61,6 +71,14 @@ MODULE_PARM_DESC(addr, "IPv4 address to listen on");
 static ushort port = 18600;
 module_param(port, ushort, 0444);
 MODULE_PARM_DESC(port, "TCP port to listen on");
+static int backlog = 16;
+module_param(backlog, int, 0444);
+MODULE_PARM_DESC(backlog, "Backlog of the rdma_cm listen");
+static char *answer = "accept";
+module_param(answer, charp, 0444);
+MODULE_PARM_DESC(answer, "What a connection request gets: accept, ignore or hold");
+
+#define XT_HOLD_SECS	60
 
 #define XT_SQ_DEPTH	(XT_ORD + 16)
 #define XT_CQ_DEPTH	(XT_NRECV + XT_SQ_DEPTH + 2)
@@ -164,6 +182,21 @@ static DEFINE_MUTEX(xt_lock);
 static struct rdma_cm_id *xt_listener;
 static LIST_HEAD(xt_conns);
 static u32 xt_next;
+
+/**
+ * struct xt_ignored - a connection request left unanswered
+ * @node: in xt_ignored (xt_lock)
+ * @id: its rdma_cm id
+ */
+struct xt_ignored {
+	struct list_head node;
+	struct rdma_cm_id *id;
+};
+
+/* Protected by xt_lock. */
+static LIST_HEAD(xt_ignored);
+static bool xt_holding;
+static DECLARE_COMPLETION(xt_released);
 
 static void xt_note(struct xt_conn *c, char *log, size_t size,
 		    const char *what)
@@ -820,12 +853,71 @@ static int xt_device_removal(struct rdma_cm_id *id, struct xt_conn *c)
 	return 1;
 }
 
+/* answer=ignore or hold: keep the request's id, answer nothing. */
+static int xt_ignore(struct rdma_cm_id *id)
+{
+	struct xt_ignored *ig = kzalloc(sizeof(*ig), GFP_KERNEL);
+	bool hold = false;
+
+	if (!ig)
+		return -ENOMEM;
+	ig->id = id;
+	mutex_lock(&xt_lock);
+	if (!strcmp(answer, "hold") && !xt_holding) {
+		xt_holding = true;
+		hold = true;
+	}
+	list_add_tail(&ig->node, &xt_ignored);
+	mutex_unlock(&xt_lock);
+	if (hold)
+		wait_for_completion_timeout(&xt_released, XT_HOLD_SECS * HZ);
+	return 0;
+}
+
+/* If @id is an ignored request's, forget it: the caller destroys it. */
+static bool xt_forget_ignored(struct rdma_cm_id *id)
+{
+	struct xt_ignored *ig;
+	bool found = false;
+
+	mutex_lock(&xt_lock);
+	list_for_each_entry(ig, &xt_ignored, node) {
+		if (ig->id == id) {
+			list_del(&ig->node);
+			kfree(ig);
+			found = true;
+			break;
+		}
+	}
+	mutex_unlock(&xt_lock);
+	return found;
+}
+
+static void xt_destroy_ignored(void)
+{
+	struct xt_ignored *ig, *tmp;
+	LIST_HEAD(doomed);
+
+	mutex_lock(&xt_lock);
+	list_splice_init(&xt_ignored, &doomed);
+	mutex_unlock(&xt_lock);
+	list_for_each_entry_safe(ig, tmp, &doomed, node) {
+		rdma_destroy_id(ig->id);
+		kfree(ig);
+	}
+}
+
 static int xt_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	struct xt_conn *c = id->context;
 
 	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
-		return xt_accept(id, ev);
+		return strcmp(answer, "accept") ? xt_ignore(id) :
+		       xt_accept(id, ev);
+	/* An ignored request's id goes with its device. */
+	if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL && !c &&
+	    xt_forget_ignored(id))
+		return 1;
 	if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
 		return xt_device_removal(id, c);
 	if (!c)
@@ -874,6 +966,18 @@ static const struct file_operations xt_reap_fops = {
 	.write = xt_reap_write,
 };
 
+static ssize_t xt_release_write(struct file *f, const char __user *ubuf,
+				size_t len, loff_t *pos)
+{
+	complete_all(&xt_released);
+	return len;
+}
+
+static const struct file_operations xt_release_fops = {
+	.owner = THIS_MODULE,
+	.write = xt_release_write,
+};
+
 static int __init xt_init(void)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET };
@@ -883,8 +987,14 @@ static int __init xt_init(void)
 	sin.sin_port = htons(port);
 	if (!in4_pton(addr, -1, (u8 *)&sin.sin_addr.s_addr, -1, NULL))
 		return -EINVAL;
+	if (strcmp(answer, "accept") && strcmp(answer, "ignore") &&
+	    strcmp(answer, "hold"))
+		return -EINVAL;
 	xt_root = debugfs_create_dir("xiwtarget", NULL);
 	debugfs_create_file("reap", 0200, xt_root, NULL, &xt_reap_fops);
+	if (!strcmp(answer, "hold"))
+		debugfs_create_file("release", 0200, xt_root, NULL,
+				    &xt_release_fops);
 	id = rdma_create_id(current->nsproxy->net_ns, xt_cm_handler, NULL,
 			    RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(id)) {
@@ -897,7 +1007,7 @@ static int __init xt_init(void)
 	mutex_unlock(&xt_lock);
 	ret = rdma_bind_addr(id, (struct sockaddr *)&sin);
 	if (!ret)
-		ret = rdma_listen(id, 16);
+		ret = rdma_listen(id, backlog);
 	if (ret) {
 		mutex_lock(&xt_lock);
 		if (xt_listener != id)
@@ -918,12 +1028,15 @@ static void __exit xt_exit(void)
 {
 	struct rdma_cm_id *id;
 
+	/* A held handler would keep the listen's destruction waiting. */
+	complete_all(&xt_released);
 	mutex_lock(&xt_lock);
 	id = xt_listener;
 	xt_listener = NULL;
 	mutex_unlock(&xt_lock);
 	if (id)
 		rdma_destroy_id(id);
+	xt_destroy_ignored();
 	xt_reap("all");
 	debugfs_remove_recursive(xt_root);
 }
