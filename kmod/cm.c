@@ -99,6 +99,8 @@ enum {
  * @saved_write_space: likewise
  * @node: on the device's list of endpoints (xdev->ceps_lock)
  * @doomed: xiw_cm_device_gone() aborted it (xdev->ceps_lock)
+ * @request: passive: its handle in xiw_requests while iw_cm may still
+ *	     accept or reject it (0: never published)
  */
 struct xiw_cep {
 	struct kref ref;
@@ -133,6 +135,7 @@ struct xiw_cep {
 	void (*saved_write_space)(struct sock *sk);
 	struct list_head node;
 	bool doomed;
+	u32 request;
 };
 
 /**
@@ -176,6 +179,20 @@ struct xiw_listen_id {
 static LIST_HEAD(xiw_listeners);
 static DEFINE_MUTEX(xiw_listen_lock);
 
+/*
+ * Connection requests handed to iw_cm, by handle: iw_cm's provider_data
+ * is the handle, not the endpoint. iw_cm can lose a CONNECT_REQUEST it
+ * took (the listen is being destroyed, or it could not create the
+ * connection's id) without telling the provider, and a ULP may never
+ * answer, so nobody may be counted on to call accept or reject. Whoever
+ * takes an endpoint out of this table (accept, reject, or the endpoint's
+ * own end: timeout, peer gone, device gone) owns the reference the entry
+ * held; an accept or reject that comes later finds nothing. The xarray's
+ * lock protects it; @xiw_request_next is its allocation cursor.
+ */
+static DEFINE_XARRAY_ALLOC1(xiw_requests);
+static u32 xiw_request_next;
+
 static void xiw_cep_free(struct kref *ref)
 {
 	struct xiw_cep *cep = container_of(ref, struct xiw_cep, ref);
@@ -206,6 +223,55 @@ void xiw_cep_get(struct xiw_cep *cep)
 void xiw_cep_put(struct xiw_cep *cep)
 {
 	kref_put(&cep->ref, xiw_cep_free);
+}
+
+/* Enter @cep in xiw_requests; the entry holds a reference. */
+static int xiw_cep_publish(struct xiw_cep *cep)
+{
+	int err;
+
+	kref_get(&cep->ref);
+	err = xa_alloc_cyclic(&xiw_requests, &cep->request, cep, xa_limit_32b,
+			      &xiw_request_next, GFP_KERNEL);
+	if (err < 0) {
+		cep->request = 0;
+		xiw_cep_put(cep);
+		return err;
+	}
+	return 0;
+}
+
+/*
+ * Take @cep out of xiw_requests if it is still there and drop the entry's
+ * reference. The caller holds a reference of its own.
+ */
+static void xiw_cep_withdraw(struct xiw_cep *cep)
+{
+	if (cep->request &&
+	    xa_cmpxchg(&xiw_requests, cep->request, cep, NULL, 0) == cep)
+		xiw_cep_put(cep);
+}
+
+/*
+ * The endpoint of the request that iw_cm's @id names, taken out of
+ * xiw_requests with the entry's reference, or NULL when it is not pending
+ * any more (timed out, its peer or its device gone).
+ */
+static struct xiw_cep *xiw_request_take(struct iw_cm_id *id)
+{
+	unsigned long handle = (unsigned long)id->provider_data;
+	struct xiw_cep *cep;
+
+	if (!handle || handle > U32_MAX)
+		return NULL;
+	xa_lock(&xiw_requests);
+	cep = xa_load(&xiw_requests, handle);
+	if (cep && cep->xdev == to_xiw_dev(id->device))
+		__xa_erase(&xiw_requests, handle);
+	else
+		cep = NULL;
+	xa_unlock(&xiw_requests);
+	return cep;
 }
 
 static void xiw_cep_event(struct xiw_cep *cep, int bit)
@@ -375,9 +441,14 @@ static void xiw_cep_addrs(struct xiw_cep *cep, struct iw_cm_event *ev)
 	kernel_getpeername(cep->sock, (struct sockaddr *)&ev->remote_addr);
 }
 
-static void xiw_cep_deliver(struct xiw_cep *cep, struct iw_cm_id *id,
-			    enum iw_cm_event_type type, int status,
-			    const void *pd, u8 pd_len)
+/*
+ * Hand an event to iw_cm. Return: what its handler returned: 0, or for a
+ * CONNECT_REQUEST an error when iw_cm refuses it (-ENOMEM: the listen's
+ * backlog of work entries is used up, or no memory for the private data).
+ */
+static int xiw_cep_deliver(struct xiw_cep *cep, struct iw_cm_id *id,
+			   enum iw_cm_event_type type, int status,
+			   const void *pd, u8 pd_len)
 {
 	/*
 	 * The peer's IRD and ORD as it sent them: rdma_cm hands them to the
@@ -394,9 +465,9 @@ static void xiw_cep_deliver(struct xiw_cep *cep, struct iw_cm_id *id,
 	};
 
 	if (type == IW_CM_EVENT_CONNECT_REQUEST)
-		ev.provider_data = cep;
+		ev.provider_data = (void *)(unsigned long)cep->request;
 	xiw_cep_addrs(cep, &ev);
-	id->event_handler(id, &ev);
+	return id->event_handler(id, &ev);
 }
 
 /* Drop the connection's iw_cm id after its last event. */
@@ -418,7 +489,7 @@ static void xiw_cep_drop_id(struct xiw_cep *cep)
  * waited out, so nothing sends on the socket any more), then the socket
  * goes, then the QP reference. Exactly one final event reaches iw_cm: a
  * failed CONNECT_REPLY if the active side never got that far, CLOSE
- * otherwise.
+ * otherwise. A request still waiting for the ULP's answer is withdrawn.
  */
 static void xiw_cep_finish(struct xiw_cep *cep, int status, bool abort)
 {
@@ -453,6 +524,7 @@ static void xiw_cep_finish(struct xiw_cep *cep, int status, bool abort)
 					status, NULL, 0);
 	}
 	xiw_cep_drop_id(cep);
+	xiw_cep_withdraw(cep);
 }
 
 /* -- MPA frames ----------------------------------------------------------- */
@@ -600,6 +672,28 @@ static void xiw_cep_sock_setup(struct socket *sock)
 
 /* -- passive side ---------------------------------------------------------- */
 
+/*
+ * Answer the MPA Request with a rejecting Reply (RFC 5044 section 7.1.5:
+ * R set), RFC 6581 data if the Request had them, then close gracefully:
+ * the FIN follows the Reply, no RST can overtake it.
+ */
+static void xiw_cep_refuse(struct xiw_cep *cep, const void *pd, u8 len,
+			   int status)
+{
+	struct xiw_mpa_hdr rep = {};
+	struct xiw_mpa_v2 v2 = {};
+
+	if (cep->state == XIW_CEP_AWAIT_ACCEPT && cep->sock) {
+		rep.kind = XIW_MPA_REPLY;
+		rep.reject = true;
+		rep.rev = cep->hdr.rev;
+		rep.enhanced = cep->hdr.enhanced;
+		xiw_mpa_v2_respond(&cep->v2, 0, 0, &v2);
+		xiw_cep_send_mpa(cep, &rep, &v2, pd, len);
+	}
+	xiw_cep_finish(cep, status, false);
+}
+
 static void xiw_cep_got_request(struct xiw_cep *cep)
 {
 	u8 *pd, pd_len;
@@ -615,13 +709,23 @@ static void xiw_cep_got_request(struct xiw_cep *cep)
 		return;
 	}
 	xiw_cep_set_state(cep, XIW_CEP_AWAIT_ACCEPT);
-	xiw_cep_disarm(cep);
-	kref_get(&cep->ref);	/* iw_cm's, until accept or reject */
-	xiw_cep_deliver(cep, cep->listen_id, IW_CM_EVENT_CONNECT_REQUEST, 0,
-			pd, pd_len);
+	/* The ULP's answer is a step like the others (xiw_cep_work()). */
+	xiw_cep_arm(cep);
+	err = xiw_cep_publish(cep);
+	if (!err)
+		err = xiw_cep_deliver(cep, cep->listen_id,
+				      IW_CM_EVENT_CONNECT_REQUEST, 0, pd,
+				      pd_len);
 	/* The request is delivered: the listen may go away now. */
 	cep->listen_id->rem_ref(cep->listen_id);
 	WRITE_ONCE(cep->listen_id, NULL);
+	if (err) {
+		/* iw_cm took nothing: nobody else will answer the peer. */
+		xiw_log(cep->xdev, XIW_DEBUG_FAULTS,
+			"connection request refused by iw_cm (%d), rejecting\n",
+			err);
+		xiw_cep_refuse(cep, NULL, 0, -ECONNREFUSED);
+	}
 }
 
 static struct xiw_listen_id *xiw_pick_listener(struct xiw_listener *lis,
@@ -915,31 +1019,41 @@ static bool xiw_crc_reply(const struct xiw_cep *cep)
 
 /**
  * xiw_accept() - accept a connection request: MPA Reply, QP to RTS
- * @id: the connection's iw_cm id; provider_data is the cep
+ * @id: the connection's iw_cm id; provider_data is the request's handle
  * @param: QP number, IRD/ORD, private data
  *
- * Return: 0, -EINVAL (no such QP or request), -ECONNRESET (peer gone),
- * or a socket error.
+ * A request that cannot be accepted is rejected: iw_cm forgets it.
+ *
+ * Return: 0, -EINVAL (no such QP, private data too long), -ECONNRESET
+ * (the request is no longer pending: timed out, peer or device gone), or
+ * a socket error.
  */
 int xiw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 {
-	struct xiw_cep *cep = id->provider_data;
+	struct xiw_cep *cep = xiw_request_take(id);
 	struct xiw_mpa_hdr rep = {};
 	struct xiw_mpa_v2 v2 = {};
-	struct xiw_qp *qp;
+	struct xiw_qp *qp = NULL;
 	int err;
 
-	if (!cep || param->private_data_len > XIW_MPA_PD_MAX - sizeof(v2))
-		return -EINVAL;
-	qp = xiw_qp_lookup(to_xiw_dev(id->device), param->qpn);
-	if (!qp)
-		return -EINVAL;
-
+	if (!cep)
+		return -ECONNRESET;
 	mutex_lock(&cep->lock);
 	if (cep->state != XIW_CEP_AWAIT_ACCEPT) {
 		err = -ECONNRESET;
 		goto out_put;
 	}
+	/*
+	 * After a failed accept iw_cm considers the request over and will
+	 * not reject it: refuse it here.
+	 */
+	err = -EINVAL;
+	if (param->private_data_len > XIW_MPA_PD_MAX - sizeof(v2))
+		goto out_refuse;
+	qp = xiw_qp_lookup(to_xiw_dev(id->device), param->qpn);
+	if (!qp)
+		goto out_refuse;
+	xiw_cep_disarm(cep);
 	cep->crc = xiw_crc_reply(cep);
 	cep->markers_tx = cep->hdr.markers;
 	cep->markers_rx = cep->pol.markers;
@@ -987,52 +1101,45 @@ int xiw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 		xiw_cep_set_state(cep, XIW_CEP_AWAIT_ACCEPT);	/* no CLOSE for iw_cm */
 		xiw_cep_drop_id(cep);
 		xiw_cep_finish(cep, err, true);
-		mutex_unlock(&cep->lock);
-		xiw_cep_put(cep);	/* iw_cm's */
-		return err;
+		goto out_put;
 	}
 	xiw_cep_deliver(cep, id, IW_CM_EVENT_ESTABLISHED, 0, NULL, 0);
 	xiw_tx_kick(cep->qp);
 	xiw_cep_poke_rx(cep);
 	mutex_unlock(&cep->lock);
-	xiw_cep_put(cep);	/* iw_cm's reference ends with accept */
+	xiw_cep_put(cep);	/* the request's reference ends with accept */
 	return 0;
 
+out_refuse:
+	xiw_cep_refuse(cep, NULL, 0, -ECONNREFUSED);
 out_put:
 	mutex_unlock(&cep->lock);
-	xiw_qp_put(qp);
+	if (qp)
+		xiw_qp_put(qp);
+	xiw_cep_put(cep);	/* the request's */
 	return err;
 }
 
 /**
  * xiw_reject() - refuse a connection request with an MPA Reply carrying R
- * @id: the connection's iw_cm id; provider_data is the cep
+ * @id: the connection's iw_cm id; provider_data is the request's handle
  * @pdata: private data for the peer
  * @len: its length
  *
- * Return: 0, or -EINVAL without a pending request.
+ * Return: 0, or -ECONNRESET when the request is no longer pending (it
+ * timed out, or its peer or device went away: it was refused then).
  */
 int xiw_reject(struct iw_cm_id *id, const void *pdata, u8 len)
 {
-	struct xiw_cep *cep = id->provider_data;
-	struct xiw_mpa_hdr rep = {};
-	struct xiw_mpa_v2 v2 = {};
+	struct xiw_cep *cep = xiw_request_take(id);
 
-	if (!cep)
-		return -EINVAL;
-	mutex_lock(&cep->lock);
-	if (cep->state == XIW_CEP_AWAIT_ACCEPT && cep->sock) {
-		rep.kind = XIW_MPA_REPLY;
-		rep.reject = true;
-		rep.rev = cep->hdr.rev;
-		rep.enhanced = cep->hdr.enhanced;
-		xiw_mpa_v2_respond(&cep->v2, 0, 0, &v2);
-		xiw_cep_send_mpa(cep, &rep, &v2, pdata, len);
-	}
 	id->provider_data = NULL;
-	xiw_cep_finish(cep, -ECONNREFUSED, false);
+	if (!cep)
+		return -ECONNRESET;
+	mutex_lock(&cep->lock);
+	xiw_cep_refuse(cep, pdata, len, -ECONNREFUSED);
 	mutex_unlock(&cep->lock);
-	xiw_cep_put(cep);	/* iw_cm's */
+	xiw_cep_put(cep);	/* the request's */
 	return 0;
 }
 
@@ -1311,14 +1418,35 @@ static void xiw_cep_sock_state(struct xiw_cep *cep)
 	case XIW_CEP_CLOSING:
 		xiw_cep_finish(cep, 0, false);
 		break;
-	case XIW_CEP_AWAIT_ACCEPT:
-		/* Keep the cep for iw_cm; accept will find it closed. */
-		xiw_cep_release_sock(cep, true);
-		xiw_cep_set_state(cep, XIW_CEP_CLOSED);
-		xiw_cep_drop_id(cep);
-		break;
 	default:
 		xiw_cep_finish(cep, -ECONNRESET, true);
+		break;
+	}
+}
+
+/* The step the timer bounds did not end in time. */
+static void xiw_cep_timed_out(struct xiw_cep *cep)
+{
+	switch (cep->state) {
+	case XIW_CEP_AWAIT_ACCEPT:
+		/*
+		 * The ULP did not answer within mpa_timeout_ms, which is
+		 * also how long an xiw initiator waits for the Reply (siw's
+		 * waits 5 s): a later accept would answer a peer that gave
+		 * up. iw_cm may also have lost the request (see
+		 * xiw_requests), and then nobody else would ever answer.
+		 */
+		xiw_log(cep->xdev, XIW_DEBUG_FAULTS,
+			"connection request not answered in time, rejecting\n");
+		xiw_cep_refuse(cep, NULL, 0, -ETIMEDOUT);
+		break;
+	case XIW_CEP_RTS:
+	case XIW_CEP_CLOSED:
+		break;
+	default:
+		xiw_log(cep->xdev, XIW_DEBUG_FAULTS,
+			"connection step timed out\n");
+		xiw_cep_finish(cep, -ETIMEDOUT, true);
 		break;
 	}
 }
@@ -1350,13 +1478,8 @@ static void xiw_cep_work(struct work_struct *w)
 	}
 	if (test_and_clear_bit(XIW_CEP_EV_STATE, &cep->events))
 		xiw_cep_sock_state(cep);
-	if (test_and_clear_bit(XIW_CEP_EV_TIMEOUT, &cep->events) &&
-	    cep->state != XIW_CEP_RTS && cep->state != XIW_CEP_AWAIT_ACCEPT &&
-	    cep->state != XIW_CEP_CLOSED) {
-		xiw_log(cep->xdev, XIW_DEBUG_FAULTS,
-			"connection step timed out\n");
-		xiw_cep_finish(cep, -ETIMEDOUT, true);
-	}
+	if (test_and_clear_bit(XIW_CEP_EV_TIMEOUT, &cep->events))
+		xiw_cep_timed_out(cep);
 	if (test_and_clear_bit(XIW_CEP_EV_ABORT, &cep->events))
 		xiw_cep_finish(cep, -ECONNABORTED, true);
 	mutex_unlock(&cep->lock);
