@@ -120,6 +120,10 @@ RIGHT = {"r": "read", "w": "write", "a": "atomic", "f": "flush"}
 def lookup(st, stag, to, length, right):
     """The remote protection causes of an access, RDMAP's codes; empty
     when it is allowed. Returns (causes, region)."""
+    if st.sink and stag == st.sink_stag:
+        # The PD's local DMA key, which the target's own requests name
+        # (the peer learns it from them): valid, with no remote right.
+        return {w.ACCESS}, None
     r = st.region(stag)
     if r is None:
         # An index that names another connection's MR (another PD).
