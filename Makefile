@@ -139,10 +139,19 @@ ifeq ($(origin FUZZ_SEED),undefined)
 FUZZ_SEED := $(shell od -An -N4 -tu4 /dev/urandom | tr -d ' ')
 endif
 FUZZ_CASES ?= 210000
+# Cases per mode of the stateful response fuzzing (hostile_peer.py --responses).
+FUZZ_RESPONSES_CASES ?= 100000
+# Rounds of connection-level abuse (conn_abuse.py), and teardown races.
+FUZZ_ABUSE_ROUNDS ?= 2000
+FUZZ_RACES ?= 100
 fuzz: all
-	@echo "make fuzz: seed $(FUZZ_SEED), $(FUZZ_CASES) cases per mode"
+	@echo "make fuzz: seed $(FUZZ_SEED), $(FUZZ_CASES) cases per mode, $(FUZZ_RESPONSES_CASES) per response mode, $(FUZZ_ABUSE_ROUNDS) abuse rounds, $(FUZZ_RACES) teardown races"
 	@XIW_FUZZ_SEED=$(FUZZ_SEED) XIW_FUZZ_SLICE=$(FUZZ_CASES) \
-		$(PYTHON) -m pytest -s tests/integration/test_hostile_peer.py
+		XIW_FUZZ_RESPONSES_SLICE=$(FUZZ_RESPONSES_CASES) \
+		XIW_ABUSE_SEED=$(FUZZ_SEED) XIW_ABUSE_ROUNDS=$(FUZZ_ABUSE_ROUNDS) \
+		XIW_RACES=$(FUZZ_RACES) \
+		$(PYTHON) -m pytest -s tests/integration/test_hostile_peer.py \
+		tests/integration/test_hostile_connections.py
 
 vm-shell: all
 	@$(PYTHON) scripts/vm-shell.py

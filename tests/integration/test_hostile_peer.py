@@ -25,6 +25,9 @@ PORT = 18600
 SLICE = int(os.environ.get("XIW_FUZZ_SLICE", 2100))
 # make fuzz draws a seed and prints it; make check's slice is fixed.
 SEED = int(os.environ.get("XIW_FUZZ_SEED", 20261125))
+# Cases per mode of the stateful response fuzzing (--responses): each
+# posts requests through debugfs and reads the target's state, so slower.
+RESPONSES_SLICE = int(os.environ.get("XIW_FUZZ_RESPONSES_SLICE", 600))
 # Peers at once, each on its own connections: the guest has two CPUs.
 JOBS = int(os.environ.get("XIW_FUZZ_JOBS", 2))
 
@@ -54,7 +57,7 @@ def fuzz(vm, args, timeout):
     return res, lines
 
 
-def fuzz_slice(vm, seed, cases, jobs):
+def fuzz_slice(vm, seed, cases, jobs, extra=""):
     """Cases 0..cases-1 of a seed, split among @jobs peers at once (one
     connection each; the guest has two CPUs). Returns the findings and the
     summed statistics."""
@@ -62,7 +65,7 @@ def fuzz_slice(vm, seed, cases, jobs):
     cmds = " ".join(
         f"( ip netns exec a /usr/bin/python3 -S {PEER} {TARGET} {PORT} "
         f"--seed {seed} --first {j * per} "
-        f"--frames {min(per, cases - j * per)} > /tmp/fuzz.{j} 2>&1; "
+        f"--frames {min(per, cases - j * per)} {extra} > /tmp/fuzz.{j} 2>&1; "
         f"echo rc=$? >> /tmp/fuzz.{j} ) &" for j in range(jobs))
     res = vm.run(f"{cmds} wait; cat " + " ".join(
         f"/tmp/fuzz.{j}" for j in range(jobs)),
@@ -109,6 +112,34 @@ def test_hostile_frames_get_the_rfc_answer_and_touch_nothing_else(target,
     # With markers: many checked, some refused.
     assert (stats["markers"] > SLICE // 4) == (markers == "Y"), stats
     assert (stats["marker_faults"] > 0) == (markers == "Y"), stats
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_hostile_responses_complete_the_right_request_and_touch_nothing(
+        target, mode):
+    """Stateful response fuzzing: the target keeps requests of every kind
+    outstanding (Read, the four atomics, Atomic Write, Flush, Verify) and
+    the peer answers with sequences of responses, in order or not, of the
+    wrong kind, with wrong MSNs, mixed with Terminates and its own
+    messages. Each work request completes as the model says (which one,
+    success or error), the target's Terminate has a cause the model
+    allows, and not one octet of the sink or its canaries changes but
+    what the accepted responses returned."""
+    crc, markers = MODES[mode]
+    set_params(target, crc_policy=crc, markers=markers)
+    seed = SEED + {"off": 11, "required": 10, "required_markers": 12}[mode]
+    print(f"hostile peer --responses: seed {seed}, {RESPONSES_SLICE} cases, "
+          f"{mode}")
+    findings, stats = fuzz_slice(target, seed, RESPONSES_SLICE, JOBS,
+                                 "--responses")
+    print(f"hostile peer --responses: {json.dumps(stats)}")
+    assert not findings, "\n".join(map(json.dumps, findings))
+    n = RESPONSES_SLICE
+    assert stats["cases"] == n, stats
+    # Requests were outstanding, answers completed some and failed some.
+    assert stats["posted"] > n // 2 and stats["wr_ok"] > n // 5, stats
+    assert stats["accepted"] > n // 5, stats
+    assert stats["terminated"] > n // 20 and stats["closed"] > 0, stats
 
 
 @pytest.mark.parametrize("name", sorted(REGRESSIONS))

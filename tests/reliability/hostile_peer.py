@@ -3,7 +3,14 @@
 over plain TCP, completes a real MPA revision 2 handshake, then sends
 crafted and mutated FPDUs and checks every answer against model.judge().
 
-  hostile_peer.py HOST PORT --frames N --seed S [--first K] [--json]
+  hostile_peer.py HOST PORT --frames N --seed S [--first K] [--responses]
+
+With --responses (stateful response fuzzing, responses.py) each case
+first has the target post requests of its own while its ORD has room
+(debugfs N/post), checks each request on the wire, then answers what is
+outstanding with a sequence of responses, right or wrong; the oracles
+add the target's work request completions (which one completes, success
+or error: model.judge()) and its sink, canary pages included.
 
 For each case (one or a few FPDUs, valid or mutated, split at random
 points across TCP segments, then a probe: a valid 8-octet Read of the
@@ -39,13 +46,15 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import model  # noqa: E402
+import responses  # noqa: E402
 import wire as w  # noqa: E402
 
 DEBUGFS = "/sys/kernel/debug/xiwtarget"
-ACCEPT = ">IIIIQQIIIIIIII"
+ACCEPT = ">IIIIQQIIIIIIIIIIIQQIII"
 ACCEPT_KEYS = ("magic", "conn", "rw_stag", "ro_stag", "rw_to", "ro_to",
                "rw_len", "ro_len", "rw_off", "ro_off", "recv_off", "nrecv",
-               "recv_len", "blob_len")
+               "recv_len", "blob_len", "sink_off", "sink_len", "sink_stag",
+               "sink_to", "post_to", "post_len", "post_off", "post_blob_len")
 XT_MAGIC = 0x58544754
 QPS_ERR = 6
 # A bound on waiting for the target, against a hang: never a timing check.
@@ -95,7 +104,7 @@ class Link:
         if ready is None or ready[1] & 0x1f != w.SEND or \
                 not ready[18:].startswith(b"XTGT ready"):
             raise Finding(f"no READY: {ready!r}")
-        self.tmsn = {0: 2, 3: 1}    # the target's next MSN per queue
+        self.tmsn = {0: 2, 1: 1, 3: 1}  # the target's next MSN per queue
         self.dir = os.path.join(DEBUGFS, str(self.acc["conn"]))
 
     def recv_exact(self, n):
@@ -155,10 +164,14 @@ class Link:
 
 def state_of(link):
     """The target's view of the connection (debugfs state)."""
-    out = {"recv": []}
+    out = {"recv": [], "wr": {}}
     for line in read_file(os.path.join(link.dir, "state")).decode().splitlines():
         k, _, rest = line.partition(" ")
-        if k == "recv":
+        if k == "wr":
+            f = rest.split()
+            out["wr"][int(f[0])] = {f[i]: int(f[i + 1])
+                                    for i in range(1, len(f) - 1, 2)}
+        elif k == "recv":
             f = rest.split()
             out["recv"].append({f[i]: int(f[i + 1])
                                 for i in range(1, len(f) - 1, 2)})
@@ -561,6 +574,57 @@ def collect(link, verdict, probe_resp, truncated=False):
         expect.pop(0)
 
 
+def check_sink(link, st, may):
+    """The sink of the target's own requests, canary pages included, is
+    what the responses the model took made it."""
+    blob = read_file(os.path.join(link.dir, "postmem"))
+    if blob == st.sink:
+        return
+    bad = [i for i, (a, b) in enumerate(zip(blob, st.sink))
+           if a != b and a not in may.get(i, ())]
+    if bad or len(blob) != len(st.sink):
+        off = bad[0] if bad else 0
+        where = "the sink" if st.sink_off <= off < st.sink_off + \
+            st.sink_len else "a canary page of the sink"
+        raise Finding(f"{len(bad)} octets of the sink differ from the "
+                      f"model, first at {off} ({where}): {blob[off]:#x} != "
+                      f"{st.sink[off]:#x}")
+
+
+def check_wrs(link, st, ended):
+    """The target's work requests: each one the model completed did so
+    once, successfully (a Verify with the hash's length); while the
+    connection lives, none other has completed; once it ended, every
+    other one completed once, in error."""
+    posted = set(range(st.wr_next))
+    for _ in range(400):
+        s = state_of(link)
+        done = {i: r for i, r in s["wr"].items() if r["status"] >= 0}
+        if set(s["wr"]) == posted and (
+                set(done) == posted if ended else set(done) >= set(st.wrs)):
+            break
+        time.sleep(0.05)
+    else:
+        raise Finding(f"work requests: posted {sorted(posted)}, target "
+                      f"{s['wr']}, model completed {st.wrs}")
+    for i in sorted(posted):
+        r = s["wr"][i]
+        if r["completions"] > 1:
+            raise Finding(f"work request {i} completed {r['completions']} "
+                          f"times")
+        want = st.wrs.get(i)
+        if want is not None:
+            if r["status"] != 0 or want[1] not in (None, r["len"]):
+                raise Finding(f"work request {i}: status {r['status']} "
+                              f"len {r['len']}, wanted success {want}")
+        elif r["status"] == 0:
+            raise Finding(f"work request {i} completed successfully; the "
+                          f"model has it {'failed' if ended else 'pending'}")
+        elif r["status"] > 0 and not ended:
+            raise Finding(f"work request {i} failed ({r['status']}) while "
+                          f"the connection is up")
+
+
 def check_memory(link, st, may):
     blob = read_file(os.path.join(link.dir, "mem"))
     if blob == st.mem:
@@ -585,7 +649,7 @@ def region_of(st, off):
     return "a canary page"
 
 
-def check_ended(link, st, may):
+def check_ended(link, st, may, may_sink=None):
     """The connection is over: the QP in error, each receive completed
     once as the model says, memory as the model says."""
     for _ in range(400):
@@ -610,6 +674,9 @@ def check_ended(link, st, may):
             raise Finding(f"receive {i}: status {r['status']} "
                           f"{got}, wanted {want}")
     check_memory(link, st, may)
+    if st.wr_next:
+        check_sink(link, st, may_sink or {})
+        check_wrs(link, st, ended=True)
 
 
 def run(args):
@@ -622,19 +689,42 @@ def run(args):
     stats = {"cases": 0, "accepted": 0, "terminated": 0, "closed": 0,
              "connections": 0, "fpdus": 0, "truncated": 0, "markers": 0,
              "marker_faults": 0}
+    if args.responses:
+        stats.update(posted=0, wr_ok=0)
     link = st = None
     conn_first = case
+    wr_ok = 0
     while case < end:
         if link is None:
             link = Link(args.host, args.port)
             st = model.State(link.acc, read_file(os.path.join(link.dir, "mem")))
+            if args.responses:
+                st.attach_sink(link.acc, read_file(os.path.join(link.dir,
+                                                                "postmem")))
             stats["connections"] += 1
             conn_first = case
         rng = random.Random(f"{args.seed}:{case}")
+        raise_later = None
         if args.regression:
             steps = REGRESSIONS[args.regression]
             data = b"".join(w.fpdu(u, link.crc) for u in steps[case](st))
             truncated = False
+        elif args.responses:
+            posts = responses.gen_posts(rng, st)
+            try:
+                responses.post(link, st, posts, Finding)
+            except (Finding, OSError) as e:
+                data = b""
+                raise_later = e
+            else:
+                raise_later = None
+                stats["posted"] += len(posts)
+            ulpdus = responses.gen_responses(rng, st, gen_ulpdus)
+            if rng.random() < 0.15:
+                i = rng.randrange(len(ulpdus))
+                ulpdus[i] = mutate(rng, st, ulpdus[i])
+            data = serialize(rng, ulpdus, link.crc)
+            truncated = rng.random() < 0.02 and len(data) > 1
         else:
             ulpdus = gen_ulpdus(rng, st)
             if rng.random() < 0.5:
@@ -643,6 +733,8 @@ def run(args):
             data = serialize(rng, ulpdus, link.crc)
             truncated = rng.random() < 0.02 and len(data) > 1
         try:
+            if args.responses and raise_later is not None:
+                raise raise_later
             if truncated:
                 wire, marks = on_wire(rng, st, data, link.crc, link.markers,
                                       len(data))
@@ -706,10 +798,14 @@ def run(args):
                 st = nxt
                 if args.check_every and case % args.check_every == 0:
                     check_memory(link, st, {})
+                    if args.responses:
+                        check_sink(link, st, {})
+                        check_wrs(link, st, ended=False)
             else:
                 stats["terminated" if how == "term" else "closed"] += 1
                 stats["marker_faults"] += causes == w.llp(w.MPA_MARKER)
-                check_ended(link, nxt, v.may)
+                check_ended(link, nxt, v.may, v.may_sink)
+                wr_ok += len(nxt.wrs)
                 reap(link)
                 link.close()
                 link = None
@@ -728,7 +824,10 @@ def run(args):
         case += 1
     if link is not None:
         check_memory(link, st, {})
+        wr_ok += len(st.wrs)
         link.close()
+    if args.responses:
+        stats["wr_ok"] = wr_ok
     stats["findings"] = len(findings)
     print(json.dumps(stats), flush=True)
     return 1 if findings else 0
@@ -745,6 +844,10 @@ def main():
                     help="first case number (replay)")
     ap.add_argument("--check-every", type=int, default=1,
                     help="compare the target's memory every N accepted cases")
+    ap.add_argument("--responses", action="store_true",
+                    help="stateful response fuzzing: the target posts "
+                    "requests of every kind and the peer answers them "
+                    "(tests/reliability/responses.py)")
     ap.add_argument("--regression", choices=sorted(REGRESSIONS),
                     help="run one of the fixed cases of past findings")
     ap.add_argument("--verbose", action="store_true",

@@ -54,6 +54,22 @@ class State:
         self.send_len = 0
         self.completions = {}   # slot -> (len, flags, imm, inv)
         self.wire_pos = 0       # octets sent, markers included
+        # The target's own requests (stateful response fuzzing): the
+        # sink their local buffers are in, as N/sink shows it, those
+        # outstanding (oldest first: what a response must answer) and the
+        # work requests completed, {index: (status, length or None)}.
+        self.sink = bytearray()
+        self.sink_off = self.sink_stag = self.sink_to = self.sink_len = 0
+        self.orq = []
+        self.wrs = {}
+        self.wr_next = 0
+        self.executed = []      # (offset, the 8 octets before) this judge()
+
+    def attach_sink(self, acc, blob):
+        self.sink = bytearray(blob)
+        # xiwtarget's post sink (N/postmem), whose STag is the sink's.
+        self.sink_off, self.sink_stag = acc["post_off"], acc["sink_stag"]
+        self.sink_to, self.sink_len = acc["post_to"], acc["post_len"]
 
     def copy(self):
         c = State.__new__(State)
@@ -66,6 +82,9 @@ class State:
         c.mem = bytearray(self.mem)
         c.msn = list(self.msn)
         c.completions = dict(self.completions)
+        c.sink = bytearray(self.sink)
+        c.orq = list(self.orq)
+        c.wrs = dict(self.wrs)
         return c
 
     def region(self, stag):
@@ -84,6 +103,7 @@ class Verdict:
         self.causes = set()
         self.responses = []     # expected, in order
         self.may = {}           # blob offset -> octets that may be there
+        self.may_sink = {}      # the same, in the sink
         self.fpdus = 0
         self.stall_need = 0     # octets the receiver still waits for
         self.where = ""         # what the faulty FPDU was
@@ -100,6 +120,10 @@ RIGHT = {"r": "read", "w": "write", "a": "atomic", "f": "flush"}
 def lookup(st, stag, to, length, right):
     """The remote protection causes of an access, RDMAP's codes; empty
     when it is allowed. Returns (causes, region)."""
+    if st.sink and stag == st.sink_stag:
+        # The PD's local DMA key, which the target's own requests name
+        # (the peer learns it from them): valid, with no remote right.
+        return {w.ACCESS}, None
     r = st.region(stag)
     if r is None:
         # An index that names another connection's MR (another PD).
@@ -146,6 +170,7 @@ class Segment:
     def __init__(self, op, hdr, plen, last):
         self.op, self.hdr, self.plen, self.last = op, hdr, plen, last
         self.place = None       # (blob offset) the payload lands at
+        self.sink_place = None  # (sink blob offset) the same, in the sink
         self.opens = False      # a Send's first segment: takes a receive
         self.done = None        # callable(st, payload) -> causes
         self.causes = set()
@@ -162,8 +187,8 @@ def header(st, seg):
             causes.add(w.rdmap_op(w.CATASTROPHIC_STREAM))
     if op in w.TAGGED_OPS:
         stag, to = struct.unpack_from(">IQ", h, 2)
-        if op == w.READ_RESP:           # the target never reads
-            causes.add(w.rdmap_op(w.UNEXP_OPCODE))
+        if op == w.READ_RESP:
+            read_resp_header(st, seg, stag, to)
             return
         bad, r = lookup(st, stag, to, plen, "w")
         causes |= {w.ddp_t(TAGGED_OF[c]) if c in TAGGED_OF
@@ -225,7 +250,71 @@ def header(st, seg):
     elif op in w.RESPONSES:
         if op == w.VERIFY_RESP and plen > 64:
             causes.add(w.ddp_u(w.DDP_U_TOO_LONG))
-        causes.add(w.rdmap_op(w.UNEXP_OPCODE))     # nothing outstanding
+        resp_header(st, seg, body)
+
+
+# The kind of request each response answers.
+ANSWERS = {w.ATOMIC_RESP: "atomic", w.FLUSH_RESP: "flush",
+           w.VERIFY_RESP: "verify", w.ATOMIC_WRITE_RESP: "atomic_write"}
+# A Terminate's cause for a failure of the target's own (local catastrophic).
+LOCAL_CATASTROPHIC = (0, 0, 0)
+
+
+def read_resp_header(st, seg, stag, to):
+    """A Read Response segment answers the oldest outstanding request,
+    which must be a Read: a response of another kind than that request
+    is refused (unexpected opcode) and nothing of it lands. Its sink is the
+    Read's own buffer, no octet outside it."""
+    o = st.orq[0] if st.orq else None
+    if o is None or o["kind"] != "read":
+        seg.causes.add(w.rdmap_op(w.UNEXP_OPCODE))
+        return
+    if stag != o["sink_stag"]:
+        seg.causes.add(w.ddp_t(w.DDP_T_INV_STAG))
+        return
+    if to < o["sink_to"] or to + seg.plen > o["sink_to"] + o["sink_len"]:
+        seg.causes.add(w.ddp_t(w.DDP_T_BOUNDS))
+        return
+    seg.sink_place = st.sink_off + o["sink_off"] + to - o["sink_to"]
+    if seg.last:
+        seg.done = lambda s, p: retire(s, o, None)
+
+
+def resp_header(st, seg, body):
+    """An Atomic, Flush, Verify or Atomic Write Response: the oldest
+    outstanding request must be of its kind, an Atomic's with the Request
+    Identifier it names. What it returns lands when it is delivered."""
+    o = st.orq[0] if st.orq else None
+    if o is None or o["kind"] != ANSWERS[seg.op]:
+        seg.causes.add(w.rdmap_op(w.UNEXP_OPCODE))
+        return
+    if seg.op == w.ATOMIC_RESP:
+        req_id, orig = struct.unpack_from(">IQ", body)
+        if req_id != o["req_id"]:
+            seg.causes.add(w.rdmap_op(w.CATASTROPHIC_STREAM))
+            return
+        seg.done = lambda s, p: retire(s, o, struct.pack("<Q", orig))
+    elif seg.op == w.VERIFY_RESP:
+        seg.done = lambda s, p: retire(s, o, bytes(p))
+    else:
+        seg.done = lambda s, p: retire(s, o, None)
+
+
+def retire(s, o, land):
+    """Request @o (the oldest) completes: what its response returns,
+    @land, goes to its buffer; a Verify's hash longer than that buffer is
+    a local failure (the stream ends, nothing lands)."""
+    assert s.orq and s.orq[0] is o
+    if land is not None and len(land) > o["sink_len"]:
+        return {LOCAL_CATASTROPHIC}, None
+    s.orq.pop(0)
+    if o["kind"] != "read":
+        s.msn[3] += 1
+    if land is not None:
+        at = s.sink_off + o["sink_off"]
+        s.sink[at:at + len(land)] = land
+    s.wrs[o["idx"]] = (0, len(land) if o["kind"] == "verify" else None)
+    return set(), None
 
 
 def send_header(st, seg, mo, inval):
@@ -286,6 +375,7 @@ def atomic_header(st, seg, body):
     def done(s, payload):
         off = r.off + to - r.base
         orig = s.word(off)
+        s.executed.append((off, s.mem[off:off + 8]))
         new = (w.fetch_add(orig, data, mask) if aop == 0 else
                w.cmp_swap(orig, cmp, cmp_mask, data, mask))
         struct.pack_into("<Q", s.mem, off, new)
@@ -315,6 +405,7 @@ def flush_header(st, seg, body):
 
 
 def aw_done(s, off, data):
+    s.executed.append((off, s.mem[off:off + 8]))
     struct.pack_into("<Q", s.mem, off, data)
     s.msn[1] += 1
     return set(), ("atomic_write",)
@@ -359,6 +450,9 @@ def may_land(v, seg, payload):
     if seg.place is not None:
         for i, b in enumerate(payload):
             v.may.setdefault(seg.place + i, set()).add(b)
+    if seg.sink_place is not None:
+        for i, b in enumerate(payload):
+            v.may_sink.setdefault(seg.sink_place + i, set()).add(b)
 
 
 def first_bad_marker(marks, pos, end, n):
@@ -410,6 +504,23 @@ def unmark(wire, wire_pos):
 
 
 def judge(st, data, crc, eof=False, markers=False):
+    """See _judge(). An Atomic or Atomic Write Request delivered before
+    the FPDU that ends the stream is carried out when its response is
+    made: the Terminate may come first, so its word may hold the value
+    before or after it (RFC 5040 leaves requests not yet answered to the
+    responder once the stream ends)."""
+    st.executed = []
+    v = _judge(st, data, crc, eof, markers)
+    if v.kind in ("term", "closed"):
+        for off, before in st.executed:
+            for i in range(8):
+                v.may.setdefault(off + i, set()).update(
+                    (before[i], st.mem[off + i]))
+    st.executed = []
+    return v
+
+
+def _judge(st, data, crc, eof=False, markers=False):
     """Predict what the receiver does with @data (see the module's text).
     @st is updated with every effect that must have happened; effects that
     may have happened go to the verdict's @may. With @markers, @data
@@ -491,6 +602,8 @@ def judge(st, data, crc, eof=False, markers=False):
                 return v
         if seg.place is not None:
             st.mem[seg.place:seg.place + len(payload)] = payload
+        if seg.sink_place is not None:
+            st.sink[seg.sink_place:seg.sink_place + len(payload)] = payload
         if op in w.SENDS:
             st.send_len += seg.plen
         v.fpdus += 1

@@ -20,10 +20,16 @@
  * debugfs, under xiwtarget/:
  *   N/mem    the arena as it is now, canaries included (the peer compares
  *            it with what its own model of the connection says)
+ *   N/postmem the post sink, between its canary pages: the local buffers
+ *            of the requests posted through N/post
+ *   N/post   write "OP IDX SINK_OFF SINK_LEN STAG TO LEN A B C D" (decimal,
+ *            enum xt_post_op): post that request as work request IDX,
+ *            signaled, its local buffer (if it has one) at SINK_OFF of
+ *            the post sink (hostile_peer.py --responses answers them)
  *   N/state  the QP's state, the rdma_cm events, each receive's
- *            completion (status, length, flags), in completion order, and
- *            the asked request's (status, opcode, length; status -1
- *            until it completed)
+ *            completion (status, length, flags), in completion order, the
+ *            asked request's (status, opcode, length; status -1 until it
+ *            completed) and each posted work request's ("wr ...")
  *   reap     write N (or "all"): disconnect, destroy and free connection N
  *   release  (answer=hold only) write anything: let the held request's
  *            handler return
@@ -74,7 +80,7 @@ MODULE_PARM_DESC(answer, "What a connection request gets: accept, ignore or hold
 
 #define XT_HOLD_SECS	60
 
-#define XT_SQ_DEPTH	8
+#define XT_SQ_DEPTH	(XT_ORD + 16)
 #define XT_CQ_DEPTH	(XT_NRECV + XT_SQ_DEPTH + 2)
 
 /* One posted receive and what its completion said. */
@@ -88,6 +94,17 @@ struct xt_slot {
 	u32 inv;
 	u32 order;		/* completion sequence number */
 	u32 completions;	/* more than one is a bug */
+};
+
+/* A work request the peer had posted, and what its completion said. */
+struct xt_wr {
+	struct ib_cqe cqe;
+	struct xt_conn *conn;
+	int status;		/* -1 until completed */
+	u32 len;
+	u32 order;		/* completion sequence number */
+	u32 completions;	/* more than one is a bug */
+	bool posted;
 };
 
 /**
@@ -119,6 +136,10 @@ struct xt_slot {
  * @req_opcode: its completion's opcode
  * @req_len: its completion's byte_len
  * @req_completions: how many it had (more than one is a bug)
+ * @postmem: debugfs view of the post sink and its canary pages
+ * @post_lock: serialises the writers of N/post
+ * @wrs: the work requests posted through N/post
+ * @wr_done: completions of @wrs so far
  */
 struct xt_conn {
 	struct list_head node;
@@ -137,7 +158,10 @@ struct xt_conn {
 	struct xt_ask ask;
 	struct xt_slot slots[XT_NRECV];
 	struct debugfs_blob_wrapper blob;
+	struct debugfs_blob_wrapper postmem;
 	struct dentry *dir;
+	struct mutex post_lock;	/* the posting of @wrs */
+	struct xt_wr wrs[XT_NWR];
 
 	spinlock_t lock;	/* the fields below, and @slots' results */
 	char events[160];
@@ -149,6 +173,7 @@ struct xt_conn {
 	u32 req_opcode;
 	u32 req_len;
 	u32 req_completions;
+	u32 wr_done;
 };
 
 static struct dentry *xt_root;
@@ -243,6 +268,20 @@ static void xt_req_done(struct ib_cq *cq, struct ib_wc *wc)
 	spin_unlock_irqrestore(&c->lock, flags);
 }
 
+static void xt_wr_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct xt_wr *w = container_of(wc->wr_cqe, struct xt_wr, cqe);
+	struct xt_conn *c = w->conn;
+	unsigned long flags;
+
+	spin_lock_irqsave(&c->lock, flags);
+	w->completions++;
+	w->status = wc->status;
+	w->len = wc->byte_len;
+	w->order = c->wr_done++;
+	spin_unlock_irqrestore(&c->lock, flags);
+}
+
 static u8 *xt_mem(struct xt_conn *c)
 {
 	return page_address(c->arena);
@@ -326,6 +365,10 @@ static int xt_conn_setup(struct xt_conn *c, struct rdma_cm_id *id)
 	       sizeof(XT_READY_MSG) - 1);
 	c->blob.data = xt_mem(c);
 	c->blob.size = XT_BLOB_PAGES * PAGE_SIZE;
+	get_random_bytes(xt_mem(c) + XT_POST_BLOB * PAGE_SIZE,
+			 XT_POST_BLOB_PAGES * PAGE_SIZE);
+	c->postmem.data = xt_mem(c) + XT_POST_BLOB * PAGE_SIZE;
+	c->postmem.size = XT_POST_BLOB_PAGES * PAGE_SIZE;
 
 	c->pd = ib_alloc_pd(dev, 0);
 	if (IS_ERR(c->pd))
@@ -479,6 +522,159 @@ static void xt_conn_ready(struct xt_conn *c)
 		xt_note(c, c->events, sizeof(c->events), "post_failed");
 }
 
+/* An RFC 7306 atomic on 8 octets of the sink. */
+static int xt_post_atomic(struct xt_conn *c, struct ib_send_wr *wr, u32 op,
+			  u32 stag, u64 to, const u64 *v)
+{
+	static const enum ib_wr_opcode ops[] = {
+		[XT_POST_FADD] = IB_WR_ATOMIC_FETCH_AND_ADD,
+		[XT_POST_MFADD] = IB_WR_MASKED_ATOMIC_FETCH_AND_ADD,
+		[XT_POST_CSWAP] = IB_WR_ATOMIC_CMP_AND_SWP,
+		[XT_POST_MCSWAP] = IB_WR_MASKED_ATOMIC_CMP_AND_SWP,
+	};
+	struct ib_atomic_wr a = {
+		.wr = *wr, .remote_addr = to, .rkey = stag,
+		.compare_add = v[0], .swap = v[1],
+		.compare_add_mask = v[2], .swap_mask = v[3],
+	};
+
+	a.wr.opcode = ops[op];
+	return ib_post_send(c->id->qp, &a.wr, NULL);
+}
+
+/* RDMA Verify has no verb upstream: xiw's own, found at run time. */
+static int xt_post_verify(struct xt_conn *c, struct ib_send_wr *wr,
+			  u32 stag, u64 to, u32 len)
+{
+	int (*post)(struct ib_qp *qp, const struct xiw_verify_wr *wr,
+		    const struct ib_send_wr **bad_wr);
+	struct xiw_verify_wr v = {
+		.wr = *wr, .remote_addr = to, .rkey = stag, .length = len,
+	};
+	int ret;
+
+	post = symbol_get(xiw_post_verify);
+	if (!post)
+		return -EOPNOTSUPP;
+	v.wr.opcode = XIW_WR_VERIFY;
+	ret = post(c->id->qp, &v, NULL);
+	symbol_put(xiw_post_verify);
+	return ret;
+}
+
+/*
+ * Post what a line of N/post asks for (see the top of this file). Each
+ * work request number is posted once; nothing is posted for a line that
+ * does not parse or names a buffer outside the sink.
+ */
+static int xt_post(struct xt_conn *c, const char *line)
+{
+	struct ib_send_wr wr = { .send_flags = IB_SEND_SIGNALED };
+	u32 op, idx, off, slen, stag, len;
+	unsigned long flags;
+	struct ib_sge sge;
+	struct xt_wr *w;
+	u64 to, v[4];
+	int ret;
+
+	if (sscanf(line, "%u %u %u %u %u %llu %u %llu %llu %llu %llu", &op,
+		   &idx, &off, &slen, &stag, &to, &len, &v[0], &v[1], &v[2],
+		   &v[3]) != 11)
+		return -EINVAL;
+	if (op >= XT_POST_OPS || idx >= XT_NWR ||
+	    off > XT_POST_PAGES * PAGE_SIZE ||
+	    slen > XT_POST_PAGES * PAGE_SIZE - off)
+		return -EINVAL;
+	w = &c->wrs[idx];
+	spin_lock_irqsave(&c->lock, flags);
+	ret = w->posted ? -EBUSY : 0;
+	w->posted = true;
+	w->status = -1;
+	spin_unlock_irqrestore(&c->lock, flags);
+	if (ret)
+		return ret;
+	w->conn = c;
+	w->cqe.done = xt_wr_done;
+	sge.addr = c->dma + XT_POST_PAGE * PAGE_SIZE + off;
+	sge.length = slen;
+	sge.lkey = c->pd->local_dma_lkey;
+	wr.wr_cqe = &w->cqe;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	switch (op) {
+	case XT_POST_READ: {
+		struct ib_rdma_wr r = {
+			.wr = wr, .remote_addr = to, .rkey = stag,
+		};
+
+		r.wr.opcode = IB_WR_RDMA_READ;
+		ret = ib_post_send(c->id->qp, &r.wr, NULL);
+		break;
+	}
+	case XT_POST_ATOMIC_WRITE: {
+		struct xiw_atomic_write_wr aw = {
+			.wr = wr, .remote_addr = to, .rkey = stag, .value = v[0],
+		};
+
+		aw.wr.opcode = IB_WR_ATOMIC_WRITE;
+		aw.wr.sg_list = NULL;
+		aw.wr.num_sge = 0;
+		ret = ib_post_send(c->id->qp, &aw.wr, NULL);
+		break;
+	}
+	case XT_POST_FLUSH: {
+		struct xiw_flush_wr f = {
+			.wr = wr, .remote_addr = to, .rkey = stag, .length = len,
+			.type = (v[0] & 1 ? IB_FLUSH_GLOBAL : 0) |
+				(v[0] & 2 ? IB_FLUSH_PERSISTENT : 0),
+			.level = v[1] ? IB_FLUSH_MR : IB_FLUSH_RANGE,
+		};
+
+		f.wr.opcode = IB_WR_FLUSH;
+		f.wr.sg_list = NULL;
+		f.wr.num_sge = 0;
+		ret = ib_post_send(c->id->qp, &f.wr, NULL);
+		break;
+	}
+	case XT_POST_VERIFY:
+		ret = xt_post_verify(c, &wr, stag, to, len);
+		break;
+	default:
+		ret = xt_post_atomic(c, &wr, op, stag, to, v);
+		break;
+	}
+	if (ret) {
+		spin_lock_irqsave(&c->lock, flags);
+		w->posted = false;
+		spin_unlock_irqrestore(&c->lock, flags);
+	}
+	return ret;
+}
+
+static ssize_t xt_post_write(struct file *f, const char __user *ubuf,
+			     size_t len, loff_t *pos)
+{
+	struct xt_conn *c = f->private_data;
+	char buf[192];
+	int ret;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = 0;
+	mutex_lock(&c->post_lock);
+	ret = xt_post(c, buf);
+	mutex_unlock(&c->post_lock);
+	return ret ? ret : len;
+}
+
+static const struct file_operations xt_post_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = xt_post_write,
+};
+
 static void xt_conn_free(struct xt_conn *c)
 {
 	debugfs_remove_recursive(c->dir);
@@ -531,6 +727,14 @@ static int xt_state_show(struct seq_file *m, void *unused)
 			   i, s->status, s->len, s->flags, s->imm, s->inv,
 			   s->order, s->completions);
 	}
+	for (i = 0; i < XT_NWR; i++) {
+		struct xt_wr *w = &c->wrs[i];
+
+		if (w->posted)
+			seq_printf(m, "wr %d status %d len %u order %u completions %u\n",
+				   i, w->status, w->len, w->order,
+				   w->completions);
+	}
 	spin_unlock_irqrestore(&c->lock, flags);
 	return 0;
 }
@@ -548,6 +752,7 @@ static int xt_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	if (!c)
 		return -ENOMEM;
 	spin_lock_init(&c->lock);
+	mutex_init(&c->post_lock);
 	c->reg_cqe.done = xt_send_done;	/* counted with the Send */
 	c->send_cqe.done = xt_send_done;
 	c->req_cqe.done = xt_req_done;
@@ -576,6 +781,8 @@ static int xt_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	c->dir = debugfs_create_dir(name, xt_root);
 	debugfs_create_blob("mem", 0400, c->dir, &c->blob);
 	debugfs_create_file("state", 0400, c->dir, c, &xt_state_fops);
+	debugfs_create_blob("postmem", 0400, c->dir, &c->postmem);
+	debugfs_create_file("post", 0200, c->dir, c, &xt_post_fops);
 
 	acc.magic = cpu_to_be32(XT_MAGIC);
 	acc.conn = cpu_to_be32(c->num);
@@ -595,6 +802,10 @@ static int xt_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	acc.sink_len = cpu_to_be32(XT_SINK_LEN);
 	acc.sink_stag = cpu_to_be32(c->pd->local_dma_lkey);
 	acc.sink_to = cpu_to_be64(xt_sink(c, 0).addr);
+	acc.post_to = cpu_to_be64(c->dma + XT_POST_PAGE * PAGE_SIZE);
+	acc.post_len = cpu_to_be32(XT_POST_PAGES * PAGE_SIZE);
+	acc.post_off = cpu_to_be32((XT_POST_PAGE - XT_POST_BLOB) * PAGE_SIZE);
+	acc.post_blob_len = cpu_to_be32(c->postmem.size);
 	param.private_data = &acc;
 	param.private_data_len = sizeof(acc);
 	param.responder_resources = min_t(u32, XT_IRD,

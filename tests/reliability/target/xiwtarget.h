@@ -34,15 +34,45 @@
 #define XT_SINK_OFF	1024	/* in the sink page */
 #define XT_SINK_LEN	64	/* a Verify's longest hash, and a Read's */
 
+/*
+ * The requests the peer has the target post through debugfs (N/post) take
+ * their local buffers from the post sink: XT_POST_PAGES pages between
+ * canary pages, which debugfs shows as N/postmem (canaries included) from
+ * XT_POST_BLOB.
+ */
+#define XT_POST_BLOB	12
+#define XT_POST_PAGE	13
+#define XT_POST_PAGES	2
+#define XT_POST_BLOB_PAGES	4
+
 #define XT_RECV_LEN	256
 #define XT_NRECV	(XT_RECV_PAGES * PAGE_SIZE / XT_RECV_LEN)
 
 /*
  * Read depth the target offers (its IRD) and asks for (its ORD; one when
- * the peer asks it for a request).
+ * the peer asks it for a request with struct xt_ask).
  */
 #define XT_IRD		16
-#define XT_ORD		0
+#define XT_ORD		8
+
+/* Work requests the peer may have the target post on one connection. */
+#define XT_NWR		256
+
+/*
+ * What a line written to N/post asks for (enum xt_post_op), as the
+ * line's first number.
+ */
+enum xt_post_op {
+	XT_POST_READ,
+	XT_POST_FADD,
+	XT_POST_MFADD,
+	XT_POST_CSWAP,
+	XT_POST_MCSWAP,
+	XT_POST_ATOMIC_WRITE,
+	XT_POST_FLUSH,
+	XT_POST_VERIFY,
+	XT_POST_OPS,
+};
 
 /**
  * struct xt_accept - accept private data, target to peer
@@ -65,6 +95,11 @@
  * @sink_len: its octets (XT_SINK_LEN)
  * @sink_stag: the local key of its SGE, which a Read Request names
  * @sink_to: the address of its SGE
+ * @post_to: address of the post sink's first octet (its STag is
+ *	@sink_stag)
+ * @post_len: octets of the post sink
+ * @post_off: where the post sink starts in the N/postmem blob
+ * @post_blob_len: octets of the N/postmem blob
  */
 struct xt_accept {
 	__be32 magic;
@@ -85,6 +120,10 @@ struct xt_accept {
 	__be32 sink_len;
 	__be32 sink_stag;
 	__be64 sink_to;
+	__be64 post_to;
+	__be32 post_len;
+	__be32 post_off;
+	__be32 post_blob_len;
 } __packed;
 
 #define XT_ASK_MAGIC	0x58544153	/* "XTAS" */
