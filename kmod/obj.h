@@ -512,6 +512,18 @@ struct xiw_qp {
 	spinlock_t lock;	/* state, cep, sock, term_* */
 	enum xiw_qp_state state;
 
+	/*
+	 * Serialises the teardown, xiw_qp_to_error(): modify_qp(ERR),
+	 * destroy_qp, the connection's end and the netdev notifier's abort
+	 * may all run it at once. Once the state is XIW_QPS_ERROR and
+	 * @tx_work has been waited out, what the transmit engine owned (the
+	 * batch and its MR references, @tx_mr[]) and the partly received
+	 * FPDU's references belong to the holder of this mutex, and are let
+	 * go of by exactly one caller. Taken in process context, after a
+	 * cep's lock, never under @lock or @sq_lock.
+	 */
+	struct mutex teardown;
+
 	spinlock_t sq_lock;	/* sq, orq, irq and their indices */
 	struct xiw_wqe *sq;
 	u32 sq_size;
@@ -549,6 +561,10 @@ struct xiw_qp {
 	struct socket *sock;
 	struct xiw_cep *cep;
 
+	/*
+	 * The transmit engine's: written only by @tx_work, or by the holder
+	 * of @teardown once the QP is in error and @tx_work is idle.
+	 */
 	struct work_struct tx_work;
 	struct bio_vec tx_bvec[XIW_TX_NBVEC];
 	u16 tx_nbvec;

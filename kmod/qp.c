@@ -145,6 +145,7 @@ int xiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	init_completion(&qp->freed);
 	spin_lock_init(&qp->lock);
 	spin_lock_init(&qp->sq_lock);
+	mutex_init(&qp->teardown);
 	INIT_WORK(&qp->tx_work, xiw_tx_work);
 	qp->state = XIW_QPS_IDLE;
 	qp->sq_size = max(attr->cap.max_send_wr, 1U);
@@ -202,6 +203,7 @@ int xiw_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	xiw_rx_reset(qp);
 	xiw_qp_flush(qp);
 	xiw_qp_free_queues(qp);
+	mutex_destroy(&qp->teardown);
 	return 0;
 }
 
@@ -482,6 +484,10 @@ void xiw_qp_flush(struct xiw_qp *qp)
 /**
  * xiw_qp_to_error() - stop the stream abortively and flush
  * @qp: the QP
+ *
+ * Callers at once take turns (@qp->teardown): the second finds the work
+ * done and returns once it is, so that the batch's MR references are put
+ * once and no caller returns while another still tears down. Sleeps.
  */
 void xiw_qp_to_error(struct xiw_qp *qp)
 {
@@ -490,6 +496,7 @@ void xiw_qp_to_error(struct xiw_qp *qp)
 	unsigned long flags;
 	u32 una = 0;
 
+	mutex_lock(&qp->teardown);
 	spin_lock_irqsave(&qp->lock, flags);
 	qp->state = XIW_QPS_ERROR;
 	cep = qp->cep;
@@ -532,7 +539,11 @@ void xiw_qp_to_error(struct xiw_qp *qp)
 		xiw_cep_put(cep);
 	}
 	xiw_qp_flush(qp);
-	/* No Send will take an SRQ entry for this QP any more. */
+	mutex_unlock(&qp->teardown);
+	/*
+	 * No Send will take an SRQ entry for this QP any more. Raised
+	 * outside the mutex: a consumer's handler may disconnect.
+	 */
 	if (qp->srq && !xchg(&qp->srq_last_wqe, 1))
 		xiw_qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
 }

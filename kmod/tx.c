@@ -1291,9 +1291,13 @@ void xiw_tx_work(struct work_struct *work)
 /**
  * xiw_tx_drop() - forget the batch being sent (the stream is over)
  * @qp: the QP, in the error state, its transmit work idle
+ *
+ * The caller holds @qp->teardown: the batch's MR references are put by
+ * one caller only.
  */
 void xiw_tx_drop(struct xiw_qp *qp)
 {
+	lockdep_assert_held(&qp->teardown);
 	xiw_tx_reset(qp);
 	qp->tx_wqe_off = 0;
 	qp->tx_imm_next = false;
@@ -1310,7 +1314,9 @@ void xiw_tx_release(struct xiw_qp *qp)
 {
 	int i;
 
+	mutex_lock(&qp->teardown);
 	xiw_tx_drop(qp);
+	mutex_unlock(&qp->teardown);
 	for (i = 0; i < XIW_TX_STAGE_PAGES; i++) {
 		if (qp->tx_stage[i])
 			put_page(qp->tx_stage[i]);

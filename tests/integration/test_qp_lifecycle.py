@@ -1,0 +1,110 @@
+"""A QP's life as a kernel ULP drives it, against xiwtarget on xiw1 (the
+poke file of its debugfs makes the verbs calls) and a plain-TCP MPA
+initiator (qp_peer.py) in namespace a: work requests only a kernel ULP
+can post (inline lengths that wrap, Flush and Atomic Write in a plain
+ib_rdma_wr) are refused and change nothing; a QP in error resets and walks
+RESET, INIT, RTR again; no FPDU precedes the MPA Reply, even of work
+posted before accept; teardowns at once (a drain, a modify to ERR and the
+peer's RST while Read Responses wait in the socket) put each reference
+once."""
+import json
+import os
+
+import pytest
+
+from conftest import TOP, wait_until, xiw_links
+
+PEER = os.path.join(TOP, "tests", "integration", "qp_peer.py")
+DBG = "/sys/kernel/debug/xiwtarget"
+TARGET = "192.0.2.2"
+PORT = 18600
+IB_QPS_RESET, IB_QPS_INIT, IB_QPS_RTR, IB_QPS_RTS = 0, 1, 2, 3
+IB_QPS_ERR = 6
+SEND, FLUSH_REQ, ATOMIC_WRITE_REQ = 3, 12, 16
+
+
+def load_target(vm, *params):
+    xiw_links(vm)
+    vm.run(f"ip netns exec b modprobe xiwtarget addr={TARGET} port={PORT} "
+           + " ".join(params))
+
+
+@pytest.fixture
+def target(hosts):
+    vm = hosts
+    load_target(vm)
+    yield vm
+    vm.run("rmmod xiwtarget", check=False)
+
+
+def start_peer(vm, tag, *args):
+    """qp_peer.py in namespace a, in the background; its output file."""
+    out = f"/tmp/qp-peer-{tag}.out"
+    vm.run(f": > {out}; ip netns exec a /usr/bin/python3 -S {PEER} "
+           + " ".join(str(a) for a in args)
+           + f" > {out} 2>&1 < /dev/null & echo $! > {out}.pid")
+    return out
+
+
+def lines(vm, out):
+    return [json.loads(ln) for ln in vm.run(f"cat {out}").out.splitlines()
+            if ln.startswith("{")]
+
+
+def held(vm, tag, count=1):
+    """A connection to the target, held open after @count FPDUs (the
+    READY Send first): the peer's output file and the connection's
+    number."""
+    out = start_peer(vm, tag, "hold", TARGET, PORT, "--count", count,
+                     "--wait", 120)
+    wait_until(vm, f"grep -q -e held -e error {out}", "the peer connected")
+    got = lines(vm, out)
+    assert "error" not in got[0], got
+    return out, got[0]["conn"]
+
+
+def state(vm, conn):
+    st = {}
+    for ln in vm.run(f"cat {DBG}/{conn}/state").out.splitlines():
+        key, _, rest = ln.partition(" ")
+        st.setdefault(key, rest)
+    return st
+
+
+def poke(vm, conn, op):
+    vm.run(f"echo '{conn} {op}' > {DBG}/poke")
+    return state(vm, conn)["poke"]
+
+
+def reap(vm, conn, out):
+    """Disconnect and free the connection; the peer sees its end."""
+    vm.run(f"echo {conn} > {DBG}/reap")
+    wait_until(vm, f"! kill -0 $(cat {out}.pid)", "the peer saw the end")
+
+
+def test_teardowns_at_once_put_each_reference_once(target):
+    """40 times: the peer asks for 16 Reads of the read-only region and
+    reads nothing back, so the Read Responses wait in the target's socket
+    with their MR referenced; then the target drains its QP while a worker
+    moves it to ERR, and the peer resets the connection, all at once.
+    Each reference is put once (a double put is a refcount_t underflow in
+    the kernel log, which fails the test); the connections are reaped
+    (deregistration waits for every reference) and nothing hangs."""
+    vm = target
+    out = "/tmp/qp-peer-race.out"
+    res = vm.run(
+        "for i in $(seq 40); do\n"
+        f"  rm -f /tmp/qp.go; : > {out}\n"
+        f"  ip netns exec a /usr/bin/python3 -S {PEER} reads {TARGET} "
+        f"{PORT} --reads 16 --go /tmp/qp.go --wait 60 > {out} 2>&1 "
+        "< /dev/null & pid=$!\n"
+        "  n=0; until grep -q -e sent -e error " + out + "; do\n"
+        "    n=$((n+1)); [ $n -lt 2000 ] || exit 3; sleep 0.05; done\n"
+        f"  grep -q sent {out} || {{ cat {out}; exit 4; }}\n"
+        f"  conn=$(sed -n 's/.*\"conn\": \\([0-9]*\\).*/\\1/p' {out})\n"
+        f"  echo \"$conn err2\" > {DBG}/poke & p2=$!\n"
+        "  touch /tmp/qp.go; wait $p2; wait $pid\n"
+        f"  grep -q '^poke 0' {DBG}/$conn/state || exit 5\n"
+        f"  echo $conn > {DBG}/reap\n"
+        "done; echo done", timeout=1800, check=False)
+    assert res.rc == 0 and res.out.strip().endswith("done"), res
