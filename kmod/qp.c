@@ -3,6 +3,7 @@
  * Queue pairs: creation, state, posting, in-order completion and flush.
  */
 #include <linux/net.h>
+#include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <rdma/ib_verbs.h>
@@ -555,8 +556,10 @@ static int xiw_copy_inline(struct xiw_wqe *wqe, const struct ib_send_wr *wr)
 
 	for (i = 0; i < wr->num_sge; i++) {
 		u32 l = wr->sg_list[i].length;
+		u32 end;
 
-		if (len + l > XIW_MAX_INLINE)
+		/* A length near 2^32 must not wrap the sum below the bound. */
+		if (check_add_overflow(len, l, &end) || end > XIW_MAX_INLINE)
 			return -EINVAL;
 		memcpy(wqe->inline_data + len,
 		       (void *)(uintptr_t)wr->sg_list[i].addr, l);

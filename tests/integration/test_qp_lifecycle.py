@@ -82,6 +82,19 @@ def reap(vm, conn, out):
     wait_until(vm, f"! kill -0 $(cat {out}.pid)", "the peer saw the end")
 
 
+def test_inline_sge_lengths_that_wrap_are_refused(target):
+    """Two inline SGEs of 16 and 2^32 - 8 octets: their u32 sum wraps to
+    8, under the inline limit. The post is refused with -EINVAL before a
+    byte is copied; the QP stays connected and nothing more is sent."""
+    vm = target
+    out, conn = held(vm, "inline")
+    assert poke(vm, conn, "inline_wrap") == "-22"
+    assert int(state(vm, conn)["qp_state"]) == IB_QPS_RTS
+    reap(vm, conn, out)
+    assert [ln["opcode"] for ln in lines(vm, out) if "opcode" in ln] == \
+        [SEND]
+
+
 def test_teardowns_at_once_put_each_reference_once(target):
     """40 times: the peer asks for 16 Reads of the read-only region and
     reads nothing back, so the Read Responses wait in the target's socket
