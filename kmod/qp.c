@@ -736,12 +736,20 @@ static int xiw_fill_wqe(struct xiw_qp *qp, struct xiw_wqe *wqe,
 		if (wr->num_sge > XIW_MAX_SGE_RD || wr->send_flags & IB_SEND_INLINE)
 			return -EINVAL;
 		break;
+	case IB_WR_ATOMIC_WRITE:
+	case IB_WR_FLUSH:
+		/*
+		 * Upstream has no kernel layout for these: only a work
+		 * request that says it is xiw's struct is read past its
+		 * struct ib_send_wr (include/xiw/verbs.h).
+		 */
+		if (!(wr->send_flags & XIW_SEND_EXT_WR))
+			return -EINVAL;
+		break;
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_MASKED_ATOMIC_FETCH_AND_ADD:
 	case IB_WR_MASKED_ATOMIC_CMP_AND_SWP:
-	case IB_WR_ATOMIC_WRITE:
-	case IB_WR_FLUSH:
 	case XIW_WR_VERIFY:
 		break;
 	default:

@@ -95,6 +95,23 @@ def test_inline_sge_lengths_that_wrap_are_refused(target):
         [SEND]
 
 
+@pytest.mark.parametrize("op", ["flush_plain", "aw_plain"])
+def test_flush_or_atomic_write_in_a_plain_rdma_wr_is_refused(target, op):
+    """A generic ULP's IB_WR_FLUSH or IB_WR_ATOMIC_WRITE in a plain struct
+    ib_rdma_wr (upstream defines no kernel layout for them), followed in
+    memory by octets that would read as a valid Flush or Atomic Write of
+    the read-write region: refused with -EINVAL, nothing beyond the
+    struct read, nothing sent, the QP still connected."""
+    vm = target
+    out, conn = held(vm, op)
+    assert poke(vm, conn, op) == "-22"
+    assert int(state(vm, conn)["qp_state"]) == IB_QPS_RTS
+    reap(vm, conn, out)
+    ops = [ln["opcode"] for ln in lines(vm, out) if "opcode" in ln]
+    assert FLUSH_REQ not in ops and ATOMIC_WRITE_REQ not in ops, ops
+    assert ops == [SEND]
+
+
 def test_teardowns_at_once_put_each_reference_once(target):
     """40 times: the peer asks for 16 Reads of the read-only region and
     reads nothing back, so the Read Responses wait in the target's socket
