@@ -992,7 +992,7 @@ int xiw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 		return err;
 	}
 	xiw_cep_deliver(cep, id, IW_CM_EVENT_ESTABLISHED, 0, NULL, 0);
-	xiw_tx_kick(cep->qp);
+	xiw_qp_open_tx(cep->qp);	/* the Reply is out: FPDUs may follow */
 	xiw_cep_poke_rx(cep);
 	mutex_unlock(&cep->lock);
 	xiw_cep_put(cep);	/* iw_cm's reference ends with accept */
@@ -1218,7 +1218,7 @@ static void xiw_cep_got_reply(struct xiw_cep *cep)
 	}
 	xiw_cep_deliver(cep, cep->cm_id, IW_CM_EVENT_CONNECT_REPLY, 0, pd,
 			pd_len);
-	xiw_tx_kick(cep->qp);
+	xiw_qp_open_tx(cep->qp);
 	xiw_cep_poke_rx(cep);
 }
 

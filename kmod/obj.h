@@ -560,6 +560,13 @@ struct xiw_qp {
 
 	struct socket *sock;
 	struct xiw_cep *cep;
+	/*
+	 * Set (release) once the MPA exchange is complete on the wire, so
+	 * that no FPDU can go out before the MPA Reply (RFC 5044 section
+	 * 7: FPDUs follow the exchange); cleared while the QP is idle. The
+	 * engine acquires it.
+	 */
+	bool tx_open;
 
 	/*
 	 * The transmit engine's: written only by @tx_work, or by the holder
@@ -740,6 +747,7 @@ struct xiw_qp *xiw_qp_lookup(struct xiw_device *xdev, u32 qpn);
 void xiw_qp_sq_complete(struct xiw_qp *qp);
 void xiw_qp_to_error(struct xiw_qp *qp);
 void xiw_qp_flush(struct xiw_qp *qp);
+void xiw_qp_open_tx(struct xiw_qp *qp);
 int xiw_qp_start(struct xiw_qp *qp, struct socket *sock,
 		 const struct xiw_stream_params *p);
 bool xiw_qp_terminate(struct xiw_qp *qp, int cause,

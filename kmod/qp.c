@@ -952,8 +952,24 @@ int xiw_qp_start(struct xiw_qp *qp, struct socket *sock,
 	qp->state = XIW_QPS_RTS;
 	spin_unlock_irqrestore(&qp->lock, flags);
 	kfree(old);
-	xiw_tx_kick(qp);
+	/* Nothing goes out before xiw_qp_open_tx(). */
 	return 0;
+}
+
+/**
+ * xiw_qp_open_tx() - the MPA exchange is complete on the wire: FPDUs may
+ *	follow it
+ * @qp: a started QP
+ *
+ * The responder calls it once its MPA Reply is in the socket, the
+ * initiator once it received the Reply: work posted before (even before
+ * accept) cannot overtake the Reply.
+ */
+void xiw_qp_open_tx(struct xiw_qp *qp)
+{
+	/* Pairs with the acquire in xiw_tx_work(). */
+	smp_store_release(&qp->tx_open, true);
+	xiw_tx_kick(qp);
 }
 
 /**

@@ -1215,7 +1215,8 @@ void xiw_tx_work(struct work_struct *work)
 	int budget = XIW_TX_BUDGET;
 	int err;
 
-	if (!sock)
+	/* Acquire: pairs with xiw_qp_open_tx(); no FPDU before the Reply. */
+	if (!sock || !smp_load_acquire(&qp->tx_open))
 		return;
 	for (;;) {
 		/* Acquire: pairs with xiw_qp_terminate() (qp->term_info). */

@@ -112,6 +112,28 @@ def test_flush_or_atomic_write_in_a_plain_rdma_wr_is_refused(target, op):
     assert ops == [SEND]
 
 
+def test_no_fpdu_precedes_the_mpa_reply(hosts):
+    """A Send posted before rdma_accept() (early_send): the peer reads the
+    MPA Reply first, then that Send, on every one of 12 connections."""
+    vm = hosts
+    load_target(vm, "early_send=1")
+    try:
+        res = vm.ns("a", "for i in 1 2 3 4 5 6 7 8 9 10 11 12; do "
+                    f"/usr/bin/python3 -S {PEER} hold {TARGET} {PORT} "
+                    "--count 1 --wait 0.2; done", timeout=600, check=False)
+        got = [json.loads(ln) for ln in res.out.splitlines()
+               if ln.startswith("{")]
+        errors = [ln for ln in got if "error" in ln]
+        assert not errors, errors
+        firsts = [got[i + 1] for i, ln in enumerate(got) if "conn" in ln]
+        assert len(firsts) == 12
+        for f in firsts:
+            assert f["opcode"] == SEND and \
+                bytes.fromhex(f["ulpdu"]).endswith(b"XTGT early"), f
+    finally:
+        vm.run(f"echo all > {DBG}/reap; rmmod xiwtarget", check=False)
+
+
 def test_teardowns_at_once_put_each_reference_once(target):
     """40 times: the peer asks for 16 Reads of the read-only region and
     reads nothing back, so the Read Responses wait in the target's socket
