@@ -440,6 +440,7 @@ static void xiw_cep_finish(struct xiw_cep *cep, int status, bool abort)
 	xiw_cep_release_sock(cep, abort);
 	if (qp) {
 		cep->qp = NULL;
+		xiw_qp_cep_release(qp);
 		xiw_qp_put(qp);
 	}
 
@@ -971,6 +972,7 @@ int xiw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	kref_get(&cep->ref);
 	spin_lock_bh(&cep->qp->lock);
 	cep->qp->cep = cep;
+	cep->qp->cep_held = true;
 	spin_unlock_bh(&cep->qp->lock);
 
 	err = xiw_cep_go_rdma(cep);
@@ -1259,6 +1261,7 @@ int xiw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	kref_get(&cep->ref);
 	spin_lock_bh(&qp->lock);
 	qp->cep = cep;
+	qp->cep_held = true;
 	spin_unlock_bh(&qp->lock);
 
 	xiw_cep_event(cep, XIW_CEP_EV_CONNECT);

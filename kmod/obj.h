@@ -511,6 +511,8 @@ struct xiw_qp {
 
 	spinlock_t lock;	/* state, cep, sock, term_* */
 	enum xiw_qp_state state;
+	/* Idle: the verbs state asked for last, RESET, INIT or RTR. */
+	u8 idle_state;
 
 	/*
 	 * Serialises the teardown, xiw_qp_to_error(): modify_qp(ERR),
@@ -560,6 +562,14 @@ struct xiw_qp {
 
 	struct socket *sock;
 	struct xiw_cep *cep;
+	/*
+	 * Under @lock: a connection endpoint refers to the QP (cep->qp) from
+	 * connect or accept until it let go in xiw_cep_finish(), even after
+	 * xiw_qp_to_error() took @cep away. RESET waits for it to be false:
+	 * an old endpoint's end must not stop the QP's next connection.
+	 */
+	bool cep_held;
+
 	/*
 	 * Set (release) once the MPA exchange is complete on the wire, so
 	 * that no FPDU can go out before the MPA Reply (RFC 5044 section
@@ -748,6 +758,7 @@ void xiw_qp_sq_complete(struct xiw_qp *qp);
 void xiw_qp_to_error(struct xiw_qp *qp);
 void xiw_qp_flush(struct xiw_qp *qp);
 void xiw_qp_open_tx(struct xiw_qp *qp);
+void xiw_qp_cep_release(struct xiw_qp *qp);
 int xiw_qp_start(struct xiw_qp *qp, struct socket *sock,
 		 const struct xiw_stream_params *p);
 bool xiw_qp_terminate(struct xiw_qp *qp, int cause,

@@ -112,6 +112,23 @@ def test_flush_or_atomic_write_in_a_plain_rdma_wr_is_refused(target, op):
     assert ops == [SEND]
 
 
+def test_a_qp_in_error_resets_and_walks_the_states_again(target):
+    """ERR, then, once the connection's last event came, RESET: the QP is
+    in RESET, INIT and RTR as it is moved there (the connection takes it
+    on to RTS); twice over."""
+    vm = target
+    out, conn = held(vm, "reset")
+    for _ in range(2):
+        assert poke(vm, conn, "err") == "0"
+        assert int(state(vm, conn)["qp_state"]) == IB_QPS_ERR
+        wait_until(vm, f"grep -q 'cm_events.*disconnected' {DBG}/{conn}/state",
+                   "the connection's end reached the ULP")
+        assert poke(vm, conn, "reset") == (
+            f"reset 0 {IB_QPS_RESET} init 0 {IB_QPS_INIT} "
+            f"rtr 0 {IB_QPS_RTR}")
+    reap(vm, conn, out)
+
+
 def test_no_fpdu_precedes_the_mpa_reply(hosts):
     """A Send posted before rdma_accept() (early_send): the peer reads the
     MPA Reply first, then that Send, on every one of 12 connections."""
