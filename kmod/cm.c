@@ -518,6 +518,7 @@ static void xiw_cep_finish(struct xiw_cep *cep, int status, bool abort)
 	xiw_cep_release_sock(cep, abort);
 	if (qp) {
 		cep->qp = NULL;
+		xiw_qp_cep_release(qp);
 		xiw_qp_put(qp);
 	}
 
@@ -1117,6 +1118,7 @@ int xiw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	kref_get(&cep->ref);
 	spin_lock_bh(&cep->qp->lock);
 	cep->qp->cep = cep;
+	cep->qp->cep_held = true;
 	spin_unlock_bh(&cep->qp->lock);
 
 	err = xiw_cep_go_rdma(cep);
@@ -1136,7 +1138,7 @@ int xiw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 		goto out_put;
 	}
 	xiw_cep_deliver(cep, id, IW_CM_EVENT_ESTABLISHED, 0, NULL, 0);
-	xiw_tx_kick(cep->qp);
+	xiw_qp_open_tx(cep->qp);	/* the Reply is out: FPDUs may follow */
 	xiw_cep_poke_rx(cep);
 	mutex_unlock(&cep->lock);
 	xiw_cep_put(cep);	/* the request's reference ends with accept */
@@ -1357,7 +1359,7 @@ static void xiw_cep_got_reply(struct xiw_cep *cep)
 	}
 	xiw_cep_deliver(cep, cep->cm_id, IW_CM_EVENT_CONNECT_REPLY, 0, pd,
 			pd_len);
-	xiw_tx_kick(cep->qp);
+	xiw_qp_open_tx(cep->qp);
 	xiw_cep_poke_rx(cep);
 }
 
@@ -1398,6 +1400,7 @@ int xiw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	kref_get(&cep->ref);
 	spin_lock_bh(&qp->lock);
 	qp->cep = cep;
+	qp->cep_held = true;
 	spin_unlock_bh(&qp->lock);
 
 	xiw_cep_event(cep, XIW_CEP_EV_CONNECT);

@@ -511,6 +511,20 @@ struct xiw_qp {
 
 	spinlock_t lock;	/* state, cep, sock, term_* */
 	enum xiw_qp_state state;
+	/* Idle: the verbs state asked for last, RESET, INIT or RTR. */
+	u8 idle_state;
+
+	/*
+	 * Serialises the teardown, xiw_qp_to_error(): modify_qp(ERR),
+	 * destroy_qp, the connection's end and the netdev notifier's abort
+	 * may all run it at once. Once the state is XIW_QPS_ERROR and
+	 * @tx_work has been waited out, what the transmit engine owned (the
+	 * batch and its MR references, @tx_mr[]) and the partly received
+	 * FPDU's references belong to the holder of this mutex, and are let
+	 * go of by exactly one caller. Taken in process context, after a
+	 * cep's lock, never under @lock or @sq_lock.
+	 */
+	struct mutex teardown;
 
 	spinlock_t sq_lock;	/* sq, orq, irq and their indices */
 	struct xiw_wqe *sq;
@@ -548,7 +562,26 @@ struct xiw_qp {
 
 	struct socket *sock;
 	struct xiw_cep *cep;
+	/*
+	 * Under @lock: a connection endpoint refers to the QP (cep->qp) from
+	 * connect or accept until it let go in xiw_cep_finish(), even after
+	 * xiw_qp_to_error() took @cep away. RESET waits for it to be false:
+	 * an old endpoint's end must not stop the QP's next connection.
+	 */
+	bool cep_held;
 
+	/*
+	 * Set (release) once the MPA exchange is complete on the wire, so
+	 * that no FPDU can go out before the MPA Reply (RFC 5044 section
+	 * 7: FPDUs follow the exchange); cleared while the QP is idle. The
+	 * engine acquires it.
+	 */
+	bool tx_open;
+
+	/*
+	 * The transmit engine's: written only by @tx_work, or by the holder
+	 * of @teardown once the QP is in error and @tx_work is idle.
+	 */
 	struct work_struct tx_work;
 	struct bio_vec tx_bvec[XIW_TX_NBVEC];
 	u16 tx_nbvec;
@@ -725,6 +758,8 @@ void xiw_qp_sq_complete(struct xiw_qp *qp);
 void xiw_qp_to_error(struct xiw_qp *qp);
 void xiw_qp_abort(struct xiw_qp *qp);
 void xiw_qp_flush(struct xiw_qp *qp);
+void xiw_qp_open_tx(struct xiw_qp *qp);
+void xiw_qp_cep_release(struct xiw_qp *qp);
 int xiw_qp_start(struct xiw_qp *qp, struct socket *sock,
 		 const struct xiw_stream_params *p);
 bool xiw_qp_terminate(struct xiw_qp *qp, int cause,

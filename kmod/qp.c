@@ -3,6 +3,7 @@
  * Queue pairs: creation, state, posting, in-order completion and flush.
  */
 #include <linux/net.h>
+#include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <rdma/ib_verbs.h>
@@ -145,8 +146,10 @@ int xiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	init_completion(&qp->freed);
 	spin_lock_init(&qp->lock);
 	spin_lock_init(&qp->sq_lock);
+	mutex_init(&qp->teardown);
 	INIT_WORK(&qp->tx_work, xiw_tx_work);
 	qp->state = XIW_QPS_IDLE;
+	qp->idle_state = IB_QPS_RESET;
 	qp->sq_size = max(attr->cap.max_send_wr, 1U);
 	qp->srq = attr->srq ? to_xiw_srq(attr->srq) : NULL;
 	qp->sig_all = attr->sq_sig_type == IB_SIGNAL_ALL_WR;
@@ -202,6 +205,7 @@ int xiw_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	xiw_rx_reset(qp);
 	xiw_qp_flush(qp);
 	xiw_qp_free_queues(qp);
+	mutex_destroy(&qp->teardown);
 	return 0;
 }
 
@@ -217,8 +221,75 @@ static enum ib_qp_state xiw_ib_state(struct xiw_qp *qp)
 	case XIW_QPS_ERROR:
 		return IB_QPS_ERR;
 	default:
-		return IB_QPS_INIT;
+		return qp->idle_state;
 	}
+}
+
+/*
+ * ERR to RESET (or RESET again): the queues are emptied without
+ * completions and the QP is as created, so that INIT, RTR and a new
+ * connection's RTS follow. Refused while an old connection's endpoint
+ * still refers to the QP (its end would stop the next one): after the
+ * consumer saw its last connection event, RESET succeeds.
+ */
+static int xiw_qp_reset(struct xiw_qp *qp)
+{
+	unsigned long flags;
+	u32 i;
+
+	mutex_lock(&qp->teardown);
+	spin_lock_irqsave(&qp->lock, flags);
+	if (qp->cep_held || (qp->state != XIW_QPS_IDLE &&
+			     qp->state != XIW_QPS_ERROR)) {
+		/* Idle and connecting: RESET changes nothing, as before. */
+		int err = qp->state == XIW_QPS_IDLE ? 0 :
+			  qp->state == XIW_QPS_ERROR ? -EBUSY : -EINVAL;
+
+		spin_unlock_irqrestore(&qp->lock, flags);
+		mutex_unlock(&qp->teardown);
+		return err;
+	}
+	/*
+	 * Idle, or in error with the teardown done (it ran under the mutex
+	 * we hold, and took the socket away): no engine runs on the QP.
+	 */
+	qp->state = XIW_QPS_IDLE;
+	qp->idle_state = IB_QPS_RESET;
+	WRITE_ONCE(qp->tx_open, false);
+	qp->term_cause = 0;
+	qp->term_info_len = 0;
+	qp->term_sent = false;
+	qp->ord = XIW_MAX_ORD;
+	qp->ird = XIW_MAX_IRD;
+	spin_unlock_irqrestore(&qp->lock, flags);
+	cancel_work_sync(&qp->tx_work);
+
+	xiw_tx_drop(qp);
+	xiw_rx_reset(qp);
+	memset(&qp->rx, 0, sizeof(qp->rx));
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	qp->sq_tail = qp->sq_head;
+	qp->sq_tx = qp->sq_head;
+	WRITE_ONCE(qp->sq_pushed, qp->sq_head);
+	WRITE_ONCE(qp->sq_ack, qp->sq_head);
+	qp->orq_tail = qp->orq_head;
+	for (i = qp->irq_tail; i != qp->irq_head; i++) {
+		struct xiw_irq_entry *e = xiw_qp_irq_at(qp, i);
+
+		if (e->mr)
+			xiw_mr_put(e->mr);
+		e->mr = NULL;
+	}
+	qp->irq_tail = qp->irq_head;
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+
+	spin_lock_irqsave(&qp->rq.lock, flags);
+	qp->rq.tail = qp->rq.head;
+	spin_unlock_irqrestore(&qp->rq.lock, flags);
+	WRITE_ONCE(qp->srq_last_wqe, 0);
+	mutex_unlock(&qp->teardown);
+	return 0;
 }
 
 /**
@@ -231,8 +302,13 @@ static enum ib_qp_state xiw_ib_state(struct xiw_qp *qp)
  * The connection moves the QP to RTS; the consumer (or iw_cm) moves it to
  * SQD for a graceful close and to ERR for an abortive one.
  *
- * Return: 0, or -EINVAL for a limit out of range or RESET from a live
- * connection.
+ * RESET from ERR empties the queues without completions and makes the
+ * QP reusable for a new connection, once the old connection let go of it
+ * (after its last connection event).
+ *
+ * Return: 0, -EINVAL for a limit out of range or RESET from a live
+ * connection, -EBUSY for RESET from ERR while the old connection still
+ * holds the QP.
  */
 int xiw_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		  struct ib_udata *udata)
@@ -247,6 +323,13 @@ int xiw_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
 	    attr->max_dest_rd_atomic > XIW_MAX_IRD)
 		return -EINVAL;
+	if ((mask & IB_QP_STATE) && attr->qp_state == IB_QPS_RESET) {
+		/* First: read limits given with it apply to the reset QP. */
+		err = xiw_qp_reset(qp);
+		if (err)
+			return err;
+		mask &= ~IB_QP_STATE;
+	}
 
 	spin_lock_irqsave(&qp->lock, flags);
 	if (qp->state == XIW_QPS_IDLE) {
@@ -260,9 +343,11 @@ int xiw_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		return 0;
 	}
 	switch (attr->qp_state) {
-	case IB_QPS_RESET:
-		if (qp->state != XIW_QPS_IDLE && qp->state != XIW_QPS_ERROR)
-			err = -EINVAL;
+	case IB_QPS_INIT:
+	case IB_QPS_RTR:
+		/* The connection moves the QP on to RTS. */
+		if (qp->state == XIW_QPS_IDLE)
+			qp->idle_state = attr->qp_state;
 		break;
 	case IB_QPS_SQD:
 		if (qp->state == XIW_QPS_RTS && qp->cep) {
@@ -479,6 +564,11 @@ void xiw_qp_flush(struct xiw_qp *qp)
 	xiw_flush_rq(qp);
 }
 
+/*
+ * Stop the stream and flush. Callers at once take turns (@qp->teardown):
+ * the second finds the work done, so that the batch's MR references are
+ * put once and no caller returns while another still tears down. Sleeps.
+ */
 static void xiw_qp_stop(struct xiw_qp *qp, bool abort)
 {
 	enum xiw_qp_state was;
@@ -487,6 +577,7 @@ static void xiw_qp_stop(struct xiw_qp *qp, bool abort)
 	unsigned long flags;
 	u32 una = 0;
 
+	mutex_lock(&qp->teardown);
 	spin_lock_irqsave(&qp->lock, flags);
 	was = qp->state;
 	qp->state = XIW_QPS_ERROR;
@@ -545,7 +636,11 @@ static void xiw_qp_stop(struct xiw_qp *qp, bool abort)
 		xiw_cep_put(cep);
 	}
 	xiw_qp_flush(qp);
-	/* No Send will take an SRQ entry for this QP any more. */
+	mutex_unlock(&qp->teardown);
+	/*
+	 * No Send will take an SRQ entry for this QP any more. Raised
+	 * outside the mutex: a consumer's handler may disconnect.
+	 */
 	if (qp->srq && !xchg(&qp->srq_last_wqe, 1))
 		xiw_qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
 }
@@ -576,8 +671,10 @@ static int xiw_copy_inline(struct xiw_wqe *wqe, const struct ib_send_wr *wr)
 
 	for (i = 0; i < wr->num_sge; i++) {
 		u32 l = wr->sg_list[i].length;
+		u32 end;
 
-		if (len + l > XIW_MAX_INLINE)
+		/* A length near 2^32 must not wrap the sum below the bound. */
+		if (check_add_overflow(len, l, &end) || end > XIW_MAX_INLINE)
 			return -EINVAL;
 		memcpy(wqe->inline_data + len,
 		       (void *)(uintptr_t)wr->sg_list[i].addr, l);
@@ -754,12 +851,20 @@ static int xiw_fill_wqe(struct xiw_qp *qp, struct xiw_wqe *wqe,
 		if (wr->num_sge > XIW_MAX_SGE_RD || wr->send_flags & IB_SEND_INLINE)
 			return -EINVAL;
 		break;
+	case IB_WR_ATOMIC_WRITE:
+	case IB_WR_FLUSH:
+		/*
+		 * Upstream has no kernel layout for these: only a work
+		 * request that says it is xiw's struct is read past its
+		 * struct ib_send_wr (include/xiw/verbs.h).
+		 */
+		if (!(wr->send_flags & XIW_SEND_EXT_WR))
+			return -EINVAL;
+		break;
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_MASKED_ATOMIC_FETCH_AND_ADD:
 	case IB_WR_MASKED_ATOMIC_CMP_AND_SWP:
-	case IB_WR_ATOMIC_WRITE:
-	case IB_WR_FLUSH:
 	case XIW_WR_VERIFY:
 		break;
 	default:
@@ -962,8 +1067,37 @@ int xiw_qp_start(struct xiw_qp *qp, struct socket *sock,
 	qp->state = XIW_QPS_RTS;
 	spin_unlock_irqrestore(&qp->lock, flags);
 	kfree(old);
-	xiw_tx_kick(qp);
+	/* Nothing goes out before xiw_qp_open_tx(). */
 	return 0;
+}
+
+/**
+ * xiw_qp_open_tx() - the MPA exchange is complete on the wire: FPDUs may
+ *	follow it
+ * @qp: a started QP
+ *
+ * The responder calls it once its MPA Reply is in the socket, the
+ * initiator once it received the Reply: work posted before (even before
+ * accept) cannot overtake the Reply.
+ */
+void xiw_qp_open_tx(struct xiw_qp *qp)
+{
+	/* Pairs with the acquire in xiw_tx_work(). */
+	smp_store_release(&qp->tx_open, true);
+	xiw_tx_kick(qp);
+}
+
+/**
+ * xiw_qp_cep_release() - the connection endpoint let go of the QP
+ * @qp: the QP
+ */
+void xiw_qp_cep_release(struct xiw_qp *qp)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	qp->cep_held = false;
+	spin_unlock_irqrestore(&qp->lock, flags);
 }
 
 /**

@@ -1215,7 +1215,8 @@ void xiw_tx_work(struct work_struct *work)
 	int budget = XIW_TX_BUDGET;
 	int err;
 
-	if (!sock)
+	/* Acquire: pairs with xiw_qp_open_tx(); no FPDU before the Reply. */
+	if (!sock || !smp_load_acquire(&qp->tx_open))
 		return;
 	for (;;) {
 		/* Acquire: pairs with xiw_qp_terminate() (qp->term_info). */
@@ -1291,9 +1292,13 @@ void xiw_tx_work(struct work_struct *work)
 /**
  * xiw_tx_drop() - forget the batch being sent (the stream is over)
  * @qp: the QP, in the error state, its transmit work idle
+ *
+ * The caller holds @qp->teardown: the batch's MR references are put by
+ * one caller only.
  */
 void xiw_tx_drop(struct xiw_qp *qp)
 {
+	lockdep_assert_held(&qp->teardown);
 	xiw_tx_reset(qp);
 	qp->tx_wqe_off = 0;
 	qp->tx_imm_next = false;
@@ -1310,7 +1315,9 @@ void xiw_tx_release(struct xiw_qp *qp)
 {
 	int i;
 
+	mutex_lock(&qp->teardown);
 	xiw_tx_drop(qp);
+	mutex_unlock(&qp->teardown);
 	for (i = 0; i < XIW_TX_STAGE_PAGES; i++) {
 		if (qp->tx_stage[i])
 			put_page(qp->tx_stage[i]);

@@ -7,21 +7,39 @@
  *
  * Each operation has a work request that begins with its struct
  * ib_send_wr, as struct ib_rdma_wr and struct ib_atomic_wr do: fill the
- * whole struct, set wr.opcode, and post &wr. The device says it carries
- * them in ib_device.attrs.device_cap_flags (IB_DEVICE_ATOMIC_WRITE,
- * IB_DEVICE_FLUSH_GLOBAL, IB_DEVICE_FLUSH_PERSISTENT). Any other device
- * must be given these opcodes in its own layout, if it has one.
+ * whole struct, set wr.opcode (and, for Atomic Write and Flush,
+ * XIW_SEND_EXT_WR in wr.send_flags), and post &wr. The device says it
+ * carries them in ib_device.attrs.device_cap_flags
+ * (IB_DEVICE_ATOMIC_WRITE, IB_DEVICE_FLUSH_GLOBAL,
+ * IB_DEVICE_FLUSH_PERSISTENT). Any other device must be given these
+ * opcodes in its own layout, if it has one.
  */
 #ifndef XIW_ULP_VERBS_H
 #define XIW_ULP_VERBS_H
 
 #include <rdma/ib_verbs.h>
 
+/*
+ * XIW_SEND_EXT_WR - in wr.send_flags: this work request is one of the
+ * structs below, not a bare struct ib_send_wr or a struct ib_rdma_wr.
+ *
+ * Upstream defines IB_WR_FLUSH and IB_WR_ATOMIC_WRITE but no kernel work
+ * request layout for them, so a generic ULP may post either opcode in a
+ * struct of its own choosing (rxe reads nothing beyond struct ib_send_wr
+ * for them). The pointer alone cannot tell which struct it is: xiw reads
+ * the fields past @wr only when this flag says they are there, and
+ * refuses IB_WR_FLUSH and IB_WR_ATOMIC_WRITE without it (-EINVAL, nothing
+ * beyond struct ib_send_wr read). The flag is a bit of the range upstream
+ * leaves to drivers (IB_SEND_RESERVED_START to IB_SEND_RESERVED_END): set
+ * it only on work requests posted to an xiw device.
+ */
+#define XIW_SEND_EXT_WR		IB_SEND_RESERVED_START
+
 /**
  * struct xiw_atomic_write_wr - an Atomic Write: 8 octets placed at once
- * @wr: the work request; opcode IB_WR_ATOMIC_WRITE, no SGE (num_sge 0),
- *	not IB_SEND_INLINE. It completes as IB_WC_ATOMIC_WRITE once the
- *	responder placed the value.
+ * @wr: the work request; opcode IB_WR_ATOMIC_WRITE, XIW_SEND_EXT_WR in
+ *	send_flags, no SGE (num_sge 0), not IB_SEND_INLINE. It completes
+ *	as IB_WC_ATOMIC_WRITE once the responder placed the value.
  * @remote_addr: where, in the responder's MR: 64-bit aligned
  * @rkey: the responder's STag; the MR needs IB_ACCESS_REMOTE_WRITE
  * @value: the value, in host order (it travels big-endian and lands in
@@ -54,10 +72,10 @@ xiw_atomic_write_wr(const struct ib_send_wr *wr)
 /**
  * struct xiw_flush_wr - an RDMA Flush: bring a range of the responder's
  *	memory to a state, persistent or globally visible
- * @wr: the work request; opcode IB_WR_FLUSH, no SGE (num_sge 0). It
- *	completes as IB_WC_FLUSH once the responder has brought every octet
- *	asked for, and every octet of the RDMA Writes posted before it, to
- *	that state.
+ * @wr: the work request; opcode IB_WR_FLUSH, XIW_SEND_EXT_WR in
+ *	send_flags, no SGE (num_sge 0). It completes as IB_WC_FLUSH once
+ *	the responder has brought every octet asked for, and every octet of
+ *	the RDMA Writes posted before it, to that state.
  * @remote_addr: first octet, with level IB_FLUSH_RANGE
  * @rkey: the responder's STag; its MR needs IB_ACCESS_FLUSH_PERSISTENT
  *	and/or IB_ACCESS_FLUSH_GLOBAL, as @type asks

@@ -175,4 +175,5 @@ def test_target_lets_its_device_go(target):
     wait_until(vm, "grep -q up /tmp/hold", "the peer is connected")
     vm.run("ip netns exec b rdma link delete xiw1", timeout=60)
     wait_until(vm, "grep -q eof /tmp/hold", "the peer's stream ended")
-    assert vm.run("ls /sys/kernel/debug/xiwtarget").out.split() == ["reap"]
+    assert vm.run("ls /sys/kernel/debug/xiwtarget").out.split() == \
+        ["poke", "reap"]

@@ -33,6 +33,19 @@
  *   reap     write N (or "all"): disconnect, destroy and free connection N
  *   release  (answer=hold only) write anything: let the held request's
  *            handler return
+ *   poke     write "N OP": a verbs call on connection N's QP that only a
+ *            kernel ULP can make, its result in N/state ("poke ..."):
+ *            inline_wrap  a Send with inline SGEs whose lengths wrap u32
+ *            flush_plain  IB_WR_FLUSH in a plain struct ib_rdma_wr
+ *            aw_plain     IB_WR_ATOMIC_WRITE in a plain struct ib_rdma_wr
+ *            err          modify to ERR
+ *            reset        modify to RESET, then INIT, then RTR, each
+ *                         followed by the queried state
+ *            err2         modify to ERR from a worker while this thread
+ *                         drains the QP (two teardowns at once)
+ *
+ * With early_send=1 each connection posts a Send before it accepts: it
+ * must reach the peer after the MPA Reply, never before.
  *
  * With answer=ignore it answers no connection request: each stays
  * pending in the RDMA CM until the module goes or the device does. With
@@ -57,6 +70,8 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include <linux/workqueue.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
@@ -77,6 +92,12 @@ MODULE_PARM_DESC(backlog, "Backlog of the rdma_cm listen");
 static char *answer = "accept";
 module_param(answer, charp, 0444);
 MODULE_PARM_DESC(answer, "What a connection request gets: accept, ignore or hold");
+
+static bool early_send;
+module_param(early_send, bool, 0444);
+MODULE_PARM_DESC(early_send, "post a Send before accepting");
+
+#define XT_EARLY_MSG	"XTGT early"
 
 #define XT_HOLD_SECS	60
 
@@ -140,6 +161,8 @@ struct xt_wr {
  * @post_lock: serialises the writers of N/post
  * @wrs: the work requests posted through N/post
  * @wr_done: completions of @wrs so far
+ * @poke: what the last poke returned
+ * @err_work: the second teardown of an err2 poke
  */
 struct xt_conn {
 	struct list_head node;
@@ -174,6 +197,8 @@ struct xt_conn {
 	u32 req_len;
 	u32 req_completions;
 	u32 wr_done;
+	char poke[96];
+	struct work_struct err_work;
 };
 
 static struct dentry *xt_root;
@@ -457,6 +482,7 @@ static int xt_post_ask(struct xt_conn *c)
 		break;
 	case XT_ASK_FLUSH:
 		fl.wr.opcode = IB_WR_FLUSH;
+		fl.wr.send_flags |= XIW_SEND_EXT_WR;
 		fl.wr.sg_list = NULL;
 		fl.wr.num_sge = 0;
 		fl.rkey = stag;
@@ -475,6 +501,7 @@ static int xt_post_ask(struct xt_conn *c)
 		break;
 	case XT_ASK_ATOMIC_WRITE:
 		aw.wr.opcode = IB_WR_ATOMIC_WRITE;
+		aw.wr.send_flags |= XIW_SEND_EXT_WR;
 		aw.wr.sg_list = NULL;
 		aw.wr.num_sge = 0;
 		aw.rkey = stag;
@@ -617,6 +644,7 @@ static int xt_post(struct xt_conn *c, const char *line)
 		};
 
 		aw.wr.opcode = IB_WR_ATOMIC_WRITE;
+		aw.wr.send_flags |= XIW_SEND_EXT_WR;
 		aw.wr.sg_list = NULL;
 		aw.wr.num_sge = 0;
 		ret = ib_post_send(c->id->qp, &aw.wr, NULL);
@@ -631,6 +659,7 @@ static int xt_post(struct xt_conn *c, const char *line)
 		};
 
 		f.wr.opcode = IB_WR_FLUSH;
+		f.wr.send_flags |= XIW_SEND_EXT_WR;
 		f.wr.sg_list = NULL;
 		f.wr.num_sge = 0;
 		ret = ib_post_send(c->id->qp, &f.wr, NULL);
@@ -720,6 +749,7 @@ static int xt_state_show(struct seq_file *m, void *unused)
 	seq_printf(m, "req status %d opcode %u len %u completions %u\n",
 		   c->req_status, c->req_opcode, c->req_len,
 		   c->req_completions);
+	seq_printf(m, "poke %s\n", c->poke);
 	for (i = 0; i < XT_NRECV; i++) {
 		struct xt_slot *s = &c->slots[i];
 
@@ -806,6 +836,22 @@ static int xt_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	acc.post_len = cpu_to_be32(XT_POST_PAGES * PAGE_SIZE);
 	acc.post_off = cpu_to_be32((XT_POST_PAGE - XT_POST_BLOB) * PAGE_SIZE);
 	acc.post_blob_len = cpu_to_be32(c->postmem.size);
+	if (early_send) {
+		struct ib_sge sge = {
+			.addr = c->dma + XT_READY_PAGE * PAGE_SIZE + PAGE_SIZE / 2,
+			.length = sizeof(XT_EARLY_MSG) - 1,
+			.lkey = c->pd->local_dma_lkey,
+		};
+		struct ib_send_wr send = {
+			.wr_cqe = &c->send_cqe, .sg_list = &sge, .num_sge = 1,
+			.opcode = IB_WR_SEND, .send_flags = IB_SEND_SIGNALED,
+		};
+
+		memcpy(xt_mem(c) + XT_READY_PAGE * PAGE_SIZE + PAGE_SIZE / 2,
+		       XT_EARLY_MSG, sizeof(XT_EARLY_MSG) - 1);
+		if (ib_post_send(id->qp, &send, NULL))
+			xt_note(c, c->events, sizeof(c->events), "early_failed");
+	}
 	param.private_data = &acc;
 	param.private_data_len = sizeof(acc);
 	param.responder_resources = min_t(u32, XT_IRD,
@@ -978,6 +1024,155 @@ static const struct file_operations xt_release_fops = {
 	.write = xt_release_write,
 };
 
+static void xt_err_work(struct work_struct *w)
+{
+	struct xt_conn *c = container_of(w, struct xt_conn, err_work);
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+	ib_modify_qp(c->id->qp, &attr, IB_QP_STATE);
+}
+
+static int xt_qp_state(struct ib_qp *qp)
+{
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr attr;
+
+	if (ib_query_qp(qp, &attr, IB_QP_STATE, &init))
+		return -1;
+	return attr.qp_state;
+}
+
+static int xt_modify(struct ib_qp *qp, enum ib_qp_state state)
+{
+	struct ib_qp_attr attr = { .qp_state = state };
+
+	return ib_modify_qp(qp, &attr, IB_QP_STATE);
+}
+
+/*
+ * A work request of @opcode as a generic ULP may post it: a plain struct
+ * ib_rdma_wr, followed in memory by octets that would make a valid xiw
+ * Flush or Atomic Write of the whole read-write region if they were read
+ * as one (each octet 1: IB_FLUSH_GLOBAL, IB_FLUSH_MR).
+ */
+static int xt_post_plain(struct xt_conn *c, enum ib_wr_opcode opcode)
+{
+	struct {
+		struct ib_rdma_wr wr;
+		u8 after[32];
+	} *p;
+	int ret;
+
+	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	if (!p)
+		return -ENOMEM;
+	memset(p->after, 1, sizeof(p->after));
+	p->wr.wr.opcode = opcode;
+	p->wr.wr.wr_cqe = &c->send_cqe;
+	p->wr.wr.send_flags = IB_SEND_SIGNALED;
+	p->wr.remote_addr = c->rw->iova;
+	p->wr.rkey = c->rw->rkey;
+	ret = ib_post_send(c->id->qp, &p->wr.wr, NULL);
+	kfree(p);
+	return ret;
+}
+
+/*
+ * A Send with two inline SGEs, 16 octets and 2^32 - 8: their sum wraps
+ * to 8. The second's source is one vmalloc page, so that a copy of its
+ * length faults at the page's end rather than reading on.
+ */
+static int xt_post_inline_wrap(struct xt_conn *c)
+{
+	u8 *small = kzalloc(16, GFP_KERNEL);
+	u8 *big = vzalloc(PAGE_SIZE);
+	struct ib_sge sge[2] = {
+		{ .addr = (uintptr_t)small, .length = 16 },
+		{ .addr = (uintptr_t)big, .length = U32_MAX - 7 },
+	};
+	struct ib_send_wr wr = {
+		.wr_cqe = &c->send_cqe, .sg_list = sge, .num_sge = 2,
+		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED | IB_SEND_INLINE,
+	};
+	int ret = -ENOMEM;
+
+	if (small && big)
+		ret = ib_post_send(c->id->qp, &wr, NULL);
+	vfree(big);
+	kfree(small);
+	return ret;
+}
+
+static void xt_poke(struct xt_conn *c, const char *op)
+{
+	struct ib_qp *qp = c->id->qp;
+	char res[sizeof(c->poke)];
+	unsigned long flags;
+
+	if (!strcmp(op, "inline_wrap")) {
+		snprintf(res, sizeof(res), "%d", xt_post_inline_wrap(c));
+	} else if (!strcmp(op, "flush_plain")) {
+		snprintf(res, sizeof(res), "%d",
+			 xt_post_plain(c, IB_WR_FLUSH));
+	} else if (!strcmp(op, "aw_plain")) {
+		snprintf(res, sizeof(res), "%d",
+			 xt_post_plain(c, IB_WR_ATOMIC_WRITE));
+	} else if (!strcmp(op, "err")) {
+		snprintf(res, sizeof(res), "%d", xt_modify(qp, IB_QPS_ERR));
+	} else if (!strcmp(op, "reset")) {
+		int r = xt_modify(qp, IB_QPS_RESET), s = xt_qp_state(qp);
+		int i = xt_modify(qp, IB_QPS_INIT), si = xt_qp_state(qp);
+		int t = xt_modify(qp, IB_QPS_RTR), st = xt_qp_state(qp);
+
+		snprintf(res, sizeof(res), "reset %d %d init %d %d rtr %d %d",
+			 r, s, i, si, t, st);
+	} else if (!strcmp(op, "err2")) {
+		INIT_WORK(&c->err_work, xt_err_work);
+		queue_work(system_unbound_wq, &c->err_work);
+		ib_drain_qp(qp);
+		flush_work(&c->err_work);
+		snprintf(res, sizeof(res), "0");
+	} else {
+		snprintf(res, sizeof(res), "unknown");
+	}
+	spin_lock_irqsave(&c->lock, flags);
+	strscpy(c->poke, res, sizeof(c->poke));
+	spin_unlock_irqrestore(&c->lock, flags);
+}
+
+static ssize_t xt_poke_write(struct file *f, const char __user *ubuf,
+			     size_t len, loff_t *pos)
+{
+	struct xt_conn *c;
+	char buf[32], op[16];
+	u32 num;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = 0;
+	if (sscanf(buf, "%u %15s", &num, op) != 2)
+		return -EINVAL;
+	/* Held throughout: xt_reap() cannot take the connection meanwhile. */
+	mutex_lock(&xt_lock);
+	list_for_each_entry(c, &xt_conns, node) {
+		if (c->num == num && c->id && c->id->qp) {
+			xt_poke(c, op);
+			mutex_unlock(&xt_lock);
+			return len;
+		}
+	}
+	mutex_unlock(&xt_lock);
+	return -ENOENT;
+}
+
+static const struct file_operations xt_poke_fops = {
+	.owner = THIS_MODULE,
+	.write = xt_poke_write,
+};
+
 static int __init xt_init(void)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET };
@@ -995,6 +1190,7 @@ static int __init xt_init(void)
 	if (!strcmp(answer, "hold"))
 		debugfs_create_file("release", 0200, xt_root, NULL,
 				    &xt_release_fops);
+	debugfs_create_file("poke", 0200, xt_root, NULL, &xt_poke_fops);
 	id = rdma_create_id(current->nsproxy->net_ns, xt_cm_handler, NULL,
 			    RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(id)) {

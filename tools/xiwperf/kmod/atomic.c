@@ -172,6 +172,7 @@ void xp_atomic_write_wr(struct xp_lane *lane, struct xiw_atomic_write_wr *wr)
 	struct xp_cconn *c = lane->c;
 
 	wr->wr.opcode = IB_WR_ATOMIC_WRITE;
+	wr->wr.send_flags |= XIW_SEND_EXT_WR;	/* the value follows wr */
 	wr->value = xiwperf_aw_value(lane->seq * c->cl->qps + c->index);
 }
 

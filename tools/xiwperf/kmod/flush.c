@@ -72,7 +72,7 @@ void xp_flush_wr(struct xp_lane *lane, struct xiw_flush_wr *wr)
 	memset(wr, 0, sizeof(*wr));
 	wr->wr.wr_cqe = &lane->cqe[XP_WR_OP];
 	wr->wr.opcode = IB_WR_FLUSH;
-	wr->wr.send_flags = IB_SEND_SIGNALED;
+	wr->wr.send_flags = IB_SEND_SIGNALED | XIW_SEND_EXT_WR;
 	wr->remote_addr = lane->raddr;
 	wr->rkey = lane->rkey;
 	wr->length = cl->size;
