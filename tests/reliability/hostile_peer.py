@@ -42,10 +42,10 @@ import model  # noqa: E402
 import wire as w  # noqa: E402
 
 DEBUGFS = "/sys/kernel/debug/xiwtarget"
-ACCEPT = ">IIIIQQIIIIIIII"
+ACCEPT = ">IIIIQQIIIIIIIIIIQ"
 ACCEPT_KEYS = ("magic", "conn", "rw_stag", "ro_stag", "rw_to", "ro_to",
                "rw_len", "ro_len", "rw_off", "ro_off", "recv_off", "nrecv",
-               "recv_len", "blob_len")
+               "recv_len", "blob_len", "big_stag", "big_len", "big_to")
 XT_MAGIC = 0x58544754
 QPS_ERR = 6
 # A bound on waiting for the target, against a hang: never a timing check.

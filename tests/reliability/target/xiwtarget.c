@@ -16,6 +16,9 @@
  *            it with what its own model of the connection says)
  *   N/state  the QP's state, the rdma_cm events and each receive's
  *            completion (status, length, flags), in completion order
+ *   N/dereg  write anything: deregister the large region now (the write
+ *            returns when ib_dereg_mr() did); read: "none", "running" or
+ *            "done"
  *   reap     write N (or "all"): disconnect, destroy and free connection N
  *
  * A connection lives until it is reaped, its device goes away or the
@@ -74,6 +77,10 @@ struct xt_slot {
  * @dma: the arena mapped for the device
  * @rw: read-write registration
  * @ro: read-only registration
+ * @big_pages: the large region (XT_BIG_PAGES)
+ * @big_dma: it mapped for the device
+ * @big: its registration, until deregistered (xchg()ed to NULL first)
+ * @dereg: 0 none, 1 running, 2 done (debugfs N/dereg)
  * @reg_cqe: completion of the registrations
  * @send_cqe: completion of the READY Send
  * @slots: the receives
@@ -97,6 +104,10 @@ struct xt_conn {
 	u64 dma;
 	struct ib_mr *rw;
 	struct ib_mr *ro;
+	struct page *big_pages;
+	u64 big_dma;
+	struct ib_mr *big;
+	atomic_t dereg;
 	struct ib_cqe reg_cqe;
 	struct ib_cqe send_cqe;
 	struct xt_slot slots[XT_NRECV];
@@ -178,8 +189,9 @@ static u8 *xt_mem(struct xt_conn *c)
 	return page_address(c->arena);
 }
 
-/* A registration of @pages pages of the arena from page @first. */
-static struct ib_mr *xt_mr(struct xt_conn *c, u32 first, u32 pages, u64 iova)
+/* A registration of @pages pages mapped at @dma. */
+static struct ib_mr *xt_mr_at(struct xt_conn *c, u64 dma, u32 pages,
+			      u64 iova)
 {
 	struct scatterlist sg;
 	struct ib_mr *mr;
@@ -189,7 +201,7 @@ static struct ib_mr *xt_mr(struct xt_conn *c, u32 first, u32 pages, u64 iova)
 	if (IS_ERR(mr))
 		return mr;
 	sg_init_table(&sg, 1);
-	sg_dma_address(&sg) = c->dma + first * PAGE_SIZE;
+	sg_dma_address(&sg) = dma;
 	sg_dma_len(&sg) = pages * PAGE_SIZE;
 	n = ib_map_mr_sg(mr, &sg, 1, NULL, PAGE_SIZE);
 	if (n != 1) {
@@ -198,6 +210,12 @@ static struct ib_mr *xt_mr(struct xt_conn *c, u32 first, u32 pages, u64 iova)
 	}
 	mr->iova = iova;
 	return mr;
+}
+
+/* A registration of @pages pages of the arena from page @first. */
+static struct ib_mr *xt_mr(struct xt_conn *c, u32 first, u32 pages, u64 iova)
+{
+	return xt_mr_at(c, c->dma + first * PAGE_SIZE, pages, iova);
 }
 
 static int xt_post_recvs(struct xt_conn *c)
@@ -280,6 +298,20 @@ static int xt_conn_setup(struct xt_conn *c, struct rdma_cm_id *id)
 	c->ro = xt_mr(c, XT_RO_PAGE, XT_RO_PAGES, iova | 0x40000);
 	if (IS_ERR(c->ro))
 		return PTR_ERR(c->ro);
+	c->big_pages = alloc_pages(GFP_KERNEL | __GFP_ZERO | __GFP_COMP,
+				   XT_BIG_ORDER);
+	if (!c->big_pages)
+		return -ENOMEM;
+	c->big_dma = ib_dma_map_single(dev, page_address(c->big_pages),
+				       XT_BIG_PAGES * PAGE_SIZE,
+				       DMA_BIDIRECTIONAL);
+	if (ib_dma_mapping_error(dev, c->big_dma)) {
+		c->big_dma = 0;
+		return -EIO;
+	}
+	c->big = xt_mr_at(c, c->big_dma, XT_BIG_PAGES, iova | 0x1000000);
+	if (IS_ERR(c->big))
+		return PTR_ERR(c->big);
 	return xt_post_recvs(c);
 }
 
@@ -300,6 +332,14 @@ static void xt_conn_ready(struct xt_conn *c)
 		.mr = c->ro, .key = c->ro->rkey,
 		.access = IB_ACCESS_REMOTE_READ,
 	};
+	struct ib_reg_wr big = {
+		.wr = { .opcode = IB_WR_REG_MR, .wr_cqe = &c->reg_cqe,
+			.send_flags = IB_SEND_SIGNALED },
+		.mr = c->big, .key = c->big->rkey,
+		.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+			  IB_ACCESS_REMOTE_READ | IB_ACCESS_FLUSH_GLOBAL |
+			  IB_ACCESS_FLUSH_PERSISTENT,
+	};
 	struct ib_sge sge = {
 		.addr = c->dma + XT_READY_PAGE * PAGE_SIZE,
 		.length = sizeof(XT_READY_MSG) - 1,
@@ -311,10 +351,47 @@ static void xt_conn_ready(struct xt_conn *c)
 	};
 
 	rw.wr.next = &ro.wr;
-	ro.wr.next = &send;
+	ro.wr.next = &big.wr;
+	big.wr.next = &send;
 	if (ib_post_send(c->id->qp, &rw.wr, NULL))
 		xt_note(c, c->events, sizeof(c->events), "post_failed");
 }
+
+/* Deregister the large region, once, whoever asks first. */
+static void xt_dereg_big(struct xt_conn *c)
+{
+	struct ib_mr *mr = xchg(&c->big, NULL);
+
+	if (IS_ERR_OR_NULL(mr))
+		return;
+	atomic_set(&c->dereg, 1);
+	ib_dereg_mr(mr);
+	atomic_set(&c->dereg, 2);
+}
+
+static ssize_t xt_dereg_write(struct file *f, const char __user *ubuf,
+			      size_t len, loff_t *pos)
+{
+	xt_dereg_big(f->private_data);
+	return len;
+}
+
+static ssize_t xt_dereg_read(struct file *f, char __user *ubuf, size_t len,
+			     loff_t *pos)
+{
+	static const char * const what[] = { "none\n", "running\n", "done\n" };
+	struct xt_conn *c = f->private_data;
+	const char *s = what[atomic_read(&c->dereg)];
+
+	return simple_read_from_buffer(ubuf, len, pos, s, strlen(s));
+}
+
+static const struct file_operations xt_dereg_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = xt_dereg_read,
+	.write = xt_dereg_write,
+};
 
 static void xt_conn_free(struct xt_conn *c)
 {
@@ -330,6 +407,13 @@ static void xt_conn_free(struct xt_conn *c)
 		ib_dereg_mr(c->rw);
 	if (!IS_ERR_OR_NULL(c->ro))
 		ib_dereg_mr(c->ro);
+	xt_dereg_big(c);
+	if (c->big_dma)
+		ib_dma_unmap_single(c->dev, c->big_dma,
+				    XT_BIG_PAGES * PAGE_SIZE,
+				    DMA_BIDIRECTIONAL);
+	if (c->big_pages)
+		__free_pages(c->big_pages, XT_BIG_ORDER);
 	if (!IS_ERR_OR_NULL(c->cq))
 		ib_free_cq(c->cq);
 	if (c->dma)
@@ -403,6 +487,7 @@ static int xt_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	c->dir = debugfs_create_dir(name, xt_root);
 	debugfs_create_blob("mem", 0400, c->dir, &c->blob);
 	debugfs_create_file("state", 0400, c->dir, c, &xt_state_fops);
+	debugfs_create_file("dereg", 0600, c->dir, c, &xt_dereg_fops);
 
 	acc.magic = cpu_to_be32(XT_MAGIC);
 	acc.conn = cpu_to_be32(c->num);
@@ -418,6 +503,9 @@ static int xt_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	acc.nrecv = cpu_to_be32(XT_NRECV);
 	acc.recv_len = cpu_to_be32(XT_RECV_LEN);
 	acc.blob_len = cpu_to_be32(c->blob.size);
+	acc.big_stag = cpu_to_be32(c->big->rkey);
+	acc.big_len = cpu_to_be32(XT_BIG_PAGES * PAGE_SIZE);
+	acc.big_to = cpu_to_be64(c->big->iova);
 	param.private_data = &acc;
 	param.private_data_len = sizeof(acc);
 	param.responder_resources = min_t(u32, XT_IRD,

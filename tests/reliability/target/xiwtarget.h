@@ -29,6 +29,17 @@
 #define XT_BLOB_PAGES	9
 #define XT_READY_PAGE	9
 
+/*
+ * The large region: XT_BIG_PAGES pages of their own, not in the blob,
+ * that the peer may read, write and flush to global visibility and to
+ * persistence (plain memory: a Flush to persistence of it is refused
+ * unless DRAM is declared persistent). Its registration can be dropped
+ * on demand (debugfs N/dereg) while the peer holds the connection in any
+ * state: the deregistration tests.
+ */
+#define XT_BIG_ORDER	8
+#define XT_BIG_PAGES	BIT(XT_BIG_ORDER)
+
 #define XT_RECV_LEN	256
 #define XT_NRECV	(XT_RECV_PAGES * PAGE_SIZE / XT_RECV_LEN)
 
@@ -53,6 +64,10 @@
  * @nrecv: receives posted, in order, one after the other in the blob
  * @recv_len: octets of each
  * @blob_len: octets of the blob
+ * @big_stag: STag of the large region (remote read, write, flush to
+ *	global visibility and to persistence)
+ * @big_len: its octets
+ * @big_to: tagged offset of its first octet
  */
 struct xt_accept {
 	__be32 magic;
@@ -69,6 +84,9 @@ struct xt_accept {
 	__be32 nrecv;
 	__be32 recv_len;
 	__be32 blob_len;
+	__be32 big_stag;
+	__be32 big_len;
+	__be64 big_to;
 };
 
 /* The Send the target makes once its registrations are in place. */
