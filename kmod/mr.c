@@ -7,6 +7,21 @@
  * the MR; lookups run under RCU and take a reference, so a deregistration
  * waits for every placement in progress before it returns.
  *
+ * Deregistration in bounded time. Some references last as long as the
+ * peer wants: a placement holds its MR from the header of a tagged FPDU
+ * to its last octet (a peer may send half an FPDU and stall), a Read
+ * being answered and a batch not yet in TCP's hands hold theirs until
+ * TCP takes the data (a peer may close its receive window). So
+ * deregistration first takes the STag out of the table and invalidates
+ * it (no new reference, and every holder's next access through it fails),
+ * then waits XIW_DEREG_PATIENCE for the references; after that, every QP
+ * still holding one is stalled by its peer, or as good as: each is ended
+ * with a local catastrophic error (Terminate, QP to error), which lets go
+ * of its references at once (xiw_qp_abort()), and the wait resumes,
+ * until none is left. The pages are never freed under anyone: the wait
+ * still ends only when the last reference is gone, and what TCP took of
+ * spliced pages it holds by page references of its own.
+ *
  * Fast registration (RFC 5040's STag states): an MR from alloc_mr() starts
  * invalid. IB_WR_REG_MR, executed in send queue order, makes it valid with
  * the page list map_mr_sg() prepared, the consumer's new key, rights and
@@ -23,6 +38,9 @@
 
 #include "obj.h"
 #include "verbs.h"
+
+/* How long deregistration waits for a holder before it ends its QP. */
+#define XIW_DEREG_PATIENCE	(5 * HZ)
 
 /*
  * Is @p memory the kernel maps? A DMA MR's addresses come from the peer
@@ -236,6 +254,8 @@ int xiw_mr_place(struct xiw_mr *mr, u32 stag, u64 to, u32 len,
 	int err = 0;
 
 	if (mr->kind == XIW_MR_DMA) {
+		if (!READ_ONCE(mr->reg.valid))
+			return -EACCES;		/* being deregistered */
 		while (!err && len) {
 			u32 take;
 			u8 *p = xiw_mr_kaddr(mr, to, len, &take);
@@ -283,6 +303,8 @@ const u8 *xiw_mr_source(struct xiw_mr *mr, u32 stag, u64 to, u32 len,
 	const u8 *p = NULL;
 
 	if (mr->kind == XIW_MR_DMA) {
+		if (!READ_ONCE(mr->reg.valid))
+			return NULL;		/* being deregistered */
 		p = xiw_mr_kaddr(mr, to, len, contig);
 		return xiw_kaddr_ok(p) ? p : NULL;
 	}
@@ -577,11 +599,39 @@ struct ib_mr *xiw_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	return ERR_PTR(-EOPNOTSUPP);
 }
 
+/*
+ * End every QP of @mr's protection domain that still holds a reference on
+ * it (deregistration's patience ran out): a local catastrophic error, then
+ * an abortive end of its stream, which drops what it holds before it
+ * returns.
+ */
+static void xiw_mr_abort_holders(struct xiw_device *xdev, struct xiw_mr *mr)
+{
+	unsigned long qpn;
+	struct xiw_qp *qp;
+	void *entry;
+
+	xa_for_each(&xdev->qps, qpn, entry) {
+		qp = xiw_qp_lookup(xdev, qpn);
+		if (!qp)
+			continue;
+		if (to_xiw_pd(qp->ibqp.pd) == mr->reg.owner &&
+		    xiw_qp_holds_mr(qp, mr)) {
+			xiw_qp_fatal(qp);
+			xiw_qp_abort(qp);
+		}
+		xiw_qp_put(qp);
+	}
+}
+
 /**
  * xiw_dereg_mr() - deregister: the STag stops working at once and no
  *	placement touches the memory after this returns
  * @ibmr: the MR
  * @udata: unused
+ *
+ * Returns in bounded time whatever the peers do: a QP that holds the MR
+ * past XIW_DEREG_PATIENCE is ended (see the top of this file). Sleeps.
  *
  * Return: 0.
  */
@@ -591,10 +641,17 @@ int xiw_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct xiw_mr *mr = to_xiw_mr(ibmr);
 	u32 slot = xiw_stag_perm_slot(&xdev->stag_perm,
 				      xiw_stag_index(mr->reg.stag));
+	unsigned long flags;
 
 	xa_erase_irq(&xdev->mrs, slot);
+	/* Every holder's next access through the MR fails. */
+	spin_lock_irqsave(&mr->lock, flags);
+	WRITE_ONCE(mr->reg.valid, false);
+	spin_unlock_irqrestore(&mr->lock, flags);
 	xiw_mr_put(mr);
-	wait_for_completion(&mr->released);
+	while (!wait_for_completion_timeout(&mr->released,
+					    XIW_DEREG_PATIENCE))
+		xiw_mr_abort_holders(xdev, mr);
 	xiw_mr_free(mr);
 	return 0;
 }

@@ -210,6 +210,30 @@ static struct xiw_device *xiw_nl_dev(struct genl_info *info)
 	return xdev;
 }
 
+/*
+ * Whether the sender of @skb may learn @xdev's keys or change its state:
+ * CAP_NET_ADMIN in the user namespace that owns the device's network
+ * namespace (init_net's, so the initial one, in the RDMA core's shared
+ * mode). The socket's own namespace is not enough: an unprivileged user
+ * is root of a namespace of its own (unshare -Urn), and the device is
+ * visible from there. Return: 0, or -EPERM with the extack set.
+ */
+static int xiw_nl_admin(struct sk_buff *skb, struct genl_info *info,
+			struct xiw_device *xdev)
+{
+	struct net *net = read_pnet(&xdev->ibdev.coredev.rdma_net);
+
+	if (netlink_ns_capable(skb, net->user_ns, CAP_NET_ADMIN))
+		return 0;
+	if (info->genlhdr->cmd == XIW_CMD_MR_GET)
+		GENL_SET_ERR_MSG(info,
+				 "reading an MR needs CAP_NET_ADMIN in the user namespace that owns the device's network namespace");
+	else
+		GENL_SET_ERR_MSG(info,
+				 "changing xiw settings needs CAP_NET_ADMIN in the user namespace that owns the device's network namespace");
+	return -EPERM;
+}
+
 static int xiw_nl_dev_reply(struct genl_info *info, struct xiw_device *xdev)
 {
 	struct sk_buff *msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
@@ -334,6 +358,9 @@ static int xiw_nl_dev_set_doit(struct sk_buff *skb, struct genl_info *info)
 		err = PTR_ERR(xdev);
 		goto out;
 	}
+	err = xiw_nl_admin(skb, info, xdev);
+	if (err)
+		goto out;
 	/* Every check before the first change: a refusal changes nothing. */
 	spin_lock_bh(&xdev->config_lock);
 	cfg = xdev->config;
@@ -361,16 +388,21 @@ out:
 
 /*
  * The MR a request names by XIW_ATTR_MR_STAG on its device; referenced.
- * Caller holds xiw_device_list_lock().
+ * The permission is checked before the STag is looked at. Caller holds
+ * xiw_device_list_lock().
  */
-static struct xiw_mr *xiw_nl_mr(struct genl_info *info,
+static struct xiw_mr *xiw_nl_mr(struct sk_buff *skb, struct genl_info *info,
 				struct xiw_device **xdevp)
 {
 	struct xiw_device *xdev = xiw_nl_dev(info);
 	struct xiw_mr *mr;
+	int err;
 
 	if (IS_ERR(xdev))
 		return ERR_CAST(xdev);
+	err = xiw_nl_admin(skb, info, xdev);
+	if (err)
+		return ERR_PTR(err);
 	mr = xiw_mr_find(xdev, nla_get_u32(info->attrs[XIW_ATTR_MR_STAG]));
 	if (!mr) {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[XIW_ATTR_MR_STAG],
@@ -418,7 +450,7 @@ static int xiw_nl_mr_doit(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	}
 	xiw_device_list_lock();
-	mr = xiw_nl_mr(info, &xdev);
+	mr = xiw_nl_mr(skb, info, &xdev);
 	if (IS_ERR(mr)) {
 		err = PTR_ERR(mr);
 	} else {
@@ -693,9 +725,15 @@ cancel:
 /**
  * DOC: xiw_nl_ops
  *
- * The family's commands (uapi/xiw_netlink.h): reads for anyone, writes
- * for CAP_NET_ADMIN only. Every command takes the family's whole policy,
- * strictly: an attribute it does not know is refused.
+ * The family's commands (uapi/xiw_netlink.h). What a device can do, its
+ * settings and counters are for anyone to read. Whatever reveals a key
+ * (MR_GET: is this STag live?) or changes state needs CAP_NET_ADMIN in
+ * the user namespace that owns the device's network namespace: the
+ * generic netlink core first refuses a sender without CAP_NET_ADMIN over
+ * its own namespace (GENL_UNS_ADMIN_PERM), then xiw_nl_admin() checks the
+ * device's, which is what counts (a user's own namespace would otherwise
+ * do). Every command takes the family's whole policy, strictly: an
+ * attribute it does not know is refused.
  */
 static const struct genl_ops xiw_nl_ops[] = {
 	{
@@ -706,16 +744,17 @@ static const struct genl_ops xiw_nl_ops[] = {
 	{
 		.cmd = XIW_CMD_DEV_SET,
 		.doit = xiw_nl_dev_set_doit,
-		.flags = GENL_ADMIN_PERM,
+		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd = XIW_CMD_MR_GET,
 		.doit = xiw_nl_mr_doit,
+		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd = XIW_CMD_MR_SET,
 		.doit = xiw_nl_mr_doit,
-		.flags = GENL_ADMIN_PERM,
+		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd = XIW_CMD_STATS_GET,

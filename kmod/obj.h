@@ -281,8 +281,9 @@ struct xiw_srq {
  * @op: an Atomic or Atomic Write: the operation on the target word (its
  *	STag is @src_stag, its offset @src_to); an Atomic Write is an
  *	unconditional swap
- * @seg_len: a Verify: its DDP segment length, and @req: its DDP header,
- *	for the Terminate of a mismatch found in its turn
+ * @seg_len: a Verify or Flush: its DDP segment length, and @req: its DDP
+ *	header, for the Terminate of a fault found in its turn (a Verify's
+ *	mismatch, a Flush's memory that cannot reach the disposition)
  * @req: see @seg_len
  * @expect: a Verify: the expected hash
  *
@@ -309,7 +310,7 @@ struct xiw_irq_entry {
 		struct {
 			u16 seg_len;
 			struct xiw_untagged_hdr req;
-			u8 expect[XIW_VERIFY_HASH_MAX];
+			u8 expect[XIW_VERIFY_HASH_MAX];	/* a Verify's */
 		};
 	};
 };
@@ -757,6 +758,7 @@ struct xiw_qp *xiw_qp_lookup(struct xiw_device *xdev, u32 qpn);
 void xiw_qp_sq_complete(struct xiw_qp *qp);
 void xiw_qp_to_error(struct xiw_qp *qp);
 void xiw_qp_abort(struct xiw_qp *qp);
+bool xiw_qp_holds_mr(struct xiw_qp *qp, struct xiw_mr *mr);
 void xiw_qp_flush(struct xiw_qp *qp);
 void xiw_qp_open_tx(struct xiw_qp *qp);
 void xiw_qp_cep_release(struct xiw_qp *qp);

@@ -27,9 +27,12 @@
  * Global visibility is a full fence in every domain: the receive path
  * placed the data with CPU stores.
  *
- * A request is checked when it arrives (xiw_persist_check(): the page
- * walk needs no sleep) and carried out in its turn by the transmit engine
- * (xiw_persist_flush(): writeback sleeps).
+ * A request is checked (xiw_persist_check()) and carried out
+ * (xiw_persist_flush(): writeback sleeps) in its turn, by the transmit
+ * engine, in process context: the check walks the whole range, which may
+ * be all of a large region, so it never runs on the receive path (under
+ * the socket's callback lock, for each 40-octet request), nor before the
+ * request passed the IRD check.
  */
 #include <linux/backing-dev.h>
 #include <linux/blkdev.h>
@@ -412,7 +415,7 @@ static u8 xiw_persist_force(const struct xiw_mr *mr)
 
 /**
  * xiw_persist_check() - may a Flush be carried out on this range? Checked
- *	when the request arrives, before it is queued.
+ *	in its turn, before xiw_persist_flush().
  * @mr: the MR, referenced, looked up by @stag for the range and the rights
  *	the disposition needs
  * @stag: its STag
@@ -425,7 +428,8 @@ static u8 xiw_persist_force(const struct xiw_mr *mr)
  * the file domain to memory that is no file's page cache: the memory
  * lacks what the right promises, so it is refused as an access rights
  * violation (Documentation/commit-draft.md). The walk classifies each
- * page of the range: its cost is a few loads per page.
+ * page of the range: its cost is a few loads per page, O(range), and it
+ * reschedules between steps: process context only.
  *
  * Return: 0, or the RDMAP Terminate cause.
  */

@@ -664,6 +664,44 @@ void xiw_qp_abort(struct xiw_qp *qp)
 	xiw_qp_stop(qp, true);
 }
 
+/**
+ * xiw_qp_holds_mr() - does a QP hold a reference on an MR?
+ * @qp: the QP, referenced
+ * @mr: the MR
+ *
+ * A placement under way (a tagged FPDU received in part), a request of
+ * queue 1 being received or answered, or a transmit batch not yet in
+ * TCP's hands. For deregistration that ran out of patience (mr.c): the
+ * receive and transmit state is read without their serialisation, so the
+ * answer may be stale; a holder missed is found in the next round, and
+ * one that just let go is ended a little early, which only a stalled
+ * peer can make happen.
+ *
+ * Return: true if it seems to.
+ */
+bool xiw_qp_holds_mr(struct xiw_qp *qp, struct xiw_mr *mr)
+{
+	unsigned long flags;
+	bool held = false;
+	u32 i, n;
+
+	/* Racy on purpose: a stale answer costs one round (see above). */
+	if (data_race(READ_ONCE(qp->rx.place_mr)) == mr)
+		return true;
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	/* The entry at irq_head: a request being received holds it. */
+	for (i = qp->irq_tail; qp->irq && !held && i != qp->irq_head + 1; i++)
+		held = xiw_qp_irq_at(qp, i)->mr == mr;
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	/* Racy on purpose, likewise: the transmit engine's own fields. */
+	n = min_t(u32, data_race(READ_ONCE(qp->tx_nmr)), XIW_TX_MR_MAX);
+	for (i = 0; !held && i < n; i++) {
+		/* Racy on purpose, likewise. */
+		held = data_race(READ_ONCE(qp->tx_mr[i])) == mr;
+	}
+	return held;
+}
+
 static int xiw_copy_inline(struct xiw_wqe *wqe, const struct ib_send_wr *wr)
 {
 	u32 len = 0;

@@ -48,10 +48,13 @@ int xiw_rx_atomic_write_req(struct xiw_qp *qp, u32 len)
 /*
  * An RDMA Flush Request (commit draft section 3.1.1): a disposition for a
  * range, or (XIW_FLUSH_REGION) for the whole region its STag names, which
- * must grant the rights the disposition needs and be memory that can
- * reach it (persist.c). It is carried out in its turn among the requests
- * of queue 1, by the transmit engine: every Write before it was placed
- * when it arrived (section 4).
+ * must grant the rights the disposition needs. Here only what costs the
+ * same for any range is checked: the STag, its rights and bounds, and the
+ * IRD. Whether the memory can reach the disposition (persist.c walks the
+ * range page by page, which may sleep) is found in its turn among the
+ * requests of queue 1, by the transmit engine, which also carries it out
+ * then: every Write before it was placed when it arrived (section 4). Its
+ * DDP header is kept for the Terminate of a refusal found then.
  */
 int xiw_rx_flush_req(struct xiw_qp *qp, u32 len)
 {
@@ -82,11 +85,6 @@ int xiw_rx_flush_req(struct xiw_qp *qp, u32 len)
 				   &bad);
 	if (!mr)
 		return bad;
-	bad = xiw_persist_check(mr, req.stag, to, span, req.flags);
-	if (bad) {
-		xiw_mr_put(mr);
-		return bad;
-	}
 	bad = xiw_rx_irq_take(qp, mr, &e);
 	if (bad)
 		return bad;
@@ -95,6 +93,8 @@ int xiw_rx_flush_req(struct xiw_qp *qp, u32 len)
 	e->src_stag = req.stag;
 	e->src_to = to;
 	e->len = span;
+	e->seg_len = qp->rx.ulpdu_len;
+	e->req = *h;
 	return 0;
 }
 

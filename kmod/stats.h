@@ -29,7 +29,7 @@ struct rdma_hw_stats;
  * @XIW_STAT_FLUSH_FILE: of those, ones whose range held file pages
  * @XIW_STAT_FLUSH_DRAM: of those, ones whose range held DRAM (only when
  *	declared persistent)
- * @XIW_STAT_FLUSH_REFUSED: Flushes to persistence refused on arrival
+ * @XIW_STAT_FLUSH_REFUSED: Flushes to persistence refused in their turn
  *	(the range holds DRAM not declared persistent)
  * @XIW_STAT_FLUSH_FAILED: Flushes that failed in their turn (writeback
  *	error, STag invalidated meanwhile)

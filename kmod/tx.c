@@ -744,14 +744,31 @@ static int xiw_tx_atomic_resp(struct xiw_qp *qp, struct xiw_irq_entry *e)
 
 /*
  * A Flush's turn: every Write before it was placed when it arrived, every
- * response before it is framed. It may sleep (file writeback), so what is
- * framed goes out first: it runs with an empty batch. Its response, on
- * queue 3, carries nothing. Return: 0 or an XIW_TX_* failure.
+ * response before it is framed. It may sleep (the range's pages are
+ * classified, file writeback), so what is framed goes out first: it runs
+ * with an empty batch. Memory that cannot reach the disposition asked for
+ * is the requester's fault, found after the request was delivered: its
+ * Terminate names the request by the DDP header kept for it, as a
+ * refusal on arrival would have. Its response, on queue 3, carries
+ * nothing. Return: 0 or an XIW_TX_* failure.
  */
 static int xiw_tx_flush_resp(struct xiw_qp *qp, struct xiw_irq_entry *e)
 {
+	int bad;
+
 	if (qp->tx_len)
 		return XIW_TX_FULL;
+	bad = xiw_persist_check(e->mr, e->src_stag, e->src_to, e->len,
+				e->flags);
+	if (bad) {
+		struct xiw_term_src src = {
+			.seg_len = e->seg_len, .ddp_hdr = &e->req,
+			.ddp_len = sizeof(e->req),
+		};
+
+		xiw_qp_terminate(qp, bad, &src);
+		return XIW_TX_IDLE;	/* the Terminate goes out next */
+	}
 	/* Invalidated meanwhile, or the writeback failed: a local error. */
 	if (xiw_persist_flush(e->mr, e->src_stag, e->src_to, e->len, e->flags))
 		return XIW_TX_LOCAL_ERR;

@@ -8,9 +8,13 @@ from conftest import TOP
 GENL = os.path.join(TOP, "tests", "integration", "xiw_genl.py")
 
 
-def genl(vm, *args, user=None):
-    """xiw_genl.py's JSON answer to args, run as user (a uid) if given."""
+def genl(vm, *args, user=None, userns=False):
+    """xiw_genl.py's JSON answer to args, run as user (a uid) if given,
+    and with userns in a user and network namespace of its own (unshare
+    -Urn: root there, with every capability over that namespace only)."""
     prefix = f"setpriv --reuid={user} --regid={user} --clear-groups " \
         if user else ""
+    if userns:
+        prefix += "unshare -Urn "
     return json.loads(vm.run(f"{prefix}python3 -S {GENL} " +
                              " ".join(str(a) for a in args)).out)

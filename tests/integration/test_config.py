@@ -210,7 +210,8 @@ def test_xiwctl_config_shows_and_sets_the_settings(pair):
     assert res.rc == 1
     assert res.err == ("xiwctl: changing the settings of xiw1: Operation "
                        "not permitted: changing xiw settings needs "
-                       "CAP_NET_ADMIN\n"), res.err
+                       "CAP_NET_ADMIN in the user namespace that owns the "
+                       "device's network namespace\n"), res.err
     res = vm.run(f"{XIWCTL} config set xiw1 crc sometimes", check=False)
     assert res.rc == 2
     assert "crc \"sometimes\" is not one of default, off, preferred, " \

@@ -114,7 +114,8 @@ def test_xiwctl_policy_refusals_carry_the_kernels_reason(hosts):
     assert res.rc == 1
     assert res.err == ("xiwctl: changing the policy of xiw0: Operation not "
                        "permitted: changing xiw settings needs "
-                       "CAP_NET_ADMIN\n"), res.err
+                       "CAP_NET_ADMIN in the user namespace that owns the "
+                       "device's network namespace\n"), res.err
     res = vm.run(f"{XIWCTL} policy set nosuch domain dram", check=False)
     assert res.rc == 1
     assert res.err == ("xiwctl: changing the policy of nosuch: No such "

@@ -50,11 +50,12 @@ import responses  # noqa: E402
 import wire as w  # noqa: E402
 
 DEBUGFS = "/sys/kernel/debug/xiwtarget"
-ACCEPT = ">IIIIQQIIIIIIIIIIIQQIII"
+ACCEPT = ">IIIIQQIIIIIIIIIIIQQIIIIIQ"
 ACCEPT_KEYS = ("magic", "conn", "rw_stag", "ro_stag", "rw_to", "ro_to",
                "rw_len", "ro_len", "rw_off", "ro_off", "recv_off", "nrecv",
                "recv_len", "blob_len", "sink_off", "sink_len", "sink_stag",
-               "sink_to", "post_to", "post_len", "post_off", "post_blob_len")
+               "sink_to", "post_to", "post_len", "post_off", "post_blob_len",
+               "big_stag", "big_len", "big_to")
 XT_MAGIC = 0x58544754
 QPS_ERR = 6
 # A bound on waiting for the target, against a hang: never a timing check.

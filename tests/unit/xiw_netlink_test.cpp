@@ -465,24 +465,37 @@ TEST(XiwNetlink, RefusesAnMrWithoutWhatItNeeds)
 TEST(XiwNetlink, ErrorsOfAnExchange)
 {
     using xiw::xiw_nl::exchange_error;
-    // a refused change says what it needs, after the kernel's reason
-    auto e = exchange_error(xiw::make_error(EPERM, ""), "changing the policy of xiw0", true);
+    const std::string needs =
+        " needs CAP_NET_ADMIN in the user namespace that owns the device's network namespace";
+    // a refusal without a reason (the generic netlink core's) says what
+    // the command needs
+    auto e = exchange_error(xiw::make_error(EPERM, ""), "changing the policy of xiw0",
+                            XIW_CMD_DEV_SET);
     EXPECT_EQ(e.message(), "changing the policy of xiw0: Operation not permitted: changing "
-                           "xiw settings needs CAP_NET_ADMIN");
-    e = exchange_error(xiw::make_error(EPERM, "", "not in this namespace"), "naming", true);
-    EXPECT_EQ(e.extack, "not in this namespace (changing xiw settings needs CAP_NET_ADMIN)");
-    // a read refused is only what the kernel said
-    e = exchange_error(xiw::make_error(EPERM, "", "no"), "listing xiw devices", false);
+                           "xiw settings" + needs);
+    e = exchange_error(xiw::make_error(EPERM, ""), "naming", XIW_CMD_MR_SET);
+    EXPECT_EQ(e.extack, "changing xiw settings" + needs);
+    e = exchange_error(xiw::make_error(EPERM, ""), "MR 0x1 of xiw0", XIW_CMD_MR_GET);
+    EXPECT_EQ(e.extack, "reading an MR" + needs);
+    // the kernel's reason stays as it is
+    e = exchange_error(xiw::make_error(EPERM, "", "reading an MR" + needs), "MR 0x1 of xiw0",
+                       XIW_CMD_MR_GET);
+    EXPECT_EQ(e.extack, "reading an MR" + needs);
+    // a read anyone may do, refused, is only what the kernel said
+    e = exchange_error(xiw::make_error(EPERM, "", "no"), "listing xiw devices", XIW_CMD_DEV_GET);
     EXPECT_EQ(e.message(), "listing xiw devices: Operation not permitted: no");
+    e = exchange_error(xiw::make_error(EPERM, ""), "xiw stats", XIW_CMD_STATS_GET);
+    EXPECT_EQ(e.extack, "");
     // other refusals keep the kernel's text as it is
-    e = exchange_error(xiw::make_error(ENODEV, "", "no such xiw device"), "xiw device x", true);
+    e = exchange_error(xiw::make_error(ENODEV, "", "no such xiw device"), "xiw device x",
+                       XIW_CMD_DEV_SET);
     EXPECT_EQ(e.message(), "xiw device x: No such device: no such xiw device");
     // a malformed reply says what was wrong with it too
     e = exchange_error(xiw::make_error(EPROTO, "malformed xiw netlink reply: MR without X"),
-                       "MR 0x1 of xiw0", false);
+                       "MR 0x1 of xiw0", XIW_CMD_MR_GET);
     EXPECT_EQ(e.context, "MR 0x1 of xiw0: malformed xiw netlink reply: MR without X");
     // the kernel's EPROTO is the kernel's
-    e = exchange_error(xiw::make_error(EPROTO, "", "why"), "MR 0x1 of xiw0", false);
+    e = exchange_error(xiw::make_error(EPROTO, "", "why"), "MR 0x1 of xiw0", XIW_CMD_MR_GET);
     EXPECT_EQ(e.message(), "MR 0x1 of xiw0: Protocol error: why");
 }
 

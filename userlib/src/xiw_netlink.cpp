@@ -680,15 +680,19 @@ Result<Event> parse_event(nlmsghdr* hdr)
     return e;
 }
 
-Error exchange_error(Error e, std::string context, bool change)
+Error exchange_error(Error e, std::string context, int cmd)
 {
     // What was asked, then what libxiw found (a malformed reply, a failed
     // send); the kernel's refusals come without a context of their own.
     e.context = e.context.empty() ? std::move(context) : context + ": " + e.context;
-    if (e.code == EPERM && change) {
-        const std::string needs = "changing xiw settings needs CAP_NET_ADMIN";
-        e.extack = e.extack.empty() ? needs : e.extack + " (" + needs + ")";
-    }
+    // The generic netlink core refuses a sender without CAP_NET_ADMIN over
+    // its own namespace silently; xiw itself says the same when the
+    // capability is missing in the device's (Documentation/netlink.md).
+    bool restricted = cmd == XIW_CMD_MR_GET || cmd == XIW_CMD_DEV_SET || cmd == XIW_CMD_MR_SET;
+    if (e.code == EPERM && e.extack.empty() && restricted)
+        e.extack = std::string(cmd == XIW_CMD_MR_GET ? "reading an MR" : "changing xiw settings") +
+                   " needs CAP_NET_ADMIN in the user namespace that owns the device's "
+                   "network namespace";
     return e;
 }
 
@@ -715,7 +719,7 @@ Result<std::vector<T>> XiwNetlink::exchange(Result<nl::Message> msg, Parse parse
     if (!msg)
         return msg.error();
     auto* gh = static_cast<genlmsghdr*>(nlmsg_data(nlmsg_hdr(msg->get())));
-    bool change = gh->cmd == XIW_CMD_DEV_SET || gh->cmd == XIW_CMD_MR_SET;
+    int cmd = gh->cmd;
     std::vector<T> out;
     Status st = sock_.transact(std::move(msg).value(), [&out, &parse](nlmsghdr* hdr) -> Status {
         auto v = parse(hdr);
@@ -725,7 +729,7 @@ Result<std::vector<T>> XiwNetlink::exchange(Result<nl::Message> msg, Parse parse
         return Ok{};
     });
     if (!st)
-        return xiw_nl::exchange_error(st.error(), std::move(context), change);
+        return xiw_nl::exchange_error(st.error(), std::move(context), cmd);
     return out;
 }
 

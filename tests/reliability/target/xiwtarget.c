@@ -30,6 +30,9 @@
  *            completion (status, length, flags), in completion order, the
  *            asked request's (status, opcode, length; status -1 until it
  *            completed) and each posted work request's ("wr ...")
+ *   N/dereg  write anything: deregister the large region now (the write
+ *            returns when ib_dereg_mr() did); read: "none", "running" or
+ *            "done"
  *   reap     write N (or "all"): disconnect, destroy and free connection N
  *   release  (answer=hold only) write anything: let the held request's
  *            handler return
@@ -140,6 +143,10 @@ struct xt_wr {
  * @dma: the arena mapped for the device
  * @rw: read-write registration
  * @ro: read-only registration
+ * @big_pages: the large region (XT_BIG_PAGES)
+ * @big_dma: it mapped for the device
+ * @big: its registration, until deregistered (xchg()ed to NULL first)
+ * @dereg: 0 none, 1 running, 2 done (debugfs N/dereg)
  * @reg_cqe: completion of the registrations
  * @send_cqe: completion of the READY Send
  * @req_cqe: completion of the asked request
@@ -175,6 +182,10 @@ struct xt_conn {
 	u64 dma;
 	struct ib_mr *rw;
 	struct ib_mr *ro;
+	struct page *big_pages;
+	u64 big_dma;
+	struct ib_mr *big;
+	atomic_t dereg;
 	struct ib_cqe reg_cqe;
 	struct ib_cqe send_cqe;
 	struct ib_cqe req_cqe;
@@ -312,8 +323,9 @@ static u8 *xt_mem(struct xt_conn *c)
 	return page_address(c->arena);
 }
 
-/* A registration of @pages pages of the arena from page @first. */
-static struct ib_mr *xt_mr(struct xt_conn *c, u32 first, u32 pages, u64 iova)
+/* A registration of @pages pages mapped at @dma. */
+static struct ib_mr *xt_mr_at(struct xt_conn *c, u64 dma, u32 pages,
+			      u64 iova)
 {
 	struct scatterlist sg;
 	struct ib_mr *mr;
@@ -323,7 +335,7 @@ static struct ib_mr *xt_mr(struct xt_conn *c, u32 first, u32 pages, u64 iova)
 	if (IS_ERR(mr))
 		return mr;
 	sg_init_table(&sg, 1);
-	sg_dma_address(&sg) = c->dma + first * PAGE_SIZE;
+	sg_dma_address(&sg) = dma;
 	sg_dma_len(&sg) = pages * PAGE_SIZE;
 	n = ib_map_mr_sg(mr, &sg, 1, NULL, PAGE_SIZE);
 	if (n != 1) {
@@ -332,6 +344,12 @@ static struct ib_mr *xt_mr(struct xt_conn *c, u32 first, u32 pages, u64 iova)
 	}
 	mr->iova = iova;
 	return mr;
+}
+
+/* A registration of @pages pages of the arena from page @first. */
+static struct ib_mr *xt_mr(struct xt_conn *c, u32 first, u32 pages, u64 iova)
+{
+	return xt_mr_at(c, c->dma + first * PAGE_SIZE, pages, iova);
 }
 
 static int xt_post_recvs(struct xt_conn *c)
@@ -418,6 +436,20 @@ static int xt_conn_setup(struct xt_conn *c, struct rdma_cm_id *id)
 	c->ro = xt_mr(c, XT_RO_PAGE, XT_RO_PAGES, iova | 0x40000);
 	if (IS_ERR(c->ro))
 		return PTR_ERR(c->ro);
+	c->big_pages = alloc_pages(GFP_KERNEL | __GFP_ZERO | __GFP_COMP,
+				   XT_BIG_ORDER);
+	if (!c->big_pages)
+		return -ENOMEM;
+	c->big_dma = ib_dma_map_single(dev, page_address(c->big_pages),
+				       XT_BIG_PAGES * PAGE_SIZE,
+				       DMA_BIDIRECTIONAL);
+	if (ib_dma_mapping_error(dev, c->big_dma)) {
+		c->big_dma = 0;
+		return -EIO;
+	}
+	c->big = xt_mr_at(c, c->big_dma, XT_BIG_PAGES, iova | 0x1000000);
+	if (IS_ERR(c->big))
+		return PTR_ERR(c->big);
 	return xt_post_recvs(c);
 }
 
@@ -532,6 +564,14 @@ static void xt_conn_ready(struct xt_conn *c)
 		.mr = c->ro, .key = c->ro->rkey,
 		.access = IB_ACCESS_REMOTE_READ,
 	};
+	struct ib_reg_wr big = {
+		.wr = { .opcode = IB_WR_REG_MR, .wr_cqe = &c->reg_cqe,
+			.send_flags = IB_SEND_SIGNALED },
+		.mr = c->big, .key = c->big->rkey,
+		.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+			  IB_ACCESS_REMOTE_READ | IB_ACCESS_FLUSH_GLOBAL |
+			  IB_ACCESS_FLUSH_PERSISTENT,
+	};
 	struct ib_sge sge = {
 		.addr = c->dma + XT_READY_PAGE * PAGE_SIZE,
 		.length = sizeof(XT_READY_MSG) - 1,
@@ -543,7 +583,8 @@ static void xt_conn_ready(struct xt_conn *c)
 	};
 
 	rw.wr.next = &ro.wr;
-	ro.wr.next = &send;
+	ro.wr.next = &big.wr;
+	big.wr.next = &send;
 	if (ib_post_send(c->id->qp, &rw.wr, NULL) ||
 	    (c->ask.magic && xt_post_ask(c)))
 		xt_note(c, c->events, sizeof(c->events), "post_failed");
@@ -704,6 +745,42 @@ static const struct file_operations xt_post_fops = {
 	.write = xt_post_write,
 };
 
+/* Deregister the large region, once, whoever asks first. */
+static void xt_dereg_big(struct xt_conn *c)
+{
+	struct ib_mr *mr = xchg(&c->big, NULL);
+
+	if (IS_ERR_OR_NULL(mr))
+		return;
+	atomic_set(&c->dereg, 1);
+	ib_dereg_mr(mr);
+	atomic_set(&c->dereg, 2);
+}
+
+static ssize_t xt_dereg_write(struct file *f, const char __user *ubuf,
+			      size_t len, loff_t *pos)
+{
+	xt_dereg_big(f->private_data);
+	return len;
+}
+
+static ssize_t xt_dereg_read(struct file *f, char __user *ubuf, size_t len,
+			     loff_t *pos)
+{
+	static const char * const what[] = { "none\n", "running\n", "done\n" };
+	struct xt_conn *c = f->private_data;
+	const char *s = what[atomic_read(&c->dereg)];
+
+	return simple_read_from_buffer(ubuf, len, pos, s, strlen(s));
+}
+
+static const struct file_operations xt_dereg_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = xt_dereg_read,
+	.write = xt_dereg_write,
+};
+
 static void xt_conn_free(struct xt_conn *c)
 {
 	debugfs_remove_recursive(c->dir);
@@ -718,6 +795,13 @@ static void xt_conn_free(struct xt_conn *c)
 		ib_dereg_mr(c->rw);
 	if (!IS_ERR_OR_NULL(c->ro))
 		ib_dereg_mr(c->ro);
+	xt_dereg_big(c);
+	if (c->big_dma)
+		ib_dma_unmap_single(c->dev, c->big_dma,
+				    XT_BIG_PAGES * PAGE_SIZE,
+				    DMA_BIDIRECTIONAL);
+	if (c->big_pages)
+		__free_pages(c->big_pages, XT_BIG_ORDER);
 	if (!IS_ERR_OR_NULL(c->cq))
 		ib_free_cq(c->cq);
 	if (c->dma)
@@ -813,6 +897,7 @@ static int xt_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	debugfs_create_file("state", 0400, c->dir, c, &xt_state_fops);
 	debugfs_create_blob("postmem", 0400, c->dir, &c->postmem);
 	debugfs_create_file("post", 0200, c->dir, c, &xt_post_fops);
+	debugfs_create_file("dereg", 0600, c->dir, c, &xt_dereg_fops);
 
 	acc.magic = cpu_to_be32(XT_MAGIC);
 	acc.conn = cpu_to_be32(c->num);
@@ -836,6 +921,9 @@ static int xt_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	acc.post_len = cpu_to_be32(XT_POST_PAGES * PAGE_SIZE);
 	acc.post_off = cpu_to_be32((XT_POST_PAGE - XT_POST_BLOB) * PAGE_SIZE);
 	acc.post_blob_len = cpu_to_be32(c->postmem.size);
+	acc.big_stag = cpu_to_be32(c->big->rkey);
+	acc.big_len = cpu_to_be32(XT_BIG_PAGES * PAGE_SIZE);
+	acc.big_to = cpu_to_be64(c->big->iova);
 	if (early_send) {
 		struct ib_sge sge = {
 			.addr = c->dma + XT_READY_PAGE * PAGE_SIZE + PAGE_SIZE / 2,

@@ -45,6 +45,17 @@
 #define XT_POST_PAGES	2
 #define XT_POST_BLOB_PAGES	4
 
+/*
+ * The large region: XT_BIG_PAGES pages of their own, not in the blob,
+ * that the peer may read, write and flush to global visibility and to
+ * persistence (plain memory: a Flush to persistence of it is refused
+ * unless DRAM is declared persistent). Its registration can be dropped
+ * on demand (debugfs N/dereg) while the peer holds the connection in any
+ * state: the deregistration tests.
+ */
+#define XT_BIG_ORDER	8
+#define XT_BIG_PAGES	BIT(XT_BIG_ORDER)
+
 #define XT_RECV_LEN	256
 #define XT_NRECV	(XT_RECV_PAGES * PAGE_SIZE / XT_RECV_LEN)
 
@@ -100,6 +111,10 @@ enum xt_post_op {
  * @post_len: octets of the post sink
  * @post_off: where the post sink starts in the N/postmem blob
  * @post_blob_len: octets of the N/postmem blob
+ * @big_stag: STag of the large region (remote read, write, flush to
+ *	global visibility and to persistence)
+ * @big_len: its octets
+ * @big_to: tagged offset of its first octet
  */
 struct xt_accept {
 	__be32 magic;
@@ -124,6 +139,9 @@ struct xt_accept {
 	__be32 post_len;
 	__be32 post_off;
 	__be32 post_blob_len;
+	__be32 big_stag;
+	__be32 big_len;
+	__be64 big_to;
 } __packed;
 
 #define XT_ASK_MAGIC	0x58544153	/* "XTAS" */

@@ -202,10 +202,12 @@ Result<Stats> parse_stats(nlmsghdr* hdr);
 /// One message of the events group (XIW_CMD_DEV_NEW, _DEV_DEL,
 /// _QP_ERROR), likewise checked; EPROTO for another command.
 Result<Event> parse_event(nlmsghdr* hdr);
-/// Error @p e of an exchange, as XiwNetlink returns it: @p context (what
-/// was asked) before e's own; for EPERM of a @p change (DEV_SET, MR_SET)
-/// what it needs, after the kernel's reason if it gave one.
-Error exchange_error(Error e, std::string context, bool change);
+/// Error @p e of an exchange of command @p cmd, as XiwNetlink returns it:
+/// @p context (what was asked) before e's own; for EPERM of a command
+/// that needs CAP_NET_ADMIN (MR_GET, DEV_SET, MR_SET) what it needs, in
+/// the kernel's words, when the kernel gave no reason (the generic
+/// netlink core refuses without one).
+Error exchange_error(Error e, std::string context, int cmd);
 }  // namespace xiw_nl
 
 /// A connection to the xiw generic netlink family.
@@ -216,7 +218,8 @@ public:
 
     Result<std::vector<XiwDevice>> devices();
     Result<XiwDevice> device(std::string_view name);
-    /// Change a device's policy (CAP_NET_ADMIN); the device afterwards.
+    /// Change a device's policy (CAP_NET_ADMIN in the user namespace that owns
+    /// the device's network namespace); the device afterwards.
     Result<XiwDevice> set_policy(std::string_view name, const PolicyChange& change);
     /// Change a device's settings (CAP_NET_ADMIN); the device afterwards.
     Result<XiwDevice> set_config(std::string_view name, const ConfigChange& change);
