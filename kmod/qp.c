@@ -569,9 +569,8 @@ void xiw_qp_flush(struct xiw_qp *qp)
  * the second finds the work done, so that the batch's MR references are
  * put once and no caller returns while another still tears down. Sleeps.
  */
-static void xiw_qp_stop(struct xiw_qp *qp, bool abort)
+static void xiw_qp_stop(struct xiw_qp *qp)
 {
-	enum xiw_qp_state was;
 	struct sock *sk = NULL;
 	struct xiw_cep *cep;
 	unsigned long flags;
@@ -579,7 +578,6 @@ static void xiw_qp_stop(struct xiw_qp *qp, bool abort)
 
 	mutex_lock(&qp->teardown);
 	spin_lock_irqsave(&qp->lock, flags);
-	was = qp->state;
 	qp->state = XIW_QPS_ERROR;
 	cep = qp->cep;
 	qp->cep = NULL;
@@ -587,18 +585,6 @@ static void xiw_qp_stop(struct xiw_qp *qp, bool abort)
 
 	/* The transmit engine checks the state; wait out a running pass. */
 	cancel_work_sync(&qp->tx_work);
-	/*
-	 * After the ULP began an orderly close (SQD), or when the QP was in
-	 * error already (whoever put it there told the connection how to
-	 * end), the connection ends with a FIN, not an RST: iw_cm's and
-	 * ib_drain_qp()'s move to error right after rdma_disconnect() must
-	 * not turn it into an abortive close (RFC 5040 section 5: an
-	 * orderly LLP close). Not if half a batch went to TCP: the stream
-	 * would end inside an FPDU.
-	 */
-	if ((was != XIW_QPS_CLOSING && was != XIW_QPS_ERROR) ||
-	    (qp->tx_off && qp->tx_off < qp->tx_len))
-		abort = true;
 	/*
 	 * The connection releases the socket only after its own call here
 	 * took it away under the lock, so it is alive while we see it.
@@ -629,10 +615,7 @@ static void xiw_qp_stop(struct xiw_qp *qp, bool abort)
 	}
 	xiw_tx_drop(qp);
 	if (cep) {
-		if (abort)
-			xiw_cep_abort(cep);
-		else
-			xiw_cep_shutdown(cep);
+		xiw_cep_abort(cep);
 		xiw_cep_put(cep);
 	}
 	xiw_qp_flush(qp);
@@ -646,22 +629,28 @@ static void xiw_qp_stop(struct xiw_qp *qp, bool abort)
 }
 
 /**
- * xiw_qp_to_error() - stop the stream and flush; the connection ends with
- *	a FIN if an orderly close was under way, else with an RST
+ * xiw_qp_to_error() - stop the stream abortively (RST) and flush
  * @qp: the QP
+ *
+ * Also after rdma_disconnect(): an orderly close that ends with a FIN
+ * from each side is not done yet (issue 24, finding 9: the QP's move to
+ * error must not wait for the peer's FIN, which a vanished peer never
+ * sends).
  */
 void xiw_qp_to_error(struct xiw_qp *qp)
 {
-	xiw_qp_stop(qp, false);
+	xiw_qp_stop(qp);
 }
 
 /**
- * xiw_qp_abort() - stop the stream abortively (RST) and flush
+ * xiw_qp_abort() - stop the stream abortively (RST) and flush, whatever
+ *	close was under way: for errors (netdev down, deregistration's
+ *	patience run out)
  * @qp: the QP
  */
 void xiw_qp_abort(struct xiw_qp *qp)
 {
-	xiw_qp_stop(qp, true);
+	xiw_qp_stop(qp);
 }
 
 /**
