@@ -344,7 +344,7 @@ static void xiw_abort_connections(struct xiw_device *xdev)
 		connected = qp->cep;
 		spin_unlock_irq(&qp->lock);
 		if (connected)
-			xiw_qp_abort(qp);
+			xiw_qp_to_error(qp);
 		xiw_qp_put(qp);
 	}
 }

@@ -17,7 +17,7 @@
  * then waits XIW_DEREG_PATIENCE for the references; after that, every QP
  * still holding one is stalled by its peer, or as good as: each is ended
  * with a local catastrophic error (Terminate, QP to error), which lets go
- * of its references at once (xiw_qp_abort()), and the wait resumes,
+ * of its references at once (xiw_qp_to_error()), and the wait resumes,
  * until none is left. The pages are never freed under anyone: the wait
  * still ends only when the last reference is gone, and what TCP took of
  * spliced pages it holds by page references of its own.
@@ -618,7 +618,7 @@ static void xiw_mr_abort_holders(struct xiw_device *xdev, struct xiw_mr *mr)
 		if (to_xiw_pd(qp->ibqp.pd) == mr->reg.owner &&
 		    xiw_qp_holds_mr(qp, mr)) {
 			xiw_qp_fatal(qp);
-			xiw_qp_abort(qp);
+			xiw_qp_to_error(qp);
 		}
 		xiw_qp_put(qp);
 	}

@@ -757,7 +757,6 @@ void xiw_qp_put(struct xiw_qp *qp);
 struct xiw_qp *xiw_qp_lookup(struct xiw_device *xdev, u32 qpn);
 void xiw_qp_sq_complete(struct xiw_qp *qp);
 void xiw_qp_to_error(struct xiw_qp *qp);
-void xiw_qp_abort(struct xiw_qp *qp);
 bool xiw_qp_holds_mr(struct xiw_qp *qp, struct xiw_mr *mr);
 void xiw_qp_flush(struct xiw_qp *qp);
 void xiw_qp_open_tx(struct xiw_qp *qp);

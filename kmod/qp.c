@@ -564,12 +564,20 @@ void xiw_qp_flush(struct xiw_qp *qp)
 	xiw_flush_rq(qp);
 }
 
-/*
- * Stop the stream and flush. Callers at once take turns (@qp->teardown):
- * the second finds the work done, so that the batch's MR references are
- * put once and no caller returns while another still tears down. Sleeps.
+/**
+ * xiw_qp_to_error() - stop the stream abortively (RST) and flush
+ * @qp: the QP
+ *
+ * Callers at once take turns (@qp->teardown): the second finds the work
+ * done, so that the batch's MR references are put once and no caller
+ * returns while another still tears down. Sleeps.
+ *
+ * Also after rdma_disconnect(): an orderly close that ends with a FIN
+ * from each side is not done yet (issue 24, finding 9: the QP's move to
+ * error must not wait for the peer's FIN, which a vanished peer never
+ * sends).
  */
-static void xiw_qp_stop(struct xiw_qp *qp)
+void xiw_qp_to_error(struct xiw_qp *qp)
 {
 	struct sock *sk = NULL;
 	struct xiw_cep *cep;
@@ -626,31 +634,6 @@ static void xiw_qp_stop(struct xiw_qp *qp)
 	 */
 	if (qp->srq && !xchg(&qp->srq_last_wqe, 1))
 		xiw_qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
-}
-
-/**
- * xiw_qp_to_error() - stop the stream abortively (RST) and flush
- * @qp: the QP
- *
- * Also after rdma_disconnect(): an orderly close that ends with a FIN
- * from each side is not done yet (issue 24, finding 9: the QP's move to
- * error must not wait for the peer's FIN, which a vanished peer never
- * sends).
- */
-void xiw_qp_to_error(struct xiw_qp *qp)
-{
-	xiw_qp_stop(qp);
-}
-
-/**
- * xiw_qp_abort() - stop the stream abortively (RST) and flush, whatever
- *	close was under way: for errors (netdev down, deregistration's
- *	patience run out)
- * @qp: the QP
- */
-void xiw_qp_abort(struct xiw_qp *qp)
-{
-	xiw_qp_stop(qp);
 }
 
 /**
