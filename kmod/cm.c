@@ -40,6 +40,7 @@ enum xiw_cep_state {
 	XIW_CEP_AWAIT_ACCEPT,	/* passive: request handed to the ULP */
 	XIW_CEP_RTS,		/* connected */
 	XIW_CEP_CLOSING,	/* our FIN is out */
+	XIW_CEP_LINGER,		/* QP let go: the FINs still to cross */
 	XIW_CEP_CLOSED,
 };
 
@@ -51,6 +52,7 @@ static const char * const xiw_cep_state_names[] = {
 	[XIW_CEP_AWAIT_ACCEPT] = "await_accept",
 	[XIW_CEP_RTS] = "rts",
 	[XIW_CEP_CLOSING] = "closing",
+	[XIW_CEP_LINGER] = "linger",
 	[XIW_CEP_CLOSED] = "closed",
 };
 
@@ -70,6 +72,7 @@ enum {
 	XIW_CEP_EV_TIMEOUT,
 	XIW_CEP_EV_ABORT,
 	XIW_CEP_EV_SHUTDOWN,
+	XIW_CEP_EV_CLOSE,
 };
 
 /**
@@ -491,6 +494,18 @@ static void xiw_cep_drop_id(struct xiw_cep *cep)
 	}
 }
 
+/* Let go of the QP, stopped: its connection will not call into it again. */
+static void xiw_cep_put_qp(struct xiw_cep *cep)
+{
+	struct xiw_qp *qp = cep->qp;
+
+	if (!qp)
+		return;
+	cep->qp = NULL;
+	xiw_qp_cep_release(qp);
+	xiw_qp_put(qp);
+}
+
 /*
  * The connection is over. The QP stops first (its transmit engine is
  * waited out, so nothing sends on the socket any more), then the socket
@@ -516,11 +531,7 @@ static void xiw_cep_finish(struct xiw_cep *cep, int status, bool abort)
 		xiw_qp_to_error(qp);
 	}
 	xiw_cep_release_sock(cep, abort);
-	if (qp) {
-		cep->qp = NULL;
-		xiw_qp_cep_release(qp);
-		xiw_qp_put(qp);
-	}
+	xiw_cep_put_qp(cep);
 
 	if (cep->cm_id) {
 		if (was == XIW_CEP_CONNECTING || was == XIW_CEP_AWAIT_REPLY)
@@ -1428,6 +1439,38 @@ void xiw_cep_shutdown(struct xiw_cep *cep)
 	xiw_cep_event(cep, XIW_CEP_EV_SHUTDOWN);
 }
 
+/**
+ * xiw_cep_close() - the QP went to error during an orderly close: end the
+ *	connection with a FIN, without making the QP wait for the peer's
+ * @cep: the endpoint
+ *
+ * An abort asked for before or after wins.
+ */
+void xiw_cep_close(struct xiw_cep *cep)
+{
+	xiw_cep_event(cep, XIW_CEP_EV_CLOSE);
+}
+
+static int xiw_cep_discard_actor(read_descriptor_t *desc, struct sk_buff *skb,
+				 unsigned int off, size_t len)
+{
+	return len;
+}
+
+/*
+ * Lingering: what the peer still sends is read and dropped. Left in the
+ * receive queue, it would turn the socket's release into an RST.
+ */
+static void xiw_cep_discard(struct xiw_cep *cep)
+{
+	read_descriptor_t desc = { .count = 1 };
+	struct sock *sk = cep->sock->sk;
+
+	lock_sock(sk);
+	tcp_read_sock(sk, &desc, xiw_cep_discard_actor);
+	release_sock(sk);
+}
+
 static void xiw_cep_sock_state(struct xiw_cep *cep)
 {
 	struct sock *sk;
@@ -1453,10 +1496,58 @@ static void xiw_cep_sock_state(struct xiw_cep *cep)
 	case XIW_CEP_CLOSING:
 		xiw_cep_finish(cep, 0, false);
 		break;
+	case XIW_CEP_LINGER:
+		/* Not before both FINs are acknowledged: no orphan socket. */
+		if (state == TCP_CLOSE)
+			xiw_cep_finish(cep, 0, false);
+		break;
 	default:
 		xiw_cep_finish(cep, -ECONNRESET, true);
 		break;
 	}
+}
+
+/*
+ * The QP went to error after an orderly close began: after SQD (the FIN
+ * goes now if the send queue had not drained yet), or after our Terminate
+ * and FIN went out. RFC 5040 section 5 asks for an orderly LLP close, a
+ * FIN from each side; the ULP's drain moves the QP to error before the
+ * FINs crossed, and destroy_qp must not wait for a peer that may never
+ * send its FIN (issue 24, finding 9). So the RDMA side ends now: the QP
+ * is let go and iw_cm gets CLOSE. The socket lingers until TCP is done
+ * with both FINs (TCP_CLOSE: no orphan is left behind), discarding what
+ * still arrives, for at most mpa_timeout_ms (then an RST), or until the
+ * device goes (xiw_cm_device_gone() aborts it).
+ */
+static void xiw_cep_linger(struct xiw_cep *cep)
+{
+	struct xiw_qp *qp = cep->qp;
+	struct sock *sk;
+
+	if ((cep->state != XIW_CEP_RTS && cep->state != XIW_CEP_CLOSING) ||
+	    !cep->sock)
+		return;
+	sk = cep->sock->sk;
+	if (cep->state == XIW_CEP_RTS)
+		kernel_sock_shutdown(cep->sock, SHUT_WR);
+	xiw_cep_set_state(cep, XIW_CEP_LINGER);
+	/* Socket callbacks stop calling into the QP before it goes. */
+	write_lock_bh(&sk->sk_callback_lock);
+	cep->rdma_mode = false;
+	write_unlock_bh(&sk->sk_callback_lock);
+	if (qp) {
+		xiw_log(cep->xdev, XIW_DEBUG_CONNECTIONS,
+			"qp %u: connection ended, closing\n", qp->ibqp.qp_num);
+		/* Done by whoever asked for the close: waits it out. */
+		xiw_qp_to_error(qp);
+		xiw_cep_put_qp(cep);
+	}
+	if (cep->cm_id)
+		xiw_cep_deliver(cep, cep->cm_id, IW_CM_EVENT_CLOSE, 0, NULL, 0);
+	xiw_cep_drop_id(cep);
+	xiw_cep_arm(cep);
+	xiw_cep_discard(cep);
+	xiw_cep_sock_state(cep);
 }
 
 /* The step the timer bounds did not end in time. */
@@ -1503,6 +1594,8 @@ static void xiw_cep_work(struct work_struct *w)
 			xiw_cep_got_request(cep);
 		else if (cep->state == XIW_CEP_AWAIT_REPLY)
 			xiw_cep_got_reply(cep);
+		else if (cep->state == XIW_CEP_LINGER)
+			xiw_cep_discard(cep);
 	}
 	/* After SQD drained, or after our Terminate went out. */
 	if (test_and_clear_bit(XIW_CEP_EV_SHUTDOWN, &cep->events) &&
@@ -1517,6 +1610,9 @@ static void xiw_cep_work(struct work_struct *w)
 		xiw_cep_timed_out(cep);
 	if (test_and_clear_bit(XIW_CEP_EV_ABORT, &cep->events))
 		xiw_cep_finish(cep, -ECONNABORTED, true);
+	/* After the abort: an abort asked for at the same time wins. */
+	if (test_and_clear_bit(XIW_CEP_EV_CLOSE, &cep->events))
+		xiw_cep_linger(cep);
 	mutex_unlock(&cep->lock);
 	xiw_cep_put(cep);
 }

@@ -20,6 +20,7 @@ int xiw_destroy_listen(struct iw_cm_id *id);
 
 void xiw_cep_abort(struct xiw_cep *cep);
 void xiw_cep_shutdown(struct xiw_cep *cep);
+void xiw_cep_close(struct xiw_cep *cep);
 void xiw_cep_get(struct xiw_cep *cep);
 void xiw_cep_put(struct xiw_cep *cep);
 

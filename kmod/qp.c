@@ -565,27 +565,35 @@ void xiw_qp_flush(struct xiw_qp *qp)
 }
 
 /**
- * xiw_qp_to_error() - stop the stream abortively (RST) and flush
+ * xiw_qp_to_error() - stop the stream and flush; the connection ends with
+ *	a FIN if an orderly close was under way, else with an RST
  * @qp: the QP
  *
  * Callers at once take turns (@qp->teardown): the second finds the work
  * done, so that the batch's MR references are put once and no caller
  * returns while another still tears down. Sleeps.
  *
- * Also after rdma_disconnect(): an orderly close that ends with a FIN
- * from each side is not done yet (issue 24, finding 9: the QP's move to
- * error must not wait for the peer's FIN, which a vanished peer never
- * sends).
+ * An orderly close is under way after SQD (rdma_disconnect()) or after
+ * our Terminate: iw_cm's and ib_drain_qp()'s move to error that follows
+ * at once must not turn it into an abortive one (RFC 5040 section 5; issue
+ * 24, finding 9). Nor does it wait for the peer's FIN, which a vanished
+ * peer never sends: the connection lets the QP go at once and finishes
+ * the close on its own (xiw_cep_close()). An RST still ends the stream
+ * when the QP left RTS any other way, and when part of a batch went to
+ * TCP (the stream would end inside an FPDU).
  */
 void xiw_qp_to_error(struct xiw_qp *qp)
 {
+	enum xiw_qp_state was;
 	struct sock *sk = NULL;
 	struct xiw_cep *cep;
 	unsigned long flags;
+	bool orderly;
 	u32 una = 0;
 
 	mutex_lock(&qp->teardown);
 	spin_lock_irqsave(&qp->lock, flags);
+	was = qp->state;
 	qp->state = XIW_QPS_ERROR;
 	cep = qp->cep;
 	qp->cep = NULL;
@@ -593,6 +601,9 @@ void xiw_qp_to_error(struct xiw_qp *qp)
 
 	/* The transmit engine checks the state; wait out a running pass. */
 	cancel_work_sync(&qp->tx_work);
+	/* In error with a connection still: our Terminate and FIN went out. */
+	orderly = (was == XIW_QPS_CLOSING || was == XIW_QPS_ERROR) &&
+		  !(qp->tx_off && qp->tx_off < qp->tx_len);
 	/*
 	 * The connection releases the socket only after its own call here
 	 * took it away under the lock, so it is alive while we see it.
@@ -623,7 +634,10 @@ void xiw_qp_to_error(struct xiw_qp *qp)
 	}
 	xiw_tx_drop(qp);
 	if (cep) {
-		xiw_cep_abort(cep);
+		if (orderly)
+			xiw_cep_close(cep);
+		else
+			xiw_cep_abort(cep);
 		xiw_cep_put(cep);
 	}
 	xiw_qp_flush(qp);

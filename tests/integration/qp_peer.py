@@ -10,6 +10,9 @@ for the scenarios of test_qp_lifecycle.py.
       per FPDU received ({"opcode": .., "ulpdu": HEX}); after N of them
       {"held": true}, and the connection stays open until the other side
       closes it or S seconds passed (before: at most 120 s a read).
+      --silent: when the other side's FIN comes, print {"end": "fin"}
+      and never close: wait (S seconds at most) for what comes next and
+      print {"then": "reset"} or {"then": "timeout"}.
   qp_peer.py reads HOST PORT --reads K --go FILE [--wait S]
       a receive buffer of one page, the handshake (ORD K), the target's
       READY Send, then K RDMA Read
@@ -21,6 +24,7 @@ for the scenarios of test_qp_lifecycle.py.
 Waits are bounded, never asserted on.
 """
 import argparse
+import errno
 import json
 import os
 import socket
@@ -85,7 +89,25 @@ def read_fpdu(sock):
     return rest[:ulen]
 
 
-def hold(sock, count, wait):
+def silent(sock, wait):
+    """The other side closed: stay open, never send a FIN of our own,
+    until an RST comes or @wait seconds passed. After the FIN, reads
+    return at once and empty even after an RST; TCP records the RST as
+    the socket's error (EPIPE in CLOSE-WAIT): poll that."""
+    print(json.dumps({"end": "fin"}), flush=True)
+    then = "timeout"
+    end = time.monotonic() + wait
+    while time.monotonic() < end:
+        err = sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+        if err:
+            then = "reset" if err in (errno.EPIPE, errno.ECONNRESET) \
+                else os.strerror(err)
+            break
+        time.sleep(0.05)
+    print(json.dumps({"then": then}), flush=True)
+
+
+def hold(sock, count, wait, quiet=False):
     got = handshake(sock)
     if got is None:
         return 1
@@ -100,6 +122,8 @@ def hold(sock, count, wait):
                 n += 1
             ulpdu = read_fpdu(sock)
             if ulpdu is None:
+                if quiet:
+                    silent(sock, wait)
                 break
             print(json.dumps({"opcode": ulpdu[1] & 0x1f,
                               "ulpdu": ulpdu.hex()}), flush=True)
@@ -143,6 +167,7 @@ def main():
     ap.add_argument("--reads", type=int, default=16)
     ap.add_argument("--go", default="/tmp/qp_peer.go")
     ap.add_argument("--wait", type=float, default=30.0)
+    ap.add_argument("--silent", action="store_true")
     args = ap.parse_args()
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -152,7 +177,7 @@ def main():
     sock.settimeout(10)
     sock.connect((args.host, args.port))
     if args.mode == "hold":
-        return hold(sock, args.count, args.wait)
+        return hold(sock, args.count, args.wait, args.silent)
     return reads(sock, args.reads, args.go, args.wait)
 
 

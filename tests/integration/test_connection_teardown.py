@@ -4,7 +4,12 @@ every posted work request completes exactly once (flushed if it had not
 finished; xiwperf counts duplicates and losses), rdma_cm delivers each
 connection's events exactly once (its own tracepoint is the witness), the
 kernel log stays clean, and the device carries new connections after."""
+import re
+
+import pytest
+
 import cm_trace
+from capture import capture, tshark
 from conftest import wait_until
 from xiwperf_run import PORT, client, start_client, wait_client
 
@@ -47,6 +52,68 @@ def test_graceful_disconnect_events_exactly_once(pair):
     clients = [p for p in pairs if p[1].endswith(f":{PORT}")]
     assert len(clients) == 4, pairs
     assert all((dst, src) in pairs for src, dst in clients), pairs
+
+
+XIW_EVENT = re.compile(r"(xiw\d+) cep (\S+) (active|passive) ([A-Z_]+) "
+                       r"status (-?\d+)")
+
+
+def tcp_ends(vm, pcap):
+    """{TCP connection: (sources of its FINs, sources of its RSTs)}."""
+    ends = {}
+    for row in tshark(vm, pcap, "-Y", "tcp.flags.fin == 1 || "
+                      "tcp.flags.reset == 1", "-T", "fields", "-e",
+                      "tcp.stream", "-e", "ip.src", "-e", "tcp.flags.fin",
+                      "-e", "tcp.flags.reset").splitlines():
+        stream, src, fin, rst = row.split("\t")
+        fins, rsts = ends.setdefault(stream, (set(), set()))
+        (fins if fin in ("1", "True") else rsts).add(src)
+        if fin in ("1", "True") and rst in ("1", "True"):
+            rsts.add(src)
+    return ends
+
+
+@pytest.mark.parametrize("op", ["read", "send", "write"])
+def test_orderly_close_is_fin_both_ways(pair, op):
+    """A run that completes ends each connection as RFC 5040 expects of an
+    orderly LLP close: a FIN from each side and no RST (xiwperf drains
+    its QPs after rdma_disconnect(), which moves them to error before the
+    FINs crossed), the peer's iw_cm sees DISCONNECT then CLOSE, and
+    every rdma_cm id one DISCONNECTED with status 0."""
+    vm = pair
+    pcap = f"/tmp/close-{op}.pcapng"
+    got = {}
+
+    def run():
+        got["r"] = client(vm, "a", SERVER, "--op", op, "--size", 65536,
+                          "--count", 20, "--check")
+        # The server's side ends when the client's FIN arrived.
+        cm_trace.wait_for(vm, "DISCONNECTED", 2)
+
+    cm_trace.start(vm, ("rdma_cma/cm_event_handler", "xiw/xiw_cm_event"))
+    capture(vm, "a", "v0", run, pcap)
+    trace = cm_trace.read_and_clear(vm)
+    ends = tcp_ends(vm, pcap)
+    assert ends, "no connection ended in the capture"
+    for stream, (fins, rsts) in ends.items():
+        assert fins == {"192.0.2.1", SERVER} and not rsts, (stream, ends)
+    ceps = {}
+    for m in XIW_EVENT.finditer(trace):
+        ceps.setdefault((m.group(1), m.group(2), m.group(3)), []).append(
+            (m.group(4), int(m.group(5))))
+    passive = [evs for (_, _, side), evs in ceps.items()
+               if side == "passive" and ("ESTABLISHED", 0) in evs]
+    active = [evs for (_, _, side), evs in ceps.items()
+              if side == "active" and ("CONNECT_REPLY", 0) in evs]
+    assert passive and len(passive) == len(active), ceps
+    for evs in passive:
+        assert evs[-2:] == [("DISCONNECT", 0), ("CLOSE", 0)], ceps
+    for evs in active:
+        assert evs[-1] == ("CLOSE", 0), ceps
+    statuses = [m.group(6) for m in cm_trace.LINE.finditer(trace)
+                if m.group(4) == "DISCONNECTED"]
+    assert len(statuses) == 2 * len(active), trace
+    assert set(statuses) == {"0"}, trace
 
 
 def test_tcp_reset_mid_transfer_flushes_and_disconnects_once(pair):

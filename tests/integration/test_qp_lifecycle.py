@@ -4,9 +4,10 @@ initiator (qp_peer.py) in namespace a: work requests only a kernel ULP
 can post (inline lengths that wrap, Flush and Atomic Write in a plain
 ib_rdma_wr) are refused and change nothing; a QP in error resets and walks
 RESET, INIT, RTR again; no FPDU precedes the MPA Reply, even of work
-posted before accept; teardowns at once (a drain, a modify to ERR and the
-peer's RST while Read Responses wait in the socket) put each reference
-once."""
+posted before accept; an orderly close ends with a FIN without waiting
+for a peer that never sends its own; teardowns at once (a drain, a modify
+to ERR and the peer's RST while Read Responses wait in the socket) put
+each reference once."""
 import json
 import os
 
@@ -51,12 +52,12 @@ def lines(vm, out):
             if ln.startswith("{")]
 
 
-def held(vm, tag, count=1):
+def held(vm, tag, count=1, *more):
     """A connection to the target, held open after @count FPDUs (the
     READY Send first): the peer's output file and the connection's
     number."""
     out = start_peer(vm, tag, "hold", TARGET, PORT, "--count", count,
-                     "--wait", 120)
+                     "--wait", 120, *more)
     wait_until(vm, f"grep -q -e held -e error {out}", "the peer connected")
     got = lines(vm, out)
     assert "error" not in got[0], got
@@ -149,6 +150,34 @@ def test_no_fpdu_precedes_the_mpa_reply(hosts):
                 bytes.fromhex(f["ulpdu"]).endswith(b"XTGT early"), f
     finally:
         vm.run(f"echo all > {DBG}/reap; rmmod xiwtarget", check=False)
+
+
+def test_an_orderly_close_does_not_wait_for_a_silent_peer(target):
+    """The target disconnects (SQD: its FIN goes once the send queue
+    drained) and destroys the QP at once, which moves it to error before
+    any FIN came back; the peer never sends one. The close stays orderly,
+    a FIN and no RST (issue 24, finding 9), and destroy_qp returns
+    without the peer's FIN: the socket lingers in FIN-WAIT-2 after the
+    target's reap returned, and is reset only when mpa_timeout_ms ran out
+    (no orphan socket outlives the connection)."""
+    vm = target
+    param = "/sys/module/xiw/parameters/mpa_timeout_ms"
+    was = vm.run(f"cat {param}").out.strip()
+    # Long enough that the lingering socket is surely seen before its end.
+    vm.run(f"echo 30000 > {param}")
+    try:
+        out, conn = held(vm, "silent", 1, "--silent")
+        vm.run(f"echo {conn} > {DBG}/reap")      # returns after destroy_qp
+        wait_until(vm, f"grep -q '\"end\": \"fin\"' {out}",
+                   "the target's FIN")
+        wait_until(vm, f"ip netns exec b ss -tnH state fin-wait-2 "
+                       f"'( sport = :{PORT} )' | grep -q .",
+                   "the socket lingering after the QP was destroyed")
+        wait_until(vm, f"grep -q '\"then\"' {out}", "the lingering's end",
+                   tries=400)
+    finally:
+        vm.run(f"echo {was} > {param}")
+    assert lines(vm, out)[-1] == {"then": "reset"}, lines(vm, out)
 
 
 def test_teardowns_at_once_put_each_reference_once(target):
