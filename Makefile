@@ -141,17 +141,20 @@ endif
 FUZZ_CASES ?= 210000
 # Cases per mode of the stateful response fuzzing (hostile_peer.py --responses).
 FUZZ_RESPONSES_CASES ?= 100000
-# Rounds of connection-level abuse (conn_abuse.py), and teardown races.
+# Rounds of connection-level abuse (conn_abuse.py), and teardown races
+# (conn_abuse.py's, and test_qp_lifecycle.py's drain/ERR/RST race).
 FUZZ_ABUSE_ROUNDS ?= 2000
 FUZZ_RACES ?= 100
+FUZZ_TEARDOWN_ROUNDS ?= 400
 fuzz: all
-	@echo "make fuzz: seed $(FUZZ_SEED), $(FUZZ_CASES) cases per mode, $(FUZZ_RESPONSES_CASES) per response mode, $(FUZZ_ABUSE_ROUNDS) abuse rounds, $(FUZZ_RACES) teardown races"
+	@echo "make fuzz: seed $(FUZZ_SEED), $(FUZZ_CASES) cases per mode, $(FUZZ_RESPONSES_CASES) per response mode, $(FUZZ_ABUSE_ROUNDS) abuse rounds, $(FUZZ_RACES) + $(FUZZ_TEARDOWN_ROUNDS) teardown races"
 	@XIW_FUZZ_SEED=$(FUZZ_SEED) XIW_FUZZ_SLICE=$(FUZZ_CASES) \
 		XIW_FUZZ_RESPONSES_SLICE=$(FUZZ_RESPONSES_CASES) \
 		XIW_ABUSE_SEED=$(FUZZ_SEED) XIW_ABUSE_ROUNDS=$(FUZZ_ABUSE_ROUNDS) \
-		XIW_RACES=$(FUZZ_RACES) \
+		XIW_RACES=$(FUZZ_RACES) XIW_TEARDOWN_ROUNDS=$(FUZZ_TEARDOWN_ROUNDS) \
 		$(PYTHON) -m pytest -s tests/integration/test_hostile_peer.py \
-		tests/integration/test_hostile_connections.py
+		tests/integration/test_hostile_connections.py \
+		"tests/integration/test_qp_lifecycle.py::test_teardowns_at_once_put_each_reference_once"
 
 vm-shell: all
 	@$(PYTHON) scripts/vm-shell.py

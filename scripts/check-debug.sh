@@ -21,6 +21,13 @@ if [ "${1:-}" = --ci ]; then
 	XIW_TESTS=$(sed -e 's/#.*//' -e '/^ *$/d' -e 's|^|tests/integration/|' \
 		tests/integration/debug-ci.txt | tr '\n' ' ')
 	export XIW_TESTS
+	# Shorter fuzzing slices than make check's: the debug kernel runs
+	# each case about six times slower, and the point here is its
+	# checkers seeing every path, which a few hundred cases do.
+	export XIW_FUZZ_SLICE=${XIW_FUZZ_SLICE:-300}
+	export XIW_FUZZ_RESPONSES_SLICE=${XIW_FUZZ_RESPONSES_SLICE:-100}
+	export XIW_ABUSE_ROUNDS=${XIW_ABUSE_ROUNDS:-10}
+	export XIW_RACES=${XIW_RACES:-3}
 	set -- --if-cached "$@"
 fi
 if [ "${1:-}" = --if-cached ]; then
