@@ -463,88 +463,127 @@ static struct ib_sge xt_sink(struct xt_conn *c, u32 len)
 	};
 }
 
+/*
+ * One request toward the peer of each kind the target posts, from a
+ * template @wr (completion, SGE, flags): what N/post and the peer's ask
+ * (xt_post_ask()) share.
+ */
+static int xt_send_read(struct xt_conn *c, const struct ib_send_wr *wr,
+			u32 stag, u64 to)
+{
+	struct ib_rdma_wr r = { .wr = *wr, .remote_addr = to, .rkey = stag };
+
+	r.wr.opcode = IB_WR_RDMA_READ;
+	return ib_post_send(c->id->qp, &r.wr, NULL);
+}
+
+/* An RFC 7306 atomic; @v: compare/add, swap and their masks. */
+static int xt_send_atomic(struct xt_conn *c, const struct ib_send_wr *wr,
+			  enum ib_wr_opcode opcode, u32 stag, u64 to,
+			  const u64 *v)
+{
+	struct ib_atomic_wr a = {
+		.wr = *wr, .remote_addr = to, .rkey = stag,
+		.compare_add = v[0], .swap = v[1],
+		.compare_add_mask = v[2], .swap_mask = v[3],
+	};
+
+	a.wr.opcode = opcode;
+	return ib_post_send(c->id->qp, &a.wr, NULL);
+}
+
+/* Flush and Atomic Write carry no SGE, and need xiw's extended WR flag. */
+static int xt_send_flush(struct xt_conn *c, const struct ib_send_wr *wr,
+			 u32 stag, u64 to, u32 len, u8 type, u8 level)
+{
+	struct xiw_flush_wr f = {
+		.wr = *wr, .remote_addr = to, .rkey = stag, .length = len,
+		.type = type, .level = level,
+	};
+
+	f.wr.opcode = IB_WR_FLUSH;
+	f.wr.send_flags |= XIW_SEND_EXT_WR;
+	f.wr.sg_list = NULL;
+	f.wr.num_sge = 0;
+	return ib_post_send(c->id->qp, &f.wr, NULL);
+}
+
+static int xt_send_atomic_write(struct xt_conn *c,
+				const struct ib_send_wr *wr, u32 stag, u64 to,
+				u64 value)
+{
+	struct xiw_atomic_write_wr aw = {
+		.wr = *wr, .remote_addr = to, .rkey = stag, .value = value,
+	};
+
+	aw.wr.opcode = IB_WR_ATOMIC_WRITE;
+	aw.wr.send_flags |= XIW_SEND_EXT_WR;
+	aw.wr.sg_list = NULL;
+	aw.wr.num_sge = 0;
+	return ib_post_send(c->id->qp, &aw.wr, NULL);
+}
+
+/* RDMA Verify has no verb upstream: xiw's own, found at run time. */
+static int xt_send_verify(struct xt_conn *c, const struct ib_send_wr *wr,
+			  u32 stag, u64 to, u32 len)
+{
+	int (*post)(struct ib_qp *qp, const struct xiw_verify_wr *wr,
+		    const struct ib_send_wr **bad_wr);
+	struct xiw_verify_wr v = {
+		.wr = *wr, .remote_addr = to, .rkey = stag, .length = len,
+	};
+	int ret;
+
+	post = symbol_get(xiw_post_verify);
+	if (!post)
+		return -EOPNOTSUPP;
+	v.wr.opcode = XIW_WR_VERIFY;
+	ret = post(c->id->qp, &v, NULL);
+	symbol_put(xiw_post_verify);
+	return ret;
+}
+
 /* XT_ASK_FETCH_ADD and the atomics after it, in order. */
-static const enum ib_wr_opcode xt_atomic_opcode[] = {
+static const enum ib_wr_opcode xt_ask_atomic[] = {
 	IB_WR_ATOMIC_FETCH_AND_ADD, IB_WR_ATOMIC_CMP_AND_SWP,
 	IB_WR_MASKED_ATOMIC_FETCH_AND_ADD, IB_WR_MASKED_ATOMIC_CMP_AND_SWP,
 };
 
-/*
- * The request the peer asked for, toward it, signaled. Verify has no
- * verb upstream: its opcode is xiw's, and the target serves xiw only.
- */
+/* The request the peer asked for, toward it, signaled, into the sink. */
 static int xt_post_ask(struct xt_conn *c)
 {
+	static const u64 operands[4] = { 1, 2, U64_MAX, U64_MAX };
 	const struct xt_ask *a = &c->ask;
 	struct ib_sge sge = xt_sink(c, XT_SINK_LEN);
 	struct ib_send_wr wr = {
 		.wr_cqe = &c->req_cqe, .sg_list = &sge, .num_sge = 1,
 		.send_flags = IB_SEND_SIGNALED,
 	};
-	struct ib_atomic_wr at = { .wr = wr };
-	struct ib_rdma_wr rd = { .wr = wr };
-	struct xiw_flush_wr fl = { .wr = wr };
-	struct xiw_verify_wr vf = { .wr = wr };
-	struct xiw_atomic_write_wr aw = { .wr = wr };
-	u32 stag = be32_to_cpu(a->stag), len = be32_to_cpu(a->len);
+	u32 kind = be32_to_cpu(a->kind), stag = be32_to_cpu(a->stag);
+	u32 len = be32_to_cpu(a->len);
 	u64 to = be64_to_cpu(a->to);
-	struct ib_send_wr *post;
 
-	switch (be32_to_cpu(a->kind)) {
+	switch (kind) {
 	case XT_ASK_READ:
-		rd.wr.opcode = IB_WR_RDMA_READ;
-		rd.rkey = stag;
-		rd.remote_addr = to;
-		post = &rd.wr;
-		break;
+		return xt_send_read(c, &wr, stag, to);
 	case XT_ASK_FETCH_ADD:
 	case XT_ASK_CMP_SWAP:
 	case XT_ASK_MASKED_FETCH_ADD:
 	case XT_ASK_MASKED_CMP_SWAP:
-		at.wr.opcode = xt_atomic_opcode[be32_to_cpu(a->kind) -
-						XT_ASK_FETCH_ADD];
 		sge.length = sizeof(u64);
-		at.rkey = stag;
-		at.remote_addr = to;
-		at.compare_add = 1;
-		at.swap = 2;
-		at.compare_add_mask = U64_MAX;
-		at.swap_mask = U64_MAX;
-		post = &at.wr;
-		break;
+		return xt_send_atomic(c, &wr,
+				      xt_ask_atomic[kind - XT_ASK_FETCH_ADD],
+				      stag, to, operands);
 	case XT_ASK_FLUSH:
-		fl.wr.opcode = IB_WR_FLUSH;
-		fl.wr.send_flags |= XIW_SEND_EXT_WR;
-		fl.wr.sg_list = NULL;
-		fl.wr.num_sge = 0;
-		fl.rkey = stag;
-		fl.remote_addr = to;
-		fl.length = len;
-		fl.type = IB_FLUSH_GLOBAL;
-		fl.level = IB_FLUSH_RANGE;
-		post = &fl.wr;
-		break;
+		return xt_send_flush(c, &wr, stag, to, len, IB_FLUSH_GLOBAL,
+				     IB_FLUSH_RANGE);
 	case XT_ASK_VERIFY:
-		vf.wr.opcode = XIW_WR_VERIFY;
-		vf.rkey = stag;
-		vf.remote_addr = to;
-		vf.length = len;
-		post = &vf.wr;
-		break;
+		return xt_send_verify(c, &wr, stag, to, len);
 	case XT_ASK_ATOMIC_WRITE:
-		aw.wr.opcode = IB_WR_ATOMIC_WRITE;
-		aw.wr.send_flags |= XIW_SEND_EXT_WR;
-		aw.wr.sg_list = NULL;
-		aw.wr.num_sge = 0;
-		aw.rkey = stag;
-		aw.remote_addr = to;
-		aw.value = 42;
-		post = &aw.wr;
-		break;
+		return xt_send_atomic_write(c, &wr, stag, to, 42);
 	default:
 		return -EINVAL;
 	}
-	return ib_post_send(c->id->qp, post, NULL);
 }
 
 /* Established: register both regions, then tell the peer. */
@@ -590,46 +629,6 @@ static void xt_conn_ready(struct xt_conn *c)
 		xt_note(c, c->events, sizeof(c->events), "post_failed");
 }
 
-/* An RFC 7306 atomic on 8 octets of the sink. */
-static int xt_post_atomic(struct xt_conn *c, struct ib_send_wr *wr, u32 op,
-			  u32 stag, u64 to, const u64 *v)
-{
-	static const enum ib_wr_opcode ops[] = {
-		[XT_POST_FADD] = IB_WR_ATOMIC_FETCH_AND_ADD,
-		[XT_POST_MFADD] = IB_WR_MASKED_ATOMIC_FETCH_AND_ADD,
-		[XT_POST_CSWAP] = IB_WR_ATOMIC_CMP_AND_SWP,
-		[XT_POST_MCSWAP] = IB_WR_MASKED_ATOMIC_CMP_AND_SWP,
-	};
-	struct ib_atomic_wr a = {
-		.wr = *wr, .remote_addr = to, .rkey = stag,
-		.compare_add = v[0], .swap = v[1],
-		.compare_add_mask = v[2], .swap_mask = v[3],
-	};
-
-	a.wr.opcode = ops[op];
-	return ib_post_send(c->id->qp, &a.wr, NULL);
-}
-
-/* RDMA Verify has no verb upstream: xiw's own, found at run time. */
-static int xt_post_verify(struct xt_conn *c, struct ib_send_wr *wr,
-			  u32 stag, u64 to, u32 len)
-{
-	int (*post)(struct ib_qp *qp, const struct xiw_verify_wr *wr,
-		    const struct ib_send_wr **bad_wr);
-	struct xiw_verify_wr v = {
-		.wr = *wr, .remote_addr = to, .rkey = stag, .length = len,
-	};
-	int ret;
-
-	post = symbol_get(xiw_post_verify);
-	if (!post)
-		return -EOPNOTSUPP;
-	v.wr.opcode = XIW_WR_VERIFY;
-	ret = post(c->id->qp, &v, NULL);
-	symbol_put(xiw_post_verify);
-	return ret;
-}
-
 /*
  * Post what a line of N/post asks for (see the top of this file). Each
  * work request number is posted once; nothing is posted for a line that
@@ -637,6 +636,12 @@ static int xt_post_verify(struct xt_conn *c, struct ib_send_wr *wr,
  */
 static int xt_post(struct xt_conn *c, const char *line)
 {
+	static const enum ib_wr_opcode atomics[] = {
+		[XT_POST_FADD] = IB_WR_ATOMIC_FETCH_AND_ADD,
+		[XT_POST_MFADD] = IB_WR_MASKED_ATOMIC_FETCH_AND_ADD,
+		[XT_POST_CSWAP] = IB_WR_ATOMIC_CMP_AND_SWP,
+		[XT_POST_MCSWAP] = IB_WR_MASKED_ATOMIC_CMP_AND_SWP,
+	};
 	struct ib_send_wr wr = { .send_flags = IB_SEND_SIGNALED };
 	u32 op, idx, off, slen, stag, len;
 	unsigned long flags;
@@ -670,47 +675,23 @@ static int xt_post(struct xt_conn *c, const char *line)
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
 	switch (op) {
-	case XT_POST_READ: {
-		struct ib_rdma_wr r = {
-			.wr = wr, .remote_addr = to, .rkey = stag,
-		};
-
-		r.wr.opcode = IB_WR_RDMA_READ;
-		ret = ib_post_send(c->id->qp, &r.wr, NULL);
+	case XT_POST_READ:
+		ret = xt_send_read(c, &wr, stag, to);
 		break;
-	}
-	case XT_POST_ATOMIC_WRITE: {
-		struct xiw_atomic_write_wr aw = {
-			.wr = wr, .remote_addr = to, .rkey = stag, .value = v[0],
-		};
-
-		aw.wr.opcode = IB_WR_ATOMIC_WRITE;
-		aw.wr.send_flags |= XIW_SEND_EXT_WR;
-		aw.wr.sg_list = NULL;
-		aw.wr.num_sge = 0;
-		ret = ib_post_send(c->id->qp, &aw.wr, NULL);
+	case XT_POST_ATOMIC_WRITE:
+		ret = xt_send_atomic_write(c, &wr, stag, to, v[0]);
 		break;
-	}
-	case XT_POST_FLUSH: {
-		struct xiw_flush_wr f = {
-			.wr = wr, .remote_addr = to, .rkey = stag, .length = len,
-			.type = (v[0] & 1 ? IB_FLUSH_GLOBAL : 0) |
-				(v[0] & 2 ? IB_FLUSH_PERSISTENT : 0),
-			.level = v[1] ? IB_FLUSH_MR : IB_FLUSH_RANGE,
-		};
-
-		f.wr.opcode = IB_WR_FLUSH;
-		f.wr.send_flags |= XIW_SEND_EXT_WR;
-		f.wr.sg_list = NULL;
-		f.wr.num_sge = 0;
-		ret = ib_post_send(c->id->qp, &f.wr, NULL);
+	case XT_POST_FLUSH:
+		ret = xt_send_flush(c, &wr, stag, to, len,
+				    (v[0] & 1 ? IB_FLUSH_GLOBAL : 0) |
+				    (v[0] & 2 ? IB_FLUSH_PERSISTENT : 0),
+				    v[1] ? IB_FLUSH_MR : IB_FLUSH_RANGE);
 		break;
-	}
 	case XT_POST_VERIFY:
-		ret = xt_post_verify(c, &wr, stag, to, len);
+		ret = xt_send_verify(c, &wr, stag, to, len);
 		break;
 	default:
-		ret = xt_post_atomic(c, &wr, op, stag, to, v);
+		ret = xt_send_atomic(c, &wr, atomics[op], stag, to, v);
 		break;
 	}
 	if (ret) {
