@@ -42,9 +42,10 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "reliability"))
-from wire import crc32c, mark  # noqa: E402
+from wire import (MPA_C, MPA_M, MPA_R, MPA_REP_KEY,  # noqa: E402
+                  MPA_REQ_KEY, crc32c, mark, mpa_reply_header,
+                  mpa_request)
 
-MPA_REQ_KEY = b"MPA ID Req Frame"
 
 
 def wait_closed(sock, wait, dump=False):
@@ -131,17 +132,14 @@ def marker_fault(corrupt):
 def rdma_session(sock, pd, fpdus, wait, corrupt=None):
     """Handshake as initiator, send the FPDUs, report what comes back."""
     sock.settimeout(wait)
-    enhanced = struct.pack(">HH", 1, 1)         # IRD 1, ORD 1
-    body = enhanced + pd
-    sock.sendall(MPA_REQ_KEY + bytes([0x10, 2]) + struct.pack(">H", len(body))
-                 + body)
-    hdr = recv_exact(sock, 20)
-    if hdr is None or hdr[:16] != b"MPA ID Rep Frame" or hdr[16] & 0x20:
+    sock.sendall(mpa_request(1, 1, pd))
+    rep = mpa_reply_header(recv_exact(sock, 20))
+    if rep is None or rep[0] & MPA_R:
         print(json.dumps({"error": "no accepting MPA Reply"}))
         return 1
-    crc = bool(hdr[16] & 0x40)
-    markers = bool(hdr[16] & 0x80)
-    recv_exact(sock, struct.unpack(">H", hdr[18:20])[0])
+    crc = bool(rep[0] & MPA_C)
+    markers = bool(rep[0] & MPA_M)
+    recv_exact(sock, rep[1])
     frames = split_fpdus(fpdus)
     if crc:
         fpdus = with_crcs(frames, corrupt)
@@ -174,9 +172,7 @@ def flood(host, port, n, walk_away, wait):
     """Many MPA Requests at once; how each was answered."""
     import select
     import time
-    enhanced = struct.pack(">HH", 1, 1)
-    req = MPA_REQ_KEY + bytes([0x10, 2]) + struct.pack(">H", len(enhanced)) \
-        + enhanced
+    req = mpa_request(1, 1)
     socks = []
     for _ in range(n):
         # Long enough for SYN retransmissions: the listen's backlog may
@@ -209,8 +205,8 @@ def flood(host, port, n, walk_away, wait):
                     continue
                 rep = got[s]
                 key = "other"
-                if rep.startswith(b"MPA ID Rep Frame"):
-                    key = "rejected" if rep[16] & 0x20 else "accepted"
+                if rep.startswith(MPA_REP_KEY):
+                    key = "rejected" if rep[16] & MPA_R else "accepted"
                 counts[key] += 1
             del got[s]
             s.close()

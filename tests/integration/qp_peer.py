@@ -36,12 +36,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "reliability"))
 import wire as w  # noqa: E402
 
-REQ_KEY = b"MPA ID Req Frame"
-REP_KEY = b"MPA ID Rep Frame"
-XT_MAGIC = 0x58544754
-# struct xt_accept (tests/reliability/target/xiwtarget.h), big-endian.
-XT_ACCEPT = struct.Struct(">IIIIQQIIIIIIII")
-
 
 def recv_exact(sock, n):
     buf = b""
@@ -54,28 +48,24 @@ def recv_exact(sock, n):
 
 
 def handshake(sock, ord_=1):
-    """Request (IRD 1, ORD ord_), then the Reply: (crc, xt_accept fields)
-    or None after printing why."""
-    enhanced = struct.pack(">HH", 1, ord_)
-    sock.sendall(REQ_KEY + bytes([0x10, 2]) + struct.pack(">H", len(enhanced))
-                 + enhanced)
+    """Request (IRD 1, ORD ord_), then the Reply: (crc, xt_accept as a
+    dict) or None after printing why."""
+    sock.sendall(w.mpa_request(1, ord_))
     hdr = recv_exact(sock, 20)
-    if hdr is None or hdr[:16] != REP_KEY or hdr[16] & 0x20:
+    rep = w.mpa_reply_header(hdr)
+    if rep is None or rep[0] & w.MPA_R:
         print(json.dumps({"error": "no accepting MPA Reply first",
                           "first": (hdr or b"").hex()}), flush=True)
         return None
-    if hdr[16] & 0x80:
+    if rep[0] & w.MPA_M:
         print(json.dumps({"error": "markers asked for"}), flush=True)
         return None
-    pd = recv_exact(sock, struct.unpack(">H", hdr[18:20])[0])
-    if pd is None or len(pd) < 4 + XT_ACCEPT.size:
-        print(json.dumps({"error": "short private data"}), flush=True)
+    acc = w.xt_accept(recv_exact(sock, rep[1]))
+    if acc is None:
+        print(json.dumps({"error": "not xiwtarget's private data"}),
+              flush=True)
         return None
-    acc = XT_ACCEPT.unpack(pd[4:4 + XT_ACCEPT.size])
-    if acc[0] != XT_MAGIC:
-        print(json.dumps({"error": "not xiwtarget"}), flush=True)
-        return None
-    return bool(hdr[16] & 0x40), acc
+    return bool(rep[0] & w.MPA_C), acc
 
 
 def read_fpdu(sock):
@@ -111,7 +101,7 @@ def hold(sock, count, wait, quiet=False):
     got = handshake(sock)
     if got is None:
         return 1
-    print(json.dumps({"conn": got[1][1]}), flush=True)
+    print(json.dumps({"conn": got[1]["conn"]}), flush=True)
     sock.settimeout(120)
     n = 0
     try:
@@ -142,13 +132,13 @@ def reads(sock, k, go, wait):
     if read_fpdu(sock) is None:
         print(json.dumps({"error": "no READY"}), flush=True)
         return 1
-    ro_stag, ro_to, ro_len = acc[3], acc[5], acc[7]
+    ro_stag, ro_to, ro_len = acc["ro_stag"], acc["ro_to"], acc["ro_len"]
     out = b""
     for i in range(k):
         req = w.read_req(0x1000 + i, 0, ro_len, ro_stag, ro_to)
         out += w.fpdu(w.untagged(w.READ_REQ, i + 1, req), crc)
     sock.sendall(out)
-    print(json.dumps({"conn": acc[1], "sent": k}), flush=True)
+    print(json.dumps({"conn": acc["conn"], "sent": k}), flush=True)
     end = time.monotonic() + wait
     while not os.path.exists(go) and time.monotonic() < end:
         time.sleep(0.005)

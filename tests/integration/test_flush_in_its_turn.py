@@ -14,6 +14,8 @@ import json
 import os
 import sys
 
+import pytest
+
 from conftest import TOP, xiw_links
 from xiwperf_run import counted, hw_counters
 
@@ -25,49 +27,45 @@ PORT = 18600
 PEER = os.path.join(TOP, "tests", "integration", "stall_peer.py")
 
 
-def peer(vm, mode):
-    return json.loads(vm.ns("a", f"/usr/bin/python3 -S {PEER} {TARGET} "
-                                 f"{PORT} {mode}", timeout=300).out)
-
-
-def load_target(vm):
+@pytest.fixture
+def target(hosts):
+    vm = hosts
     xiw_links(vm)
-    vm.run(f"ip netns exec b modprobe xiwtarget addr={TARGET} port={PORT}")
+    try:
+        vm.run(f"ip netns exec b modprobe xiwtarget addr={TARGET} "
+               f"port={PORT}")
+        yield vm
+    finally:
+        vm.run("rmmod xiwtarget", check=False)
 
 
-def test_flushes_beyond_the_ird_get_the_ird_terminate_without_a_walk(hosts):
+def peer(vm, mode):
+    """What stall_peer.py saw in @mode, and what xiw1 counted meanwhile."""
+    before = hw_counters(vm, "xiw1")
+    out = json.loads(vm.ns("a", f"/usr/bin/python3 -S {PEER} {TARGET} "
+                                f"{PORT} {mode}", timeout=300).out)
+    return out, counted(before, hw_counters(vm, "xiw1"))
+
+
+def test_flushes_beyond_the_ird_get_the_ird_terminate_without_a_walk(target):
     """A Read of the whole region whose response cannot leave (the
     receive window closed), then 40 Flushes to persistence of the region:
     more requests than the IRD. The one past the IRD gets the DDP
     Terminate for it (no buffer), and not one Flush was classified: none
     was refused, none walked its region before the IRD check."""
-    vm = hosts
-    try:
-        load_target(vm)
-        before = hw_counters(vm, "xiw1")
-        out = peer(vm, "ird-flush")
-        n = counted(before, hw_counters(vm, "xiw1"))
-        assert out["terminate"] == list(wire.ddp_u(wire.DDP_U_NO_BUF)), out
-        assert n["flush_refused"] == 0, n
-    finally:
-        vm.run("rmmod xiwtarget", check=False)
+    out, n = peer(target, "ird-flush")
+    assert out["terminate"] == list(wire.ddp_u(wire.DDP_U_NO_BUF)), out
+    assert n["flush_refused"] == 0, n
 
 
-def test_a_refused_flush_is_answered_in_its_turn_with_its_terminate(hosts):
+def test_a_refused_flush_is_answered_in_its_turn_with_its_terminate(target):
     """A Read, then a Flush to persistence of plain memory: the Read is
     answered whole first, then the Flush is refused with RDMAP's Access
     Rights Violation, the Terminate naming the Flush's DDP header."""
-    vm = hosts
-    try:
-        load_target(vm)
-        before = hw_counters(vm, "xiw1")
-        out = peer(vm, "flush-order")
-        n = counted(before, hw_counters(vm, "xiw1"))
-        assert out["terminate"] == list(wire.rdmap_prot(wire.ACCESS)), out
-        assert out["order"][-1] == wire.TERMINATE, out
-        assert set(out["order"][:-1]) == {wire.READ_RESP}, out
-        assert out["read_octets"] == 4096, out
-        assert out["ddp_hdr"] == out["sent_hdr"], out
-        assert n["flush_refused"] == 1, n
-    finally:
-        vm.run("rmmod xiwtarget", check=False)
+    out, n = peer(target, "flush-order")
+    assert out["terminate"] == list(wire.rdmap_prot(wire.ACCESS)), out
+    assert out["order"][-1] == wire.TERMINATE, out
+    assert set(out["order"][:-1]) == {wire.READ_RESP}, out
+    assert out["read_octets"] == 4096, out
+    assert out["ddp_hdr"] == out["sent_hdr"], out
+    assert n["flush_refused"] == 1, n

@@ -30,8 +30,8 @@ import socket
 import struct
 import time
 
-REQ = b"MPA ID Req Frame"
-REP = b"MPA ID Rep Frame"
+import wire as w
+
 # A bound on any wait, against a hang: never a timing check.
 PATIENCE = 20.0
 
@@ -66,9 +66,8 @@ def request(rng, pd_len=None, pd=None):
     """A valid revision 2 MPA Request (enhanced: IRD, ORD), or one with
     @pd_len announced and @pd sent."""
     body = struct.pack(">HH", 8, 8) if pd is None else pd
-    n = len(body) if pd_len is None else pd_len
-    flags = 0x10 | (0x40 if rng.random() < 0.5 else 0)
-    return REQ + bytes([flags, 2]) + struct.pack(">H", n) + body
+    flags = w.MPA_S | (w.MPA_C if rng.random() < 0.5 else 0)
+    return w.mpa_frame(w.MPA_REQ_KEY, body, flags, pd_len=pd_len)
 
 
 def wait_end(s, limit=PATIENCE):
@@ -138,6 +137,18 @@ def flood(rng, args, st):
         ended(s, st)
 
 
+def conclude(s, rng, st, whole):
+    """After a Request sent @whole (valid), the Reply is read and the
+    connection closed one of the ways; after one cut short or oversized,
+    the target's end is waited for."""
+    if whole:
+        if read_reply(s) is not None:
+            st["accepted"] += 1
+        close(s, rng)
+    else:
+        ended(s, st)
+
+
 def slow(rng, args, st):
     s = connect(args.host, args.port)
     st["connections"] += 1
@@ -149,12 +160,7 @@ def slow(rng, args, st):
             time.sleep(args.tick)
     except OSError:
         st["reset_by_target"] += 1
-    if stop == len(req):
-        if read_reply(s) is not None:
-            st["accepted"] += 1
-        close(s, rng)
-        return
-    ended(s, st)
+    conclude(s, rng, st, stop == len(req))
 
 
 def oversized(rng, args, st):
@@ -167,12 +173,7 @@ def oversized(rng, args, st):
                                         for _ in range(min(send, n)))))
     except OSError:
         st["reset_by_target"] += 1
-    if n <= 512 and send >= n:
-        if read_reply(s) is not None:
-            st["accepted"] += 1
-        close(s, rng)
-        return
-    ended(s, st)
+    conclude(s, rng, st, n <= 512 and send >= n)
 
 
 def rst(rng, args, st):
@@ -203,8 +204,9 @@ def rst(rng, args, st):
 def reply(rng, args, st):
     s = connect(args.host, args.port)
     st["connections"] += 1
-    rep = REP + bytes([rng.choice((0x10, 0x30, 0x50)), 2, 0, 4]) + \
-        struct.pack(">HH", 8, 8)
+    rep = w.mpa_frame(w.MPA_REP_KEY, struct.pack(">HH", 8, 8),
+                      rng.choice((w.MPA_S, w.MPA_S | w.MPA_R,
+                                  w.MPA_S | w.MPA_C)))
     try:
         if rng.random() < 0.5:
             s.sendall(rep)                  # a Reply to a listener

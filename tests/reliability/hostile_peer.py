@@ -50,13 +50,6 @@ import responses  # noqa: E402
 import wire as w  # noqa: E402
 
 DEBUGFS = "/sys/kernel/debug/xiwtarget"
-ACCEPT = ">IIIIQQIIIIIIIIIIIQQIIIIIQ"
-ACCEPT_KEYS = ("magic", "conn", "rw_stag", "ro_stag", "rw_to", "ro_to",
-               "rw_len", "ro_len", "rw_off", "ro_off", "recv_off", "nrecv",
-               "recv_len", "blob_len", "sink_off", "sink_len", "sink_stag",
-               "sink_to", "post_to", "post_len", "post_off", "post_blob_len",
-               "big_stag", "big_len", "big_to")
-XT_MAGIC = 0x58544754
 QPS_ERR = 6
 # A bound on waiting for the target, against a hang: never a timing check.
 PATIENCE = 30.0
@@ -88,19 +81,17 @@ class Link:
         self.eof = False
         # Revision 2, enhanced (IRD 8, ORD 8), no markers toward us; CRC
         # and markers toward the target as its policy says.
-        body = struct.pack(">HH", 8, 8)
-        self.sock.sendall(b"MPA ID Req Frame" + bytes([0x10, 2])
-                          + struct.pack(">H", len(body)) + body)
+        self.sock.sendall(w.mpa_request(8, 8))
         hdr = self.recv_exact(20)
-        if hdr is None or hdr[:16] != b"MPA ID Rep Frame" or hdr[16] & 0x20:
+        rep = w.mpa_reply_header(hdr)
+        if rep is None or rep[0] & w.MPA_R:
             raise Finding(f"no accepting MPA Reply: {hdr!r}")
-        self.crc = bool(hdr[16] & 0x40)
-        self.markers = bool(hdr[16] & 0x80)
-        pd = self.recv_exact(struct.unpack(">H", hdr[18:20])[0])
-        vals = struct.unpack_from(ACCEPT, pd, 4)
-        self.acc = dict(zip(ACCEPT_KEYS, vals))
-        if self.acc["magic"] != XT_MAGIC:
-            raise Finding(f"not xiwtarget: {pd.hex()}")
+        self.crc = bool(rep[0] & w.MPA_C)
+        self.markers = bool(rep[0] & w.MPA_M)
+        pd = self.recv_exact(rep[1])
+        self.acc = w.xt_accept(pd)
+        if self.acc is None:
+            raise Finding(f"not xiwtarget: {pd!r}")
         ready = self.fpdu()
         if ready is None or ready[1] & 0x1f != w.SEND or \
                 not ready[18:].startswith(b"XTGT ready"):

@@ -41,12 +41,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import wire as w  # noqa: E402
 
 DEBUGFS = "/sys/kernel/debug/xiwtarget"
-ACCEPT = ">IIIIQQIIIIIIIIIIIQ"
-ACCEPT_KEYS = ("magic", "conn", "rw_stag", "ro_stag", "rw_to", "ro_to",
-               "rw_len", "ro_len", "rw_off", "ro_off", "recv_off", "nrecv",
-               "recv_len", "blob_len", "sink_off", "sink_len", "sink_stag",
-               "sink_to")
-XT_MAGIC, XT_ASK_MAGIC = 0x58544754, 0x58544153
+XT_ASK_MAGIC = 0x58544153
 KINDS = {"read": 1, "fetch_add": 2, "cmp_swap": 3, "masked_fetch_add": 4,
          "masked_cmp_swap": 5, "flush": 6, "verify": 7, "atomic_write": 8}
 # What the requests name at the peer: nothing there, the peer answers.
@@ -62,19 +57,18 @@ class Link:
         self.buf = b""
         ask = struct.pack(">IIIIQ", XT_ASK_MAGIC, KINDS[kind], PEER_STAG,
                           PEER_LEN, PEER_TO)
-        body = struct.pack(">HH", 8, 8) + ask   # IRD 8, ORD 8
-        self.sock.sendall(b"MPA ID Req Frame" + bytes([0x10, 2])
-                          + struct.pack(">H", len(body)) + body)
+        self.sock.sendall(w.mpa_request(8, 8, ask))
         hdr = self.recv_exact(20)
-        if hdr is None or hdr[:16] != b"MPA ID Rep Frame" or hdr[16] & 0x20:
+        rep = w.mpa_reply_header(hdr)
+        if rep is None or rep[0] & w.MPA_R:
             raise RuntimeError(f"no accepting MPA Reply: {hdr!r}")
-        self.crc = bool(hdr[16] & 0x40)
-        if hdr[16] & 0x80:
+        self.crc = bool(rep[0] & w.MPA_C)
+        if rep[0] & w.MPA_M:
             raise RuntimeError("the target asks for markers")
-        pd = self.recv_exact(struct.unpack(">H", hdr[18:20])[0])
-        self.acc = dict(zip(ACCEPT_KEYS, struct.unpack_from(ACCEPT, pd, 4)))
-        if self.acc["magic"] != XT_MAGIC:
-            raise RuntimeError(f"not xiwtarget: {pd.hex()}")
+        pd = self.recv_exact(rep[1])
+        self.acc = w.xt_accept(pd)
+        if self.acc is None:
+            raise RuntimeError(f"not xiwtarget: {pd!r}")
         self.dir = os.path.join(DEBUGFS, str(self.acc["conn"]))
 
     def recv_exact(self, n):

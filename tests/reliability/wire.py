@@ -93,6 +93,58 @@ def crc32c(data):
     return c ^ 0xFFFFFFFF
 
 
+# MPA connection setup (RFC 5044 section 7, RFC 6581): the frames' keys
+# and the flag bits of their 17th octet.
+MPA_REQ_KEY = b"MPA ID Req Frame"
+MPA_REP_KEY = b"MPA ID Rep Frame"
+MPA_M, MPA_C, MPA_R, MPA_S = 0x80, 0x40, 0x20, 0x10
+
+
+def mpa_frame(key, body, flags=MPA_S, rev=2, pd_len=None):
+    """An MPA Request or Reply carrying @body (RFC 6581's IRD/ORD first
+    when @flags has S); the length field says len(body) unless @pd_len
+    says otherwise (a lie, for the abuse tools)."""
+    n = len(body) if pd_len is None else pd_len
+    return key + bytes([flags, rev]) + struct.pack(">H", n) + body
+
+
+def mpa_request(ird=1, ord_=1, pd=b"", flags=MPA_S):
+    """A revision 2 MPA Request with RFC 6581's IRD and ORD, then @pd."""
+    return mpa_frame(MPA_REQ_KEY, struct.pack(">HH", ird, ord_) + pd, flags)
+
+
+def mpa_reply_header(hdr):
+    """(flags, private data length) of the 20 octets an MPA Reply begins
+    with, or None if they are not one (short, or another key)."""
+    if hdr is None or len(hdr) < 20 or hdr[:16] != MPA_REP_KEY:
+        return None
+    return hdr[16], struct.unpack(">H", hdr[18:20])[0]
+
+
+# xiwtarget's accept private data, after RFC 6581's IRD and ORD: struct
+# xt_accept of tests/reliability/target/xiwtarget.h, big-endian.
+XT_MAGIC = 0x58544754
+XT_ACCEPT = (("magic", "I"), ("conn", "I"), ("rw_stag", "I"),
+             ("ro_stag", "I"), ("rw_to", "Q"), ("ro_to", "Q"),
+             ("rw_len", "I"), ("ro_len", "I"), ("rw_off", "I"),
+             ("ro_off", "I"), ("recv_off", "I"), ("nrecv", "I"),
+             ("recv_len", "I"), ("blob_len", "I"), ("sink_off", "I"),
+             ("sink_len", "I"), ("sink_stag", "I"), ("sink_to", "Q"),
+             ("post_to", "Q"), ("post_len", "I"), ("post_off", "I"),
+             ("post_blob_len", "I"), ("big_stag", "I"), ("big_len", "I"),
+             ("big_to", "Q"))
+_XT_ACCEPT = struct.Struct(">" + "".join(f for _, f in XT_ACCEPT))
+
+
+def xt_accept(pd):
+    """xiwtarget's struct xt_accept from a Reply's private data, as a
+    dict, or None if @pd is too short for it or not xiwtarget's."""
+    if pd is None or len(pd) < 4 + _XT_ACCEPT.size:
+        return None
+    acc = dict(zip((k for k, _ in XT_ACCEPT), _XT_ACCEPT.unpack_from(pd, 4)))
+    return acc if acc["magic"] == XT_MAGIC else None
+
+
 def pad_len(ulen):
     return -(ulen + 2) % 4
 
