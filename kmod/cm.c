@@ -1368,8 +1368,15 @@ static void xiw_cep_got_reply(struct xiw_cep *cep)
 		xiw_cep_finish(cep, err, true);
 		return;
 	}
-	xiw_cep_deliver(cep, cep->cm_id, IW_CM_EVENT_CONNECT_REPLY, 0, pd,
-			pd_len);
+	/*
+	 * iw_cm copies the private data with GFP_ATOMIC and drops the event
+	 * when that fails: its id would wait in CONN_SENT, and a CLOSE there
+	 * is a BUG() in iw_cm. Without private data nothing is copied.
+	 */
+	if (xiw_cep_deliver(cep, cep->cm_id, IW_CM_EVENT_CONNECT_REPLY, 0, pd,
+			    pd_len))
+		xiw_cep_deliver(cep, cep->cm_id, IW_CM_EVENT_CONNECT_REPLY, 0,
+				NULL, 0);
 	xiw_qp_open_tx(cep->qp);
 	xiw_cep_poke_rx(cep);
 }

@@ -466,7 +466,8 @@ struct xiw_stream_params {
  * @rtr_expect: the RTR kinds awaited (struct xiw_stream_params); cleared
  *	by the receive path when the RTR arrived, which opens the send queue
  * @rtr_read_pending: a zero-length Read sent as RTR awaits its response;
- *	the send queue waits with it (the peer's IRD need not cover both)
+ *	requests that take a peer's inbound read slot wait with it (the
+ *	peer's IRD need not cover both), Sends and Writes do not
  * @rtr_initiator: this end sends an RTR (@rtr_send as the stream began),
  *	so the peer may answer it with an MPA error (reading a Terminate)
  * @msn: next MSN to send per untagged queue

@@ -897,7 +897,7 @@ static int xiw_tx_next(struct xiw_qp *qp)
 	/* Peer-to-peer model: the RTR first; the send queue after it. */
 	if (qp->rtr_send)
 		return xiw_tx_rtr(qp);
-	if (READ_ONCE(qp->rtr_expect) || READ_ONCE(qp->rtr_read_pending))
+	if (READ_ONCE(qp->rtr_expect))
 		return XIW_TX_IDLE;
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
@@ -906,6 +906,19 @@ static int xiw_tx_next(struct xiw_qp *qp)
 		return XIW_TX_IDLE;
 	}
 	wqe = &qp->sq[qp->sq_tx % qp->sq_size];
+	/*
+	 * Behind our Read RTR only what takes one of the peer's inbound
+	 * read slots waits (its IRD need not cover the RTR too; the RTR's
+	 * response is the first Read Response, rx.c). Sends and Writes go:
+	 * RFC 6581 asks only that nothing precede the RTR, and a responder
+	 * that missed its wake-up for the RTR (stock siw can, when the RTR
+	 * comes right behind its Reply) gets another with them.
+	 */
+	if (READ_ONCE(qp->rtr_read_pending) &&
+	    xiw_wqe_uses_orq(wqe->opcode)) {
+		spin_unlock_irqrestore(&qp->sq_lock, flags);
+		return XIW_TX_IDLE;
+	}
 	if (xiw_wqe_uses_orq(wqe->opcode) && !qp->ord) {
 		/* The connection allows no Reads: fail it, never wait. */
 		bad = xiw_tx_fail_wqe(qp, wqe, IB_WC_LOC_QP_OP_ERR);
