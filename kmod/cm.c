@@ -3,46 +3,30 @@
  * Connection manager: the iw_cm provider.
  *
  * Every socket lives in the network namespace of the device's netdev,
- * whichever task or worker called in. Listening sockets are shared by all
- * xiw devices of one namespace that listen on the same address and port
- * (a wildcard rdma_cm listen asks every device), and each accepted
- * connection goes to the device that owns its local address.
+ * whichever task or worker called in. Listening sockets are in listen.c;
+ * the endpoints' insides it shares with this file are in cep.h.
  *
  * A connection endpoint (cep) runs the MPA handshake in process context:
  * socket callbacks only record what happened and queue the cep's work.
  * Once the handshake is done the socket's data-ready callback feeds the
  * QP's receive engine directly.
  */
-#include <linux/inetdevice.h>
-#include <linux/module.h>
 #include <linux/net.h>
 #include <linux/slab.h>
 #include <linux/tcp.h>
-#include <net/ipv6.h>
 #include <net/sock.h>
 #include <net/tcp.h>
 #include <rdma/iw_cm.h>
-#include <rdma/rdma_cm.h>
 
+#include "cep.h"
 #include "cm.h"
 #include "mpa.h"
 #include "obj.h"
 #include "policy.h"
 #include "trace.h"
 
-static struct workqueue_struct *xiw_cm_wq;
-
-enum xiw_cep_state {
-	XIW_CEP_NEW,		/* allocated, not yet either side */
-	XIW_CEP_CONNECTING,	/* active: TCP connect, MPA Request */
-	XIW_CEP_AWAIT_REPLY,	/* active: waiting for the MPA Reply */
-	XIW_CEP_AWAIT_REQUEST,	/* passive: reading the MPA Request */
-	XIW_CEP_AWAIT_ACCEPT,	/* passive: request handed to the ULP */
-	XIW_CEP_RTS,		/* connected */
-	XIW_CEP_CLOSING,	/* our FIN is out */
-	XIW_CEP_LINGER,		/* QP let go: the FINs still to cross */
-	XIW_CEP_CLOSED,
-};
+/* Runs the endpoints' and the listeners' work (xiw_cm_init()). */
+struct workqueue_struct *xiw_cm_wq;
 
 static const char * const xiw_cep_state_names[] = {
 	[XIW_CEP_NEW] = "new",
@@ -63,129 +47,6 @@ static const char * const xiw_iw_event_names[] = {
 	[IW_CM_EVENT_DISCONNECT] = "DISCONNECT",
 	[IW_CM_EVENT_CLOSE] = "CLOSE",
 };
-
-/* Events recorded by socket callbacks and verbs for the cep's work. */
-enum {
-	XIW_CEP_EV_CONNECT,
-	XIW_CEP_EV_DATA,
-	XIW_CEP_EV_STATE,
-	XIW_CEP_EV_TIMEOUT,
-	XIW_CEP_EV_ABORT,
-	XIW_CEP_EV_SHUTDOWN,
-	XIW_CEP_EV_CLOSE,
-};
-
-/**
- * struct xiw_cep - one connection endpoint
- * @ref: references: creator, queued work, QP, iw_cm (as provider_data)
- * @lock: serialises the handshake and teardown; protects the fields below
- * @state: handshake/teardown state
- * @active: this end connected (initiator)
- * @xdev: the device
- * @sock: the TCP socket
- * @cm_id: the connection's iw_cm id (referenced)
- * @listen_id: passive: the listening iw_cm id the request goes to (also
- *	       read locklessly, as a hint, when the listen is destroyed)
- * @qp: the QP bound by connect/accept (referenced)
- * @work: runs the handshake steps and teardown
- * @timer: bounds each handshake step and the graceful close
- * @events: XIW_CEP_EV_* bits
- * @got: octets of the MPA frame in @buf so far
- * @hdr: the received MPA header
- * @v2: received RFC 6581 data
- * @pol: the device's connection policy when the endpoint began
- * @ird: our IRD (negotiated once connected)
- * @ord: our ORD (negotiated once connected)
- * @crc: CRC32c in use
- * @markers_tx: the peer's frame asked for markers: we send them
- * @markers_rx: our frame asked for markers: the peer sends them
- * @rtr_offered: initiator: the RTR kinds its Request offered (peer-to-peer
- *	model), 0 for client-server
- * @rtr_send: initiator, peer-to-peer model: the RTR kind to send
- * @rtr_expect: responder, peer-to-peer model: the RTR kinds accepted
- * @rdma_mode: socket callbacks feed the QP, not the handshake
- * @pd_len: active: length of the private data in @buf to send
- * @buf: MPA frame being sent or received
- * @saved_data_ready: the socket's callback before xiw took over
- * @saved_state_change: likewise
- * @saved_write_space: likewise
- * @node: on the device's list of endpoints (xdev->ceps_lock)
- * @doomed: xiw_cm_device_gone() aborted it (xdev->ceps_lock)
- * @request: passive: its handle in xiw_requests while iw_cm may still
- *	     accept or reject it (0: never published)
- */
-struct xiw_cep {
-	struct kref ref;
-	struct mutex lock;	/* handshake and teardown state */
-	enum xiw_cep_state state;
-	bool active;
-	struct xiw_device *xdev;
-	struct socket *sock;
-	struct iw_cm_id *cm_id;
-	struct iw_cm_id *listen_id;
-	struct xiw_qp *qp;
-	struct work_struct work;
-	struct delayed_work timer;
-	unsigned long events;
-	u16 got;
-	struct xiw_mpa_hdr hdr;
-	struct xiw_mpa_v2 v2;
-	struct xiw_conn_policy pol;
-	u16 ird;
-	u16 ord;
-	bool crc;
-	bool markers_tx;
-	bool markers_rx;
-	u8 rtr_offered;
-	u8 rtr_send;
-	u8 rtr_expect;
-	bool rdma_mode;
-	u16 pd_len;
-	u8 buf[XIW_MPA_HDR_LEN + XIW_MPA_PD_MAX];
-	void (*saved_data_ready)(struct sock *sk);
-	void (*saved_state_change)(struct sock *sk);
-	void (*saved_write_space)(struct sock *sk);
-	struct list_head node;
-	bool doomed;
-	u32 request;
-};
-
-/**
- * struct xiw_listener - a listening socket shared within a namespace
- * @node: on xiw_listeners
- * @net: the namespace
- * @addr: bound address and port
- * @sock: the socket
- * @ids: struct xiw_listen_id of every iw_cm listen using it
- * @work: accepts connections
- * @saved_data_ready: the socket's callback before xiw took over
- */
-struct xiw_listener {
-	struct list_head node;
-	struct net *net;
-	struct sockaddr_storage addr;
-	struct socket *sock;
-	struct list_head ids;
-	struct work_struct work;
-	void (*saved_data_ready)(struct sock *sk);
-};
-
-/**
- * struct xiw_listen_id - one iw_cm listen on a shared listener
- * @node: on the listener's ids
- * @cm_id: the listening iw_cm id (referenced)
- * @lis: the listener, NULL for a listen made from another namespace than
- *	 the device's (see xiw_create_listen()): it gets no connection
- */
-struct xiw_listen_id {
-	struct list_head node;
-	struct iw_cm_id *cm_id;
-	struct xiw_listener *lis;
-};
-
-/* Listeners and their ids; taken in process context only. */
-static LIST_HEAD(xiw_listeners);
-static DEFINE_MUTEX(xiw_listen_lock);
 
 /*
  * Connection requests handed to iw_cm, by handle: iw_cm's provider_data
@@ -282,7 +143,15 @@ static struct xiw_cep *xiw_request_take(struct iw_cm_id *id)
 	return cep;
 }
 
-static void xiw_cep_event(struct xiw_cep *cep, int bit)
+/**
+ * xiw_cep_event() - record an event and queue the endpoint's work for it
+ * @cep: the endpoint
+ * @bit: the event, an XIW_CEP_EV_* bit
+ *
+ * Any context: socket callbacks call it in softirq context. The queued
+ * work holds a reference on @cep until it has run.
+ */
+void xiw_cep_event(struct xiw_cep *cep, int bit)
 {
 	set_bit(bit, &cep->events);
 	kref_get(&cep->ref);
@@ -299,7 +168,15 @@ static void xiw_cep_timer_fn(struct work_struct *w)
 	xiw_cep_put(cep);	/* the timer's reference */
 }
 
-static void xiw_cep_arm(struct xiw_cep *cep)
+/**
+ * xiw_cep_arm() - (re)start the timer that bounds the current handshake
+ *	or close step
+ * @cep: the endpoint
+ *
+ * When mpa_timeout_ms pass first, the work sees XIW_CEP_EV_TIMEOUT. The
+ * pending timer holds a reference on @cep. Called with @cep->lock held.
+ */
+void xiw_cep_arm(struct xiw_cep *cep)
 {
 	kref_get(&cep->ref);
 	if (!mod_delayed_work(xiw_cm_wq, &cep->timer,
@@ -316,8 +193,16 @@ static void xiw_cep_disarm(struct xiw_cep *cep)
 
 static void xiw_cep_work(struct work_struct *w);
 
-/* Every change of an endpoint's state goes through here (tracepoint). */
-static void xiw_cep_set_state(struct xiw_cep *cep, enum xiw_cep_state to)
+/**
+ * xiw_cep_set_state() - move an endpoint to another state
+ * @cep: the endpoint
+ * @to: its new state
+ *
+ * Every change of an endpoint's state goes through here (tracepoint).
+ * Called with @cep->lock held, or before anyone else can reach @cep
+ * (its socket's callbacks, its work, iw_cm).
+ */
+void xiw_cep_set_state(struct xiw_cep *cep, enum xiw_cep_state to)
 {
 	trace_xiw_cep_state(dev_name(&cep->xdev->ibdev.dev), cep, cep->active,
 			    xiw_cep_state_names[cep->state],
@@ -325,7 +210,17 @@ static void xiw_cep_set_state(struct xiw_cep *cep, enum xiw_cep_state to)
 	cep->state = to;
 }
 
-static struct xiw_cep *xiw_cep_alloc(struct xiw_device *xdev, bool active)
+/**
+ * xiw_cep_alloc() - make a connection endpoint, in XIW_CEP_NEW, on its
+ *	device's list of endpoints
+ * @xdev: the device
+ * @active: this end connects (initiator)
+ *
+ * Process context. The caller holds the only reference.
+ *
+ * Return: the endpoint, or NULL when out of memory.
+ */
+struct xiw_cep *xiw_cep_alloc(struct xiw_device *xdev, bool active)
 {
 	struct xiw_cep *cep = kzalloc(sizeof(*cep), GFP_KERNEL);
 
@@ -389,7 +284,16 @@ static void xiw_sk_write_space(struct sock *sk)
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
-static void xiw_cep_attach(struct xiw_cep *cep)
+/**
+ * xiw_cep_attach() - take over the socket's callbacks for the endpoint
+ * @cep: the endpoint, with its socket
+ *
+ * From now on the socket's data-ready, state-change and write-space
+ * callbacks record events for @cep (or feed its QP, once in RDMA mode);
+ * the socket holds a reference on @cep until xiw_cep_detach(). Called
+ * with @cep->lock held.
+ */
+void xiw_cep_attach(struct xiw_cep *cep)
 {
 	struct sock *sk = cep->sock->sk;
 
@@ -480,8 +384,14 @@ static int xiw_cep_deliver(struct xiw_cep *cep, struct iw_cm_id *id,
 	return id->event_handler(id, &ev);
 }
 
-/* Drop the connection's iw_cm id after its last event. */
-static void xiw_cep_drop_id(struct xiw_cep *cep)
+/**
+ * xiw_cep_drop_id() - drop the connection's iw_cm id after its last event
+ * @cep: the endpoint
+ *
+ * The listening id too, if a passive endpoint still holds it (its MPA
+ * Request not delivered yet). Called with @cep->lock held.
+ */
+void xiw_cep_drop_id(struct xiw_cep *cep)
 {
 	if (cep->cm_id) {
 		cep->cm_id->provider_data = NULL;
@@ -506,14 +416,21 @@ static void xiw_cep_put_qp(struct xiw_cep *cep)
 	xiw_qp_put(qp);
 }
 
-/*
+/**
+ * xiw_cep_finish() - end the connection
+ * @cep: the endpoint
+ * @status: 0, or the error iw_cm's final event reports
+ * @abort: close with an RST rather than after a FIN
+ *
  * The connection is over. The QP stops first (its transmit engine is
  * waited out, so nothing sends on the socket any more), then the socket
  * goes, then the QP reference. Exactly one final event reaches iw_cm: a
  * failed CONNECT_REPLY if the active side never got that far, CLOSE
  * otherwise. A request still waiting for the ULP's answer is withdrawn.
+ *
+ * Called with @cep->lock held, in process context.
  */
-static void xiw_cep_finish(struct xiw_cep *cep, int status, bool abort)
+void xiw_cep_finish(struct xiw_cep *cep, int status, bool abort)
 {
 	enum xiw_cep_state was = cep->state;
 	struct xiw_qp *qp = cep->qp;
@@ -671,7 +588,10 @@ static void xiw_cep_poke_rx(struct xiw_cep *cep)
 	release_sock(sk);
 }
 
-/*
+/**
+ * xiw_cep_sock_setup() - set up a connection's TCP socket
+ * @sock: the socket, before its endpoint takes it over
+ *
  * What every connection's socket is set up with: no Nagle (FPDUs go out
  * as they are framed), a bound on a blocking send, and TCP keepalive. A
  * peer that vanishes without a FIN or RST (its host or namespace gone,
@@ -681,8 +601,10 @@ static void xiw_cep_poke_rx(struct xiw_cep *cep)
  * for Read Responses to requests TCP already acknowledged) would live on
  * forever: keepalive ends it after that namespace's tcp_keepalive_time,
  * _intvl and _probes, as hardware RNICs keep their connections alive.
+ *
+ * Process context (the socket is locked).
  */
-static void xiw_cep_sock_setup(struct socket *sock)
+void xiw_cep_sock_setup(struct socket *sock)
 {
 	tcp_sock_set_nodelay(sock->sk);
 	sock->sk->sk_sndtimeo = msecs_to_jiffies(xiw_policy_timeout_ms());
@@ -745,311 +667,6 @@ static void xiw_cep_got_request(struct xiw_cep *cep)
 			err);
 		xiw_cep_refuse(cep, NULL, 0, -ECONNREFUSED);
 	}
-}
-
-static struct xiw_listen_id *xiw_pick_listener(struct xiw_listener *lis,
-					       struct socket *sock)
-{
-	struct sockaddr_storage local;
-	struct xiw_listen_id *lid;
-	struct net_device *owner = NULL;
-
-	if (kernel_getsockname(sock, (struct sockaddr *)&local) < 0)
-		return NULL;
-	rcu_read_lock();
-	if (local.ss_family == AF_INET)
-		owner = __ip_dev_find(lis->net,
-				      ((struct sockaddr_in *)&local)->sin_addr.s_addr,
-				      false);
-	rcu_read_unlock();	/* @owner is only compared, never used */
-
-	list_for_each_entry(lid, &lis->ids, node) {
-		if (owner && to_xiw_dev(lid->cm_id->device)->netdev == owner)
-			return lid;
-	}
-	/*
-	 * Loopback traffic to an address of another netdev arrives on lo:
-	 * with a single candidate there is nothing to choose.
-	 */
-	return list_is_singular(&lis->ids) ?
-	       list_first_entry(&lis->ids, struct xiw_listen_id, node) : NULL;
-}
-
-static void xiw_listener_work(struct work_struct *w)
-{
-	struct xiw_listener *lis = container_of(w, struct xiw_listener, work);
-	struct xiw_listen_id *lid;
-	struct socket *sock;
-	struct xiw_cep *cep;
-
-	mutex_lock(&xiw_listen_lock);
-	while (lis->sock && kernel_accept(lis->sock, &sock, O_NONBLOCK) == 0) {
-		lid = xiw_pick_listener(lis, sock);
-		cep = lid ? xiw_cep_alloc(to_xiw_dev(lid->cm_id->device), false) :
-			    NULL;
-		if (!cep) {
-			sock_release(sock);
-			continue;
-		}
-		/*
-		 * The accepted socket is a clone of the listener's: it has
-		 * the listener's data_ready (its user data was not copied).
-		 * Give it the stack's own back before taking it over.
-		 */
-		write_lock_bh(&sock->sk->sk_callback_lock);
-		sock->sk->sk_data_ready = lis->saved_data_ready;
-		write_unlock_bh(&sock->sk->sk_callback_lock);
-		xiw_cep_sock_setup(sock);
-		cep->sock = sock;
-		WRITE_ONCE(cep->listen_id, lid->cm_id);
-		lid->cm_id->add_ref(lid->cm_id);
-		xiw_cep_set_state(cep, XIW_CEP_AWAIT_REQUEST);
-		mutex_lock(&cep->lock);
-		xiw_cep_attach(cep);
-		xiw_cep_arm(cep);
-		mutex_unlock(&cep->lock);
-		xiw_cep_event(cep, XIW_CEP_EV_DATA);
-		xiw_cep_put(cep);	/* creator's: the socket holds one */
-	}
-	mutex_unlock(&xiw_listen_lock);
-}
-
-static void xiw_listen_data_ready(struct sock *sk)
-{
-	struct xiw_listener *lis;
-
-	read_lock_bh(&sk->sk_callback_lock);
-	lis = __locked_read_sk_user_data_with_flags(sk, 0);
-	if (lis)
-		queue_work(xiw_cm_wq, &lis->work);
-	read_unlock_bh(&sk->sk_callback_lock);
-}
-
-static bool xiw_same_addr(const struct sockaddr_storage *a,
-			  const struct sockaddr_storage *b)
-{
-	if (a->ss_family != b->ss_family)
-		return false;
-	if (a->ss_family == AF_INET) {
-		const struct sockaddr_in *x = (const void *)a, *y = (const void *)b;
-
-		return x->sin_port == y->sin_port &&
-		       x->sin_addr.s_addr == y->sin_addr.s_addr;
-	}
-	if (a->ss_family == AF_INET6) {
-		const struct sockaddr_in6 *x = (const void *)a, *y = (const void *)b;
-
-		return x->sin6_port == y->sin6_port &&
-		       ipv6_addr_equal(&x->sin6_addr, &y->sin6_addr);
-	}
-	return false;
-}
-
-static struct xiw_listener *xiw_listener_new(struct net *net,
-					     struct sockaddr_storage *addr,
-					     int backlog)
-{
-	struct xiw_listener *lis;
-	struct socket *sock;
-	int err;
-
-	lis = kzalloc(sizeof(*lis), GFP_KERNEL);
-	if (!lis)
-		return ERR_PTR(-ENOMEM);
-	err = sock_create_kern(net, addr->ss_family, SOCK_STREAM, IPPROTO_TCP,
-			       &sock);
-	if (err)
-		goto fail;
-	sock_set_reuseaddr(sock->sk);
-	/*
-	 * rdma_cm listens on IPv4 and IPv6 separately (svcrdma opens both on
-	 * one port): an IPv6 listener must not also take IPv4 connections,
-	 * or the two collide.
-	 */
-	err = addr->ss_family == AF_INET6 ? ip6_sock_set_v6only(sock->sk) : 0;
-	if (err) {
-		sock_release(sock);
-		goto fail;
-	}
-	err = kernel_bind(sock, (struct sockaddr *)addr,
-			  addr->ss_family == AF_INET ?
-			  sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6));
-	if (!err)
-		err = kernel_listen(sock, backlog);
-	if (err) {
-		sock_release(sock);
-		goto fail;
-	}
-	lis->net = net;
-	lis->addr = *addr;
-	lis->sock = sock;
-	INIT_LIST_HEAD(&lis->ids);
-	INIT_WORK(&lis->work, xiw_listener_work);
-	write_lock_bh(&sock->sk->sk_callback_lock);
-	lis->saved_data_ready = sock->sk->sk_data_ready;
-	/* NOCOPY: accepted sockets are cloned without it (see accept). */
-	__rcu_assign_sk_user_data_with_flags(sock->sk, lis,
-					     SK_USER_DATA_NOCOPY);
-	sock->sk->sk_data_ready = xiw_listen_data_ready;
-	write_unlock_bh(&sock->sk->sk_callback_lock);
-	list_add(&lis->node, &xiw_listeners);
-	return lis;
-fail:
-	kfree(lis);
-	return ERR_PTR(err);
-}
-
-/*
- * The namespace a listen was made in. iw_cm passes none: its one user,
- * rdma_cm, makes each iw_cm id with its own id as the context (struct
- * rdma_id_private begins with the struct rdma_cm_id), whose address
- * carries it, as rdma_cm matches IB and RoCE requests to listens by it.
- * The maker's task is no stand-in: ib_isert listens in the initial
- * namespace from whatever namespace configfs was written in. An id that
- * does not look like rdma_cm's (another device) gets the task's.
- */
-static struct net *xiw_listen_net(struct iw_cm_id *id)
-{
-	const struct rdma_cm_id *rid = id->context;
-
-	if (rid && rid->device == id->device && rid->route.addr.dev_addr.net)
-		return rid->route.addr.dev_addr.net;
-	return current->nsproxy ? current->nsproxy->net_ns : &init_net;
-}
-
-/**
- * xiw_create_listen() - listen for MPA connections on the id's address
- * @id: the listening iw_cm id
- * @backlog: TCP backlog
- *
- * A listen made from another network namespace than the device's netdev
- * is in opens nothing and gets no connection.
- *
- * Return: 0 or a socket error (e.g. -EADDRINUSE from a non-xiw listener).
- */
-int xiw_create_listen(struct iw_cm_id *id, int backlog)
-{
-	struct xiw_device *xdev = to_xiw_dev(id->device);
-	struct net *net = dev_net(xdev->netdev);
-	struct xiw_listener *lis = NULL, *l;
-	struct xiw_listen_id *lid;
-
-	lid = kzalloc(sizeof(*lid), GFP_KERNEL);
-	if (!lid)
-		return -ENOMEM;
-	lid->cm_id = id;
-	id->provider_data = lid;
-	id->add_ref(id);
-	/*
-	 * A listen serves the namespace of its rdma_cm id, and a device the
-	 * namespace of its netdev. rdma_cm turns a wildcard listen into a
-	 * listen on every device, whatever its namespace. A listen from
-	 * elsewhere succeeds, opens no socket and gets no connection: it
-	 * must neither take the device's namespace's connections nor open
-	 * a port there (Documentation/admin.md, "Namespaces").
-	 */
-	if (!net_eq(xiw_listen_net(id), net))
-		return 0;
-
-	mutex_lock(&xiw_listen_lock);
-	list_for_each_entry(l, &xiw_listeners, node)
-		if (net_eq(l->net, net) && xiw_same_addr(&l->addr, &id->local_addr))
-			lis = l;
-	if (!lis) {
-		lis = xiw_listener_new(net, &id->local_addr, backlog);
-		if (IS_ERR(lis)) {
-			mutex_unlock(&xiw_listen_lock);
-			id->provider_data = NULL;
-			id->rem_ref(id);
-			kfree(lid);
-			return PTR_ERR(lis);
-		}
-	}
-	lid->lis = lis;
-	list_add_tail(&lid->node, &lis->ids);
-	mutex_unlock(&xiw_listen_lock);
-	return 0;
-}
-
-/*
- * Close the connections accepted for @id whose MPA Request has not arrived:
- * nobody would take their CONNECT_REQUEST, and each holds a reference on
- * @id. The listener accepts no new ones for @id, which is off its list.
- */
-static void xiw_abort_unrequested(struct iw_cm_id *id)
-{
-	struct xiw_device *xdev = to_xiw_dev(id->device);
-	struct xiw_cep *cep, *found;
-
-	do {
-		found = NULL;
-		spin_lock_bh(&xdev->ceps_lock);
-		list_for_each_entry(cep, &xdev->ceps, node) {
-			/* A hint only: checked again under cep->lock. */
-			if (READ_ONCE(cep->listen_id) == id &&
-			    kref_get_unless_zero(&cep->ref)) {
-				found = cep;
-				break;
-			}
-		}
-		spin_unlock_bh(&xdev->ceps_lock);
-		if (!found)
-			break;
-		mutex_lock(&found->lock);
-		if (found->listen_id == id) {
-			xiw_cep_finish(found, -ECONNABORTED, true);
-			xiw_cep_drop_id(found);
-		}
-		mutex_unlock(&found->lock);
-		xiw_cep_put(found);
-	} while (found);
-}
-
-/**
- * xiw_destroy_listen() - stop listening; the socket closes with its last id
- * @id: the listening iw_cm id
- *
- * Connections accepted for @id that are still reading their MPA Request
- * are closed abortively.
- *
- * Return: 0.
- */
-int xiw_destroy_listen(struct iw_cm_id *id)
-{
-	struct xiw_listen_id *lid = id->provider_data;
-	struct xiw_listener *lis;
-	struct socket *sock = NULL;
-
-	if (!lid)
-		return 0;
-	lis = lid->lis;
-	if (!lis)
-		goto out;	/* from another namespace: nothing opened */
-	mutex_lock(&xiw_listen_lock);
-	list_del(&lid->node);
-	if (list_empty(&lis->ids)) {
-		list_del(&lis->node);
-		sock = lis->sock;
-		write_lock_bh(&sock->sk->sk_callback_lock);
-		rcu_assign_sk_user_data(sock->sk, NULL);
-		sock->sk->sk_data_ready = lis->saved_data_ready;
-		write_unlock_bh(&sock->sk->sk_callback_lock);
-		lis->sock = NULL;
-	}
-	mutex_unlock(&xiw_listen_lock);
-
-	xiw_abort_unrequested(id);
-	if (sock) {
-		/* Connections not accepted yet go with the socket. */
-		sock_release(sock);
-		cancel_work_sync(&lis->work);
-		kfree(lis);
-	}
-out:
-	id->provider_data = NULL;
-	id->rem_ref(id);
-	kfree(lid);
-	return 0;
 }
 
 /*
