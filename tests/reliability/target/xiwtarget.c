@@ -50,6 +50,11 @@
  * With early_send=1 each connection posts a Send before it accepts: it
  * must reach the peer after the MPA Reply, never before.
  *
+ * With put_delay_us=N every xiw_mr_put() spins N microseconds first (a
+ * kprobe): callers that let go of a transmit batch's MR references at
+ * once then overlap for sure, which makes a teardown race that a few
+ * instructions would otherwise hide show as a refcount underflow.
+ *
  * With answer=ignore it answers no connection request: each stays
  * pending in the RDMA CM until the module goes or the device does. With
  * answer=hold the first request's handler moreover does not return until
@@ -64,8 +69,10 @@
  */
 #include <linux/completion.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/idr.h>
 #include <linux/inet.h>
+#include <linux/kprobes.h>
 #include <linux/list.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -99,6 +106,21 @@ MODULE_PARM_DESC(answer, "What a connection request gets: accept, ignore or hold
 static bool early_send;
 module_param(early_send, bool, 0444);
 MODULE_PARM_DESC(early_send, "post a Send before accepting");
+
+static uint put_delay_us;
+module_param(put_delay_us, uint, 0444);
+MODULE_PARM_DESC(put_delay_us, "spin this long in every xiw_mr_put() (0: off)");
+
+static int xt_put_delay(struct kprobe *p, struct pt_regs *regs)
+{
+	udelay(put_delay_us);
+	return 0;
+}
+
+static struct kprobe xt_put_probe = {
+	.symbol_name = "xiw_mr_put",
+	.pre_handler = xt_put_delay,
+};
 
 #define XT_EARLY_MSG	"XTGT early"
 
@@ -1254,6 +1276,13 @@ static int __init xt_init(void)
 	if (strcmp(answer, "accept") && strcmp(answer, "ignore") &&
 	    strcmp(answer, "hold"))
 		return -EINVAL;
+	if (put_delay_us > 10000)
+		return -EINVAL;
+	if (put_delay_us) {
+		ret = register_kprobe(&xt_put_probe);
+		if (ret)
+			return ret;
+	}
 	xt_root = debugfs_create_dir("xiwtarget", NULL);
 	debugfs_create_file("reap", 0200, xt_root, NULL, &xt_reap_fops);
 	if (!strcmp(answer, "hold"))
@@ -1286,6 +1315,8 @@ static int __init xt_init(void)
 	return 0;
 fail:
 	debugfs_remove_recursive(xt_root);
+	if (put_delay_us)
+		unregister_kprobe(&xt_put_probe);
 	return ret;
 }
 
@@ -1304,6 +1335,8 @@ static void __exit xt_exit(void)
 	xt_destroy_ignored();
 	xt_reap("all");
 	debugfs_remove_recursive(xt_root);
+	if (put_delay_us)
+		unregister_kprobe(&xt_put_probe);
 }
 
 module_init(xt_init);
