@@ -46,6 +46,7 @@ KINDS = {"read": 1, "fetch_add": 2, "cmp_swap": 3, "masked_fetch_add": 4,
          "masked_cmp_swap": 5, "flush": 6, "verify": 7, "atomic_write": 8}
 # What the requests name at the peer: nothing there, the peer answers.
 PEER_STAG, PEER_TO, PEER_LEN = 0x1234, 0x10000, 4096
+IB_QPS_RTS = 3
 # A bound on waiting for the target, against a hang: never a timing check.
 PATIENCE = 30.0
 
@@ -179,8 +180,11 @@ def one_case(host, port, req_kind, resp_kind):
         out["request_opcode"] = req_op
         before = link.mem()
         link.send(response(resp_kind, req_op, req, link.acc))
+        # Until the target has done something about it: completed the
+        # request or a receive, or left RTS (a Terminate sent, whose
+        # connection then ends with this side's FIN, not a timeout).
         wait_for(link, lambda s: s["req"]["completions"] or
-                 int(s["recv_done"]))
+                 int(s["recv_done"]) or int(s["qp_state"]) != IB_QPS_RTS)
         try:
             link.sock.shutdown(socket.SHUT_WR)
         except OSError:
