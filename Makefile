@@ -65,6 +65,8 @@ userspace:
 setup:
 	@scripts/setup.sh
 
+# third_party/ is left out of every checker: it is upstream code kept
+# byte-for-byte (third_party/*/README.md says how that is verified).
 lint: checkpatch sparse
 
 # kmod/trace.h is left out: TRACE_EVENT()'s own layout (open-ended
