@@ -76,7 +76,7 @@ checkpatch:
 	@src=$$(scripts/linux-src.sh) && \
 		$$src/scripts/checkpatch.pl --strict --no-tree --quiet --show-types \
 		-f $$(ls kmod/*.[ch] | grep -v '\.mod\.c$$' | grep -v '^kmod/trace\.h$$') \
-		$$(ls tools/xiwperf/kmod/*.[ch] tests/reliability/target/*.[ch] | grep -v '\.mod\.c$$') uapi/xiwperf.h include/xiw/*.h && \
+		$$(ls tools/xiwperf/kmod/*.[ch] tests/reliability/target/*.[ch] | grep -v '\.mod\.c$$') uapi/xiwperf.h uapi/xiw_abi.h include/xiw/*.h && \
 		echo "checkpatch --strict: clean"
 
 sparse:

@@ -4,6 +4,7 @@
  */
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
 
 #include "obj.h"
 #include "verbs.h"
@@ -12,17 +13,21 @@
  * xiw_create_cq() - create a completion queue
  * @ibcq: RDMA core object, allocated by the core
  * @attr: requested size and vector
- * @attrs: user attributes; xiw has no user CQs yet
+ * @attrs: a user CQ's attributes (driver data: nothing in ABI version 1);
+ *	NULL for kernel consumers
  *
- * Return: 0, -EINVAL for a bad size, -EOPNOTSUPP for user CQs, -ENOMEM.
+ * A user CQ is the same ring; the process polls it through the RDMA
+ * core's command, and its events come through the completion channel.
+ *
+ * Return: 0, -EINVAL for a bad size or driver data, -ENOMEM.
  */
 int xiw_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		  struct uverbs_attr_bundle *attrs)
 {
 	struct xiw_cq *cq = to_xiw_cq(ibcq);
 
-	if (attrs)
-		return -EOPNOTSUPP;
+	if (attrs && xiw_udata_none(&attrs->driver_udata))
+		return -EINVAL;
 	if (attr->cqe < 1 || attr->cqe > XIW_MAX_CQE || attr->flags)
 		return -EINVAL;
 

@@ -41,15 +41,17 @@ static void xiw_dealloc_driver(struct ib_device *ibdev);
 /**
  * DOC: xiw_device_ops
  *
- * The RDMA core's entry points into an xiw device: queries, kernel verbs
- * (PD, CQ, DMA and fast-registration MRs, RC QP, SRQ) and the iw_cm provider. User verbs (ucontext,
- * reg_user_mr) are refused until the rdma-core provider exists.
+ * The RDMA core's entry points into an xiw device: queries, verbs (PD, CQ,
+ * DMA, fast-registration and user MRs, RC QP, SRQ) for kernel consumers
+ * and, through user contexts (uctx.c, uapi/xiw_abi.h), for processes; and
+ * the iw_cm provider.
  */
 static const struct ib_device_ops xiw_device_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_UNKNOWN,
 	.uverbs_abi_ver = 1,
 
+	.device_group = &xiw_attr_group,
 	.dealloc_driver = xiw_dealloc_driver,
 	.alloc_hw_port_stats = xiw_alloc_hw_port_stats,
 	.get_dev_fw_str = xiw_get_dev_fw_str,
@@ -60,6 +62,9 @@ static const struct ib_device_ops xiw_device_ops = {
 	.query_pkey = xiw_query_pkey,
 	.query_port = xiw_query_port,
 
+	.alloc_ucontext = xiw_alloc_ucontext,
+	.dealloc_ucontext = xiw_dealloc_ucontext,
+	.disassociate_ucontext = xiw_disassociate_ucontext,
 	.alloc_pd = xiw_alloc_pd,
 	.dealloc_pd = xiw_dealloc_pd,
 	.create_cq = xiw_create_cq,
@@ -96,6 +101,7 @@ static const struct ib_device_ops xiw_device_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_pd, xiw_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, xiw_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, xiw_srq, ibsrq),
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, xiw_ucontext, ibucontext),
 };
 
 /* Called by the RDMA core when the last unregistration step is done. */
@@ -210,6 +216,15 @@ static struct xiw_device *xiw_device_alloc(struct net_device *netdev)
 		return ERR_PTR(-ENOMEM);
 	}
 
+	/*
+	 * User ABI version 1 posts and polls through these commands, which
+	 * the RDMA core leaves off for drivers with rings of their own.
+	 */
+	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POLL_CQ) |
+				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ) |
+				  BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+				  BIT_ULL(IB_USER_VERBS_CMD_POST_RECV) |
+				  BIT_ULL(IB_USER_VERBS_CMD_POST_SRQ_RECV);
 	ibdev->node_type = RDMA_NODE_RNIC;
 	ibdev->phys_port_cnt = 1;
 	ibdev->num_comp_vectors = 1;

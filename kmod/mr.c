@@ -34,6 +34,7 @@
 #include <linux/mm.h>
 #include <linux/vmalloc.h>
 #include <linux/slab.h>
+#include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 
 #include "obj.h"
@@ -400,6 +401,7 @@ static struct xiw_mr *xiw_mr_new(struct ib_pd *ibpd, enum xiw_mr_kind kind)
 
 static void xiw_mr_free(struct xiw_mr *mr)
 {
+	ib_umem_release(mr->umem);	/* NULL for kernel MRs */
 	kvfree(mr->pages.addr);
 	kvfree(mr->mapped.addr);
 	kfree_rcu(mr, rcu);
@@ -582,21 +584,101 @@ int xiw_mr_invalidate(struct xiw_device *xdev, u32 stag, struct xiw_pd *pd)
 	return bad;
 }
 
+/*
+ * The kernel address of each page of a pinned user range, in order. The
+ * umem's entries are runs of whole pages; xiw does no DMA, so their "DMA
+ * address" is the kernel virtual address of the run.
+ */
+static int xiw_mr_umem_pages(struct xiw_mr *mr, u64 start)
+{
+	size_t n = ib_umem_num_pages(mr->umem);
+	struct scatterlist *sg;
+	unsigned int i;
+	u64 off;
+
+	if (n > U32_MAX)
+		return -EINVAL;
+	mr->pages.addr = kvcalloc(n, sizeof(u64), GFP_KERNEL);
+	if (!mr->pages.addr)
+		return -ENOMEM;
+	for_each_sgtable_dma_sg(&mr->umem->sgt_append.sgt, sg, i) {
+		for (off = 0; off < sg_dma_len(sg) && mr->pages.n < n;
+		     off += PAGE_SIZE)
+			mr->pages.addr[mr->pages.n++] = sg_dma_address(sg) + off;
+	}
+	if (mr->pages.n != n)
+		return -EFAULT;
+	mr->pages.fbo = offset_in_page(start);
+	mr->page_shift = PAGE_SHIFT;
+	mr->max_pages = mr->pages.n;
+	return 0;
+}
+
 /**
- * xiw_reg_user_mr() - userspace memory registration: not yet supported
- * @ibpd: protection domain
- * @start: user address
- * @length: octets
- * @virt: I/O virtual address
- * @access: rights
- * @udata: user data
+ * xiw_reg_user_mr() - register a process's memory
+ * @ibpd: protection domain (a user one)
+ * @start: user address of the first octet
+ * @length: octets, at least 1
+ * @virt: tagged offset of the first octet (what peers and SGEs name)
+ * @access: IB_ACCESS_* rights; the RDMA core has checked them against the
+ *	device's capabilities
+ * @udata: nothing in ABI version 1
  *
- * Return: ERR_PTR(-EOPNOTSUPP) until the userspace provider exists.
+ * The pages are pinned and counted against RLIMIT_MEMLOCK by ib_umem_get()
+ * (writable when any right lets the memory be written); they stay pinned
+ * until the last reference to the MR is gone (xiw_dereg_mr()).
+ *
+ * Return: the MR, or ERR_PTR(-EINVAL) for an empty or wrapping range or
+ * remote write or atomic rights without local write, -ENOMEM, or what
+ * ib_umem_get() returned (-ENOMEM over the limit, -EFAULT).
  */
 struct ib_mr *xiw_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			      u64 virt, int access, struct ib_udata *udata)
 {
-	return ERR_PTR(-EOPNOTSUPP);
+	struct xiw_device *xdev = to_xiw_dev(ibpd->device);
+	struct xiw_mr *mr;
+	int err;
+
+	err = xiw_udata_none(udata);
+	if (err)
+		return ERR_PTR(err);
+	if (!length || virt + length < virt || start + length < start ||
+	    length > XIW_MAX_MR_SIZE)
+		return ERR_PTR(-EINVAL);
+	/* Remote write or atomic access needs local write (IB 10.6.3.3). */
+	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & IB_ACCESS_LOCAL_WRITE))
+		return ERR_PTR(-EINVAL);
+	mr = xiw_mr_new(ibpd, XIW_MR_USER);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->umem = ib_umem_get(ibpd->device, start, length, access);
+	if (IS_ERR(mr->umem)) {
+		err = PTR_ERR(mr->umem);
+		kfree(mr);
+		return ERR_PTR(err);
+	}
+	err = xiw_mr_umem_pages(mr, start);
+	if (err)
+		goto fail;
+	mr->reg.access = access;
+	mr->reg.base = virt;
+	mr->reg.length = length;
+	mr->reg.valid = true;
+	mr->ibmr.iova = virt;
+	mr->ibmr.length = length;
+	mr->ibmr.page_size = PAGE_SIZE;
+
+	/* Visible to lookups only once fully set up. */
+	err = xiw_mr_insert(xdev, mr);
+	if (err)
+		goto fail;
+	return &mr->ibmr;
+fail:
+	ib_umem_release(mr->umem);
+	kvfree(mr->pages.addr);
+	kfree(mr);
+	return ERR_PTR(err);
 }
 
 /*

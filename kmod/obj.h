@@ -27,6 +27,14 @@ struct sock;
 struct xiw_cep;
 
 /**
+ * struct xiw_ucontext - a user context (uctx.c): no state of its own
+ * @ibucontext: RDMA core object
+ */
+struct xiw_ucontext {
+	struct ib_ucontext ibucontext;
+};
+
+/**
  * struct xiw_pd - protection domain
  * @ibpd: RDMA core object
  */
@@ -63,10 +71,14 @@ struct xiw_cq {
  * @XIW_MR_FAST: alloc_mr(IB_MR_TYPE_MEM_REG): a page list bound to an
  *	I/O virtual address range by IB_WR_REG_MR, invalidated by
  *	IB_WR_LOCAL_INV, Send with Invalidate or RDMA Read with Invalidate
+ * @XIW_MR_USER: reg_user_mr: a process's pages, pinned (ib_umem) and
+ *	bound to the address range the process gave; valid from creation to
+ *	deregistration, never invalidated
  */
 enum xiw_mr_kind {
 	XIW_MR_DMA,
 	XIW_MR_FAST,
+	XIW_MR_USER,
 };
 
 /**
@@ -106,6 +118,7 @@ struct xiw_mr_pages {
  * @mapped: the list map_mr_sg() fills for the next registration; swapped
  *	with @pages when IB_WR_REG_MR executes (consumer-owned until then)
  * @max_pages: capacity of both lists
+ * @umem: a user MR's pinned pages (released after the last reference)
  */
 struct xiw_mr {
 	struct ib_mr ibmr;
@@ -121,6 +134,7 @@ struct xiw_mr {
 	struct xiw_mr_pages pages;
 	struct xiw_mr_pages mapped;
 	u32 max_pages;
+	struct ib_umem *umem;
 };
 
 /**

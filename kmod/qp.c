@@ -118,13 +118,17 @@ static void xiw_qp_free_queues(struct xiw_qp *qp)
 }
 
 /**
- * xiw_create_qp() - create an RC queue pair (kernel consumers)
+ * xiw_create_qp() - create an RC queue pair
  * @ibqp: RDMA core object
  * @attr: requested attributes; the granted capacities are written back
- * @udata: user data; user QPs are not supported yet
+ * @udata: a user QP's driver data: nothing in ABI version 1; NULL for
+ *	kernel consumers
  *
- * Return: 0, -EOPNOTSUPP (user QP, non-RC), -EINVAL (capacities),
- * -ENOMEM.
+ * A user QP is the same object; its work is posted through the RDMA
+ * core's commands (xiw_post_send_user()).
+ *
+ * Return: 0, -EOPNOTSUPP (non-RC, create flags), -EINVAL (capacities,
+ * driver data), -ENOMEM.
  */
 int xiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 		  struct ib_udata *udata)
@@ -134,8 +138,10 @@ int xiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	u32 qpn;
 	int err;
 
-	if (udata || attr->qp_type != IB_QPT_RC)
+	if (attr->qp_type != IB_QPT_RC)
 		return -EOPNOTSUPP;
+	if (xiw_udata_none(udata))
+		return -EINVAL;
 	if (attr->create_flags)
 		return -EOPNOTSUPP;
 	if (xiw_qp_check_caps(&attr->cap))
@@ -688,7 +694,13 @@ bool xiw_qp_holds_mr(struct xiw_qp *qp, struct xiw_mr *mr)
 	return held;
 }
 
-static int xiw_copy_inline(struct xiw_wqe *wqe, const struct ib_send_wr *wr)
+/*
+ * Inline data into the WQE: from the kernel addresses of @wr's SGEs, or
+ * for a user QP from @user_data, where xiw_post_send_user() gathered it
+ * from the process before taking the lock.
+ */
+static int xiw_copy_inline(struct xiw_wqe *wqe, const struct ib_send_wr *wr,
+			   const u8 *user_data)
 {
 	u32 len = 0;
 	int i;
@@ -700,7 +712,7 @@ static int xiw_copy_inline(struct xiw_wqe *wqe, const struct ib_send_wr *wr)
 		/* A length near 2^32 must not wrap the sum below the bound. */
 		if (check_add_overflow(len, l, &end) || end > XIW_MAX_INLINE)
 			return -EINVAL;
-		memcpy(wqe->inline_data + len,
+		memcpy(wqe->inline_data + len, user_data ? user_data + len :
 		       (void *)(uintptr_t)wr->sg_list[i].addr, l);
 		len += l;
 	}
@@ -842,7 +854,7 @@ static int xiw_fill_verify(struct xiw_wqe *wqe, const struct ib_send_wr *wr)
 }
 
 static int xiw_fill_wqe(struct xiw_qp *qp, struct xiw_wqe *wqe,
-			const struct ib_send_wr *wr)
+			const struct ib_send_wr *wr, const u8 *user_data)
 {
 	u8 opcode = wr->opcode;
 	u64 bytes = 0;
@@ -950,7 +962,7 @@ static int xiw_fill_wqe(struct xiw_qp *qp, struct xiw_wqe *wqe,
 	}
 	if (wr->send_flags & IB_SEND_INLINE) {
 		wqe->flags |= XIW_WQE_INLINE;
-		return xiw_copy_inline(wqe, wr);
+		return xiw_copy_inline(wqe, wr, user_data);
 	}
 	for (i = 0; i < wr->num_sge; i++) {
 		wqe->sge[i] = wr->sg_list[i];
@@ -963,28 +975,22 @@ static int xiw_fill_wqe(struct xiw_qp *qp, struct xiw_wqe *wqe,
 	return 0;
 }
 
-/**
- * xiw_post_send() - queue send work requests
- * @ibqp: the QP
- * @wr: chain of work requests
- * @bad_wr: the first one not queued, on error
- *
- * In the error state each WR completes at once with a flush error (this
- * is how ib_drain_sq() finds the end of the queue).
- *
- * Return: 0, -ENOMEM (queue full), -EINVAL/-EOPNOTSUPP/-EMSGSIZE (bad WR).
+/*
+ * Queue @wr and, unless @one, the rest of its chain; @user_data: a user
+ * WR's inline data (see xiw_copy_inline()). On error *@bad_wr is the WR
+ * not queued.
  */
-int xiw_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-		  const struct ib_send_wr **bad_wr)
+static int xiw_sq_post(struct xiw_qp *qp, const struct ib_send_wr *wr,
+		       const struct ib_send_wr **bad_wr, const u8 *user_data,
+		       bool one)
 {
-	struct xiw_qp *qp = to_xiw_qp(ibqp);
 	unsigned long flags;
 	bool flush;
 	int err = 0;
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	flush = READ_ONCE(qp->state) == XIW_QPS_ERROR;
-	for (; wr; wr = wr->next) {
+	for (; wr; wr = one ? NULL : wr->next) {
 		struct xiw_wqe *wqe;
 
 		if (qp->sq_head - qp->sq_tail >= qp->sq_size) {
@@ -992,7 +998,7 @@ int xiw_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			break;
 		}
 		wqe = &qp->sq[qp->sq_head % qp->sq_size];
-		err = xiw_fill_wqe(qp, wqe, wr);
+		err = xiw_fill_wqe(qp, wqe, wr, user_data);
 		if (err)
 			break;
 		if (flush) {
@@ -1011,6 +1017,103 @@ int xiw_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	else
 		xiw_tx_kick(qp);
 	return err;
+}
+
+/* What a process may ask of a send queue (uapi/xiw_abi.h, version 1). */
+#define XIW_USER_SEND_FLAGS	(IB_SEND_FENCE | IB_SEND_SIGNALED | \
+				 IB_SEND_SOLICITED | IB_SEND_INLINE)
+
+static bool xiw_user_opcode(enum ib_wr_opcode opcode)
+{
+	switch (opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_SEND_WITH_INV:
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* A user WR's inline data, from the process's addresses into @data. */
+static int xiw_user_inline(const struct ib_send_wr *wr, u8 *data)
+{
+	u32 len = 0;
+	int i;
+
+	for (i = 0; i < wr->num_sge; i++) {
+		void __user *from = u64_to_user_ptr(wr->sg_list[i].addr);
+		u32 l = wr->sg_list[i].length;
+		u32 end;
+
+		if (check_add_overflow(len, l, &end) || end > XIW_MAX_INLINE)
+			return -EINVAL;
+		if (copy_from_user(data + len, from, l))
+			return -EFAULT;
+		len = end;
+	}
+	return 0;
+}
+
+/*
+ * A user QP's work requests, built by the RDMA core from the process's
+ * (ib_uverbs_post_send()): a WR at a time, its inline data copied from
+ * the process first, outside the lock (the copy may fault and sleep).
+ * Only the opcodes and flags of the user ABI pass, whatever a later core
+ * lets through: xiw's extended WRs are kernel structures.
+ */
+static int xiw_post_send_user(struct xiw_qp *qp, const struct ib_send_wr *wr,
+			      const struct ib_send_wr **bad_wr)
+{
+	u8 data[XIW_MAX_INLINE];
+	int err = 0;
+
+	for (; wr; wr = wr->next) {
+		bool inl = wr->send_flags & IB_SEND_INLINE;
+
+		if (!xiw_user_opcode(wr->opcode) ||
+		    (wr->send_flags & ~XIW_USER_SEND_FLAGS) ||
+		    wr->num_sge > XIW_MAX_SGE)
+			err = -EINVAL;
+		else if (inl)
+			err = xiw_user_inline(wr, data);
+		if (!err)
+			err = xiw_sq_post(qp, wr, bad_wr, inl ? data : NULL,
+					  true);
+		if (err)
+			break;
+	}
+	if (err)
+		*bad_wr = wr;
+	return err;
+}
+
+/**
+ * xiw_post_send() - queue send work requests
+ * @ibqp: the QP
+ * @wr: chain of work requests
+ * @bad_wr: the first one not queued, on error
+ *
+ * In the error state each WR completes at once with a flush error (this
+ * is how ib_drain_sq() finds the end of the queue).
+ *
+ * Return: 0, -ENOMEM (queue full), -EINVAL/-EOPNOTSUPP/-EMSGSIZE (bad WR),
+ * -EFAULT (a user QP's inline data at an address the process cannot
+ * read).
+ */
+int xiw_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		  const struct ib_send_wr **bad_wr)
+{
+	struct xiw_qp *qp = to_xiw_qp(ibqp);
+
+	if (ibqp->uobject)
+		return xiw_post_send_user(qp, wr, bad_wr);
+	return xiw_sq_post(qp, wr, bad_wr, NULL, false);
 }
 
 /**

@@ -143,12 +143,13 @@ int xiw_qp_take_recv(struct xiw_qp *qp)
 }
 
 /**
- * xiw_create_srq() - create a shared receive queue (kernel consumers)
+ * xiw_create_srq() - create a shared receive queue
  * @ibsrq: RDMA core object
  * @attr: requested size and SGEs; granted values are written back
- * @udata: user data; user SRQs are not supported yet
+ * @udata: a user SRQ's driver data: nothing in ABI version 1; NULL for
+ *	kernel consumers
  *
- * Return: 0, -EOPNOTSUPP (user or non-basic SRQ), -EINVAL, -ENOMEM.
+ * Return: 0, -EOPNOTSUPP (non-basic SRQ), -EINVAL, -ENOMEM.
  */
 int xiw_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 		   struct ib_udata *udata)
@@ -156,8 +157,10 @@ int xiw_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 	struct xiw_srq *srq = to_xiw_srq(ibsrq);
 	struct ib_srq_attr *a = &attr->attr;
 
-	if (udata || attr->srq_type != IB_SRQT_BASIC)
+	if (attr->srq_type != IB_SRQT_BASIC)
 		return -EOPNOTSUPP;
+	if (xiw_udata_none(udata))
+		return -EINVAL;
 	if (!a->max_wr || a->max_wr > XIW_MAX_SRQ_WR ||
 	    a->max_sge > XIW_MAX_SGE || a->srq_limit > a->max_wr)
 		return -EINVAL;

@@ -14,14 +14,14 @@
  * xiw_query_device() - report device capabilities and limits
  * @ibdev: the device
  * @attr: filled with the attributes
- * @udata: must carry no vendor data
+ * @udata: driver data of ibv_query_device_ex(): nothing in ABI version 1
  *
  * Return: 0, or -EINVAL if @udata carries data xiw does not understand.
  */
 int xiw_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 		     struct ib_udata *udata)
 {
-	if (udata && (udata->inlen || udata->outlen))
+	if (xiw_udata_none(udata))
 		return -EINVAL;
 
 	memset(attr, 0, sizeof(*attr));
@@ -158,13 +158,13 @@ int xiw_query_pkey(struct ib_device *ibdev, u32 port, u16 index, u16 *pkey)
 /**
  * xiw_alloc_pd() - protection domains carry no state beyond identity
  * @ibpd: RDMA core object
- * @udata: user data; xiw has no user contexts yet
+ * @udata: a user PD's driver data: nothing in ABI version 1
  *
- * Return: 0, or -EOPNOTSUPP for user PDs.
+ * Return: 0, or -EINVAL for driver data xiw does not know.
  */
 int xiw_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
-	return udata ? -EOPNOTSUPP : 0;
+	return xiw_udata_none(udata);
 }
 
 /**

@@ -18,8 +18,6 @@ int xiw_get_port_immutable(struct ib_device *ibdev, u32 port,
 void xiw_get_dev_fw_str(struct ib_device *ibdev, char *str);
 int xiw_query_pkey(struct ib_device *ibdev, u32 port, u16 index, u16 *pkey);
 
-#endif /* XIW_VERBS_H */
-
 struct ib_cq_init_attr;
 struct uverbs_attr_bundle;
 
@@ -64,3 +62,11 @@ int xiw_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 void xiw_qp_add_ref(struct ib_qp *ibqp);
 void xiw_qp_rem_ref(struct ib_qp *ibqp);
 struct ib_qp *xiw_get_qp(struct ib_device *ibdev, int qpn);
+
+int xiw_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata);
+void xiw_dealloc_ucontext(struct ib_ucontext *uctx);
+void xiw_disassociate_ucontext(struct ib_ucontext *uctx);
+int xiw_udata_none(struct ib_udata *udata);
+extern const struct attribute_group xiw_attr_group;
+
+#endif /* XIW_VERBS_H */
