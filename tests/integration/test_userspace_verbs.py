@@ -1,0 +1,103 @@
+"""Userspace verbs over xiw: rdma-core's own tools, unmodified, through
+xiw's provider (provider/xiw.c, build/cmake/provider/libxiw-rdmav34.so,
+named to libibverbs by RDMAV_DRIVERS) and user ABI version 1
+(uapi/xiw_abi.h): every verb one uverbs command.
+
+xiw0 on v0 in a (192.0.2.1), xiw1 on v1 in b (192.0.2.2). The devices
+are visible in every namespace (rdma system netns shared, the default);
+librdmacm's connections are made in the namespace of the process.
+"""
+import os
+import re
+
+import pytest
+
+from conftest import TOP, wait_until, xiw_links
+
+PROVIDER = os.path.join(TOP, "build", "cmake", "provider", "libxiw")
+ENV = f"RDMAV_DRIVERS={PROVIDER} "
+DEVICE_H = os.path.join(TOP, "kmod", "device.h")
+
+
+def kernel_limits():
+    """XIW_MAX_* of kmod/device.h: what the kernel reports."""
+    out = {}
+    with open(DEVICE_H) as f:
+        for m in re.finditer(r"^#define (XIW_MAX_\w+)\s+([0-9*() ]+?)\s*(?:/\*.*)?$",
+                             f.read(), re.M):
+            out[m.group(1)] = eval(m.group(2), {})  # digits, *, parentheses
+    return out
+
+
+@pytest.fixture
+def user(hosts):
+    vm = hosts
+    if not os.path.exists(PROVIDER + "-rdmav34.so"):
+        pytest.fail("the provider is not built (make all)")
+    xiw_links(vm)
+    vm.run("modprobe ib_uverbs && modprobe rdma_ucm")
+    yield vm
+
+
+def test_ibv_devices_lists_both_devices(user):
+    out = user.run(ENV + "ibv_devices").out
+    names = re.findall(r"^\s+(\S+)\s+[0-9a-f]{16}$", out, re.M)
+    assert sorted(names) == ["xiw0", "xiw1"], out
+
+
+def test_ibv_devinfo_reports_the_kernels_limits_and_atomics(user):
+    out = user.run(ENV + "ibv_devinfo -v -d xiw0").out
+
+    def field(name):
+        m = re.search(rf"^\s*{name}:\s*(.+)$", out, re.M)
+        assert m, f"no {name} in:\n{out}"
+        return m.group(1).strip()
+
+    lim = kernel_limits()
+    assert field("transport") == "iWARP (1)"
+    assert field("atomic_cap") == "ATOMIC_HCA (1)"
+    assert field("phys_port_cnt") == "1"
+    for name, key in [("max_qp", "XIW_MAX_QP"), ("max_qp_wr", "XIW_MAX_QP_WR"),
+                      ("max_sge", "XIW_MAX_SGE"), ("max_cq", "XIW_MAX_CQ"),
+                      ("max_cqe", "XIW_MAX_CQE"), ("max_mr", "XIW_MAX_MR"),
+                      ("max_pd", "XIW_MAX_PD"), ("max_srq", "XIW_MAX_SRQ"),
+                      ("max_qp_rd_atom", "XIW_MAX_IRD"),
+                      ("max_qp_init_rd_atom", "XIW_MAX_ORD")]:
+        assert int(field(name)) == lim[key], name
+    assert field("state") == "PORT_ACTIVE (4)"
+    assert field("link_layer") == "Ethernet"
+
+
+def test_rping_moves_verified_data_between_namespaces(user):
+    """rping's server in b, its client in a: ten round trips of Send,
+    RDMA Read and RDMA Write, each buffer checked (-V)."""
+    vm = user
+    vm.run(f"(ip netns exec b env {ENV}rping -s -a 192.0.2.2 -C 10 -V "
+           "> /tmp/rping-s.log 2>&1; echo $? > /tmp/rping-s.rc) "
+           "> /dev/null 2>&1 &")
+    wait_until(vm, "ip netns exec b ss -ltn | grep -q ':7174 '",
+               "rping's server listens")
+    res = vm.run(f"ip netns exec a env {ENV}rping -c -a 192.0.2.2 -C 10 "
+                 "-v -V", timeout=120, check=False)
+    assert res.rc == 0, res
+    assert len(re.findall(r"^ping data: rdma-ping-\d+: ", res.out,
+                          re.M)) == 10, res
+    wait_until(vm, "test -s /tmp/rping-s.rc", "rping's server ended")
+    assert vm.run("cat /tmp/rping-s.rc").out.strip() == "0", \
+        vm.run("cat /tmp/rping-s.log").out
+
+
+def test_deleting_a_device_a_process_holds_completes(user):
+    """perftest's server (no -R) opens xiw1 (a user context) and waits
+    for a client that never comes; "rdma link delete xiw1" completes all
+    the same (the RDMA core takes the context from the process:
+    disassociate), and the process can then be ended."""
+    vm = user
+    vm.run(f"(ip netns exec b env {ENV}ib_send_bw -d xiw1 -n 5 "
+           "> /tmp/holder.log 2>&1 &)")
+    wait_until(vm, "rdma resource show ctx | grep -q 'xiw1.*ib_send_bw'",
+               "the process has xiw1 open")
+    vm.ns("b", "rdma link delete xiw1", timeout=60)
+    assert '"xiw1"' not in vm.run("rdma -j dev show").out
+    vm.run("pkill ib_send_bw; true")
+    wait_until(vm, "! pgrep ib_send_bw", "the process ended")
