@@ -70,7 +70,7 @@ suite integration count_pytest make --no-print-directory integration PYTEST_ARGS
 # Figures some scenarios record (not assertions: TCG is no hardware).
 if [ -s build/nfs-throughput.json ]; then
 	echo
-	echo "==== NFSv4.2 256 MiB over xiw and siw (MiB/s, one run)"
+	echo "==== NFSv4.2 64 MiB over xiw and siw (MiB/s, one run)"
 	cat build/nfs-throughput.json
 fi
 

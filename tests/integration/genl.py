@@ -12,9 +12,16 @@ def genl(vm, *args, user=None, userns=False):
     """xiw_genl.py's JSON answer to args, run as user (a uid) if given,
     and with userns in a user and network namespace of its own (unshare
     -Urn: root there, with every capability over that namespace only)."""
+    return genl_many(vm, [args], user=user, userns=userns)[0]
+
+
+def genl_many(vm, requests, user=None, userns=False):
+    """genl() of each request (a tuple of args), in one guest process."""
     prefix = f"setpriv --reuid={user} --regid={user} --clear-groups " \
         if user else ""
     if userns:
         prefix += "unshare -Urn "
-    return json.loads(vm.run(f"{prefix}python3 -S {GENL} " +
-                             " ".join(str(a) for a in args)).out)
+    text = " -- ".join(" ".join(str(a) for a in args) for args in requests)
+    out = vm.run(f"{prefix}python3 -S {GENL} {text}").out.splitlines()
+    assert len(out) == len(requests), out
+    return [json.loads(line) for line in out]

@@ -13,6 +13,7 @@ is given none of them and no setting), the settings in XIW_ATTR_CONFIG
 ("config none": an empty one), config_now's value as XIW_CONFIG_CRC in
 XIW_ATTR_CONFIG_NOW.
     python3 xiw_genl.py mr DEV STAG [persist N]
+    python3 xiw_genl.py REQUEST -- REQUEST ...   (one JSON line each)
     python3 xiw_genl.py policy      (the family's attribute policies, dumped)
 
 Prints one JSON object: {"error": errno, "extack": text} on a refusal,
@@ -174,4 +175,12 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    # Several requests, separated by "--": one JSON line each, one Python
+    # start-up for all (a second or more under TCG).
+    request = []
+    for arg in sys.argv[1:] + ["--"]:
+        if arg != "--":
+            request.append(arg)
+        elif request:
+            main(request)
+            request = []
