@@ -101,3 +101,36 @@ def test_deleting_a_device_a_process_holds_completes(user):
     assert '"xiw1"' not in vm.run("rdma -j dev show").out
     vm.run("pkill ib_send_bw; true")
     wait_until(vm, "! pgrep ib_send_bw", "the process ended")
+
+
+# perftest's tools over rdma_cm (-R, as iWARP needs): each operation's
+# bandwidth and latency test, xiw0 in a to xiw1 in b. perftest checks
+# every completion's status, not the data (rping above does).
+PERFTEST = [("ib_write_bw", "-s 65536 -n 200"),
+            ("ib_read_bw", "-s 65536 -n 200"),
+            ("ib_send_bw", "-s 4096 -n 200"),
+            ("ib_write_lat", "-s 8 -n 200"),
+            ("ib_read_lat", "-s 8 -n 200"),
+            ("ib_send_lat", "-s 8 -n 200"),
+            ("ib_atomic_bw", "-n 200"),
+            ("ib_atomic_lat", "-n 200")]
+
+
+@pytest.mark.parametrize("tool,args", PERFTEST,
+                         ids=[t for t, _ in PERFTEST])
+def test_perftest_runs_between_namespaces(user, tool, args):
+    vm = user
+    vm.run(f"(ip netns exec b env {ENV}{tool} -R -d xiw1 {args} "
+           "> /tmp/pt-s.log 2>&1; echo $? > /tmp/pt-s.rc) "
+           "> /dev/null 2>&1 &")
+    wait_until(vm, "ip netns exec b ss -ltn | grep -q ':18515 '",
+               f"{tool}'s server listens")
+    res = vm.run(f"ip netns exec a env {ENV}{tool} -R -d xiw0 {args} "
+                 "192.0.2.2", timeout=180, check=False)
+    assert res.rc == 0, res
+    # The results line: the size, then the iterations asked for.
+    size = args.split()[1] if args.startswith("-s") else "8"
+    assert re.search(rf"^\s*{size}\s+200\s", res.out, re.M), res.out
+    wait_until(vm, "test -s /tmp/pt-s.rc", f"{tool}'s server ended")
+    assert vm.run("cat /tmp/pt-s.rc").out.strip() == "0", \
+        vm.run("cat /tmp/pt-s.log").out
