@@ -7,6 +7,7 @@ xiw0 on v0 in a (192.0.2.1), xiw1 on v1 in b (192.0.2.2). The devices
 are visible in every namespace (rdma system netns shared, the default);
 librdmacm's connections are made in the namespace of the process.
 """
+import json
 import os
 import re
 
@@ -134,3 +135,36 @@ def test_perftest_runs_between_namespaces(user, tool, args):
     wait_until(vm, "test -s /tmp/pt-s.rc", f"{tool}'s server ended")
     assert vm.run("cat /tmp/pt-s.rc").out.strip() == "0", \
         vm.run("cat /tmp/pt-s.log").out
+
+
+ABUSE = os.path.join(TOP, "build", "cmake", "tests", "userspace",
+                     "xiw_uverbs_abuse")
+ABUSE_ROUNDS = int(os.environ.get("XIW_USER_ABUSE_ROUNDS", "40"))
+
+
+def resources(vm, dev):
+    """rdma resource's summary of dev: {"pd": n, "mr": n, ...}."""
+    rows = json.loads(vm.run("rdma -j resource show").out)
+    row = next(r for r in rows if r["ifname"] == dev)
+    return {k: v for k, v in row["volume"].items()} if "volume" in row \
+        else {k: v for k, v in row.items() if isinstance(v, int)
+              and k != "ifindex"}
+
+
+def test_a_hostile_process_is_refused_and_leaves_nothing(user):
+    """XIW_USER_ABUSE_ROUNDS times (40; make fuzz more), a process asks
+    xiw0 for what it must refuse (tests/userspace/uverbs_abuse.c:
+    registrations of unmapped memory, of nothing, remote write without
+    local write; inline data at an unmapped address, too long, with
+    wrapping lengths; send flags and opcodes outside the ABI; too many
+    SGEs), each refused with its errno, then exits holding its PD, MR, CQ
+    and QP. Afterwards xiw0 holds what it held before."""
+    vm = user
+    before = resources(vm, "xiw0")
+    res = vm.run(f"env {ENV}{ABUSE} xiw0 {ABUSE_ROUNDS}", check=False,
+                 timeout=60 + 5 * ABUSE_ROUNDS)
+    assert res.rc == 0, res
+    assert json.loads(res.out)["wrong_rounds"] == 0, res
+    wait_until(vm, "! rdma resource show ctx | grep -q xiw_uverbs",
+               "the processes' contexts are gone")
+    assert resources(vm, "xiw0") == before
