@@ -251,6 +251,11 @@ class VM:
             f"xiwmodroot={self.modroot()}",
             # Every KASAN report, not only the boot's first.
             "kasan_multi_shot" if debug_kernel() else "",
+            # TCG's "-cpu max" offers 5-level paging; the debug kernel then
+            # now and then reports a wild access in identify_cpu() before
+            # anything of ours ran (twice, 2026-11-26/27): 4-level paging
+            # and a fixed layout for it.
+            "no5lvl nokaslr" if debug_kernel() else "",
             # The debug kernel's modules come in their own share: the
             # host's /lib/modules has none for its release.
             "xiwkmod=1" if debug_kernel() else "",
