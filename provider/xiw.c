@@ -368,10 +368,20 @@ static void xiw_uninit_device(struct verbs_device *vdev)
 	free(container_of(vdev, struct xiw_device, ibv_dev));
 }
 
+/*
+ * No table entry matches (xiw has no driver id, and device names are the
+ * administrator's): xiw_match_device() decides. libibverbs walks every
+ * provider's table when a device has a driver id, so there must be one.
+ */
+static const struct verbs_match_ent xiw_match_table[] = {
+	{},
+};
+
 static const struct verbs_device_ops xiw_dev_ops = {
 	.name = "xiw",
 	.match_min_abi_version = 1,
 	.match_max_abi_version = 1,
+	.match_table = xiw_match_table,
 	.match_device = xiw_match_device,
 	.alloc_device = xiw_alloc_device,
 	.uninit_device = xiw_uninit_device,

@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from conftest import TOP, wait_until, xiw_links
+from conftest import TOP, wait_until, xiw_and_siw, xiw_links  # noqa: F401
 
 PROVIDER = os.path.join(TOP, "build", "cmake", "provider", "libxiw")
 ENV = f"RDMAV_DRIVERS={PROVIDER} "
@@ -44,6 +44,19 @@ def test_ibv_devices_lists_both_devices(user):
     out = user.run(ENV + "ibv_devices").out
     names = re.findall(r"^\s+(\S+)\s+[0-9a-f]{16}$", out, re.M)
     assert sorted(names) == ["xiw0", "xiw1"], out
+
+
+def test_ibv_devices_lists_xiw_beside_a_device_of_another_driver(
+        xiw_and_siw):
+    """Beside stock siw (matched by its driver id, with its own provider)
+    every libibverbs program still starts: libibverbs walks each
+    provider's match table for such a device (an xiw provider without
+    one made ibv_devices crash)."""
+    vm = xiw_and_siw
+    vm.run("modprobe ib_uverbs")
+    out = vm.run(ENV + "ibv_devices").out
+    names = re.findall(r"^\s+(\S+)\s+[0-9a-f]{16}$", out, re.M)
+    assert sorted(names) == ["siw0", "xiw0"], out
 
 
 def test_ibv_devinfo_reports_the_kernels_limits_and_atomics(user):
