@@ -79,5 +79,11 @@ echo "==== summary"
 for s in "${summary[@]}"; do
 	echo "$s"
 done
+# The failing tests by name (pytest's -rfE lines), last: CI keeps only
+# the tail of this output.
+if [ -s build/check-integration.log ]; then
+	grep -E '^(\[[0-9]+\] )?(FAILED|ERROR) ' build/check-integration.log |
+		sort -u | sed 's/^/  /'
+fi
 echo "total: $total_pass passed, $total_fail failed"
 exit $status

@@ -87,5 +87,9 @@ for k in range(1, int(sys.argv[1]) + 1):
 with open("build/test-durations.json", "w") as f:
     json.dump(merged, f, indent=1, sort_keys=True)
 EOF
+# What failed, by name, once more at the end: CI keeps only the tail.
+for k in $(seq 1 "$shards"); do
+	grep -E '^(FAILED|ERROR) ' "build/integration-$k.log" | sed "s/^/[$k] /"
+done
 echo "==== $shards shards: $pass passed, $fail failed in $(( $(date +%s) - start )).0s ===="
 exit $status
