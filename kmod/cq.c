@@ -14,7 +14,8 @@
  * @ibcq: RDMA core object, allocated by the core
  * @attr: requested size and vector
  * @attrs: a user CQ's attributes (driver data: nothing in ABI version 1);
- *	NULL for kernel consumers
+ *	NULL for kernel consumers (before 6.11: the user's udata,
+ *	include/xiw/compat.h)
  *
  * A user CQ is the same ring; the process polls it through the RDMA
  * core's command, and its events come through the completion channel.
@@ -22,11 +23,12 @@
  * Return: 0, -EINVAL for a bad size or driver data, -ENOMEM.
  */
 int xiw_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		  struct uverbs_attr_bundle *attrs)
+		  struct xiw_create_cq_arg *attrs)
 {
+	struct ib_udata *udata = xiw_create_cq_udata(attrs);
 	struct xiw_cq *cq = to_xiw_cq(ibcq);
 
-	if (attrs && xiw_udata_none(&attrs->driver_udata))
+	if (udata && xiw_udata_none(udata))
 		return -EINVAL;
 	if (attr->cqe < 1 || attr->cqe > XIW_MAX_CQE || attr->flags)
 		return -EINVAL;

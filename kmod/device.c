@@ -8,7 +8,7 @@
 #include <linux/etherdevice.h>
 #include <linux/if_arp.h>
 #include <linux/mutex.h>
-#include <linux/unaligned.h>
+#include <xiw/compat.h>
 #include <net/addrconf.h>
 #include <rdma/ib_verbs.h>
 

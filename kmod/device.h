@@ -18,7 +18,7 @@
 
 #define XIW_VENDOR_ID		0		/* no IEEE OUI: a software RNIC */
 #define XIW_VENDOR_PART_ID	0x7869		/* "xi" */
-#define XIW_FW_VERSION		"0.1.0"
+#define XIW_FW_VERSION		XIW_VERSION	/* VERSION, via Kbuild */
 #define XIW_PORT		1
 
 /*

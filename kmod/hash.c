@@ -8,7 +8,7 @@
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
-#include <linux/unaligned.h>
+#include <xiw/compat.h>
 
 #include "hash.h"
 

@@ -7,7 +7,7 @@
 #include <linux/math.h>
 #include <linux/minmax.h>
 #include <linux/string.h>
-#include <linux/unaligned.h>
+#include <xiw/compat.h>
 
 #include "mpa.h"
 

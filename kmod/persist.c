@@ -38,12 +38,12 @@
 #include <linux/blkdev.h>
 #include <linux/buffer_head.h>
 #include <linux/fs.h>
-#include <linux/iomap.h>
 #include <linux/libnvdimm.h>
 #include <linux/memremap.h>
 #include <linux/migrate.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
+#include <xiw/compat.h>
 #include <linux/pagemap.h>
 #include <linux/shmem_fs.h>
 #include <linux/sizes.h>
@@ -140,10 +140,9 @@ static bool xiw_folio_dirtiable(struct address_space *mapping,
 	struct buffer_head *head, *bh;
 
 	if (ops->dirty_folio == filemap_dirty_folio ||
-	    ops->dirty_folio == iomap_dirty_folio)
+	    xiw_dirty_folio_is_iomap(ops->dirty_folio))
 		return true;
-	if (ops->migrate_folio != buffer_migrate_folio &&
-	    ops->migrate_folio != buffer_migrate_folio_norefs)
+	if (!xiw_buffer_migrate_folio(mapping))
 		return false;
 	if (!locked)
 		return folio_test_private(folio);

@@ -6,7 +6,7 @@
 #include <linux/kernel.h>
 #include <linux/minmax.h>
 #include <linux/string.h>
-#include <linux/unaligned.h>
+#include <xiw/compat.h>
 
 #include "atomic.h"
 #include "commit.h"

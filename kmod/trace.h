@@ -14,6 +14,7 @@
 #define XIW_TRACE_H
 
 #include <linux/tracepoint.h>
+#include <xiw/compat.h>
 
 TRACE_EVENT(xiw_cep_state,
 	TP_PROTO(const char *dev, const void *cep, bool active,
@@ -27,11 +28,11 @@ TRACE_EVENT(xiw_cep_state,
 		__string(to, to)
 	),
 	TP_fast_assign(
-		__assign_str(dev);
+		xiw_assign_str(dev, dev);
 		__entry->cep = cep;
 		__entry->active = active;
-		__assign_str(from);
-		__assign_str(to);
+		xiw_assign_str(from, from);
+		xiw_assign_str(to, to);
 	),
 	TP_printk("%s cep %p %s %s -> %s", __get_str(dev), __entry->cep,
 		  __entry->active ? "active" : "passive", __get_str(from),
@@ -50,10 +51,10 @@ TRACE_EVENT(xiw_cm_event,
 		__field(int, status)
 	),
 	TP_fast_assign(
-		__assign_str(dev);
+		xiw_assign_str(dev, dev);
 		__entry->cep = cep;
 		__entry->active = active;
-		__assign_str(event);
+		xiw_assign_str(event, event);
 		__entry->status = status;
 	),
 	TP_printk("%s cep %p %s %s status %d", __get_str(dev), __entry->cep,
@@ -74,7 +75,7 @@ TRACE_EVENT(xiw_terminate,
 		__field(u8, code)
 	),
 	TP_fast_assign(
-		__assign_str(dev);
+		xiw_assign_str(dev, dev);
 		__entry->qpn = qpn;
 		__entry->sent = sent;
 		__entry->layer = layer;
@@ -100,10 +101,10 @@ TRACE_EVENT(xiw_request,
 		__field(u64, len)
 	),
 	TP_fast_assign(
-		__assign_str(dev);
+		xiw_assign_str(dev, dev);
 		__entry->qpn = qpn;
 		__entry->responder = responder;
-		__assign_str(op);
+		xiw_assign_str(op, op);
 		__entry->stag = stag;
 		__entry->to = to;
 		__entry->len = len;

@@ -1166,19 +1166,12 @@ static void xiw_tx_pushed(struct xiw_qp *qp, struct socket *sock, u32 end)
 /* Push the batch; 0 when all of it is in TCP's hands, -EAGAIN, or error. */
 static int xiw_tx_push(struct xiw_qp *qp, struct socket *sock)
 {
-	struct msghdr msg = {
-		.msg_flags = MSG_SPLICE_PAGES | MSG_DONTWAIT | MSG_NOSIGNAL,
-	};
 	int n;
 
-	if (qp->tx_more)
-		msg.msg_flags |= MSG_MORE;
 	/* Set before the send: write space during or after it kicks. */
 	WRITE_ONCE(qp->tx_blocked, true);
-	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, qp->tx_bvec, qp->tx_nbvec,
-		      qp->tx_len);
-	iov_iter_advance(&msg.msg_iter, qp->tx_off);
-	n = sock_sendmsg(sock, &msg);
+	n = xiw_sock_send_pages(sock, qp->tx_bvec, qp->tx_nbvec, qp->tx_len,
+				qp->tx_off, qp->tx_more);
 	if (n < 0)
 		return n;
 	qp->tx_off += n;

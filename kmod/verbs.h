@@ -6,6 +6,7 @@
 #define XIW_VERBS_H
 
 #include <rdma/ib_verbs.h>
+#include <xiw/compat.h>
 
 int xiw_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 		     struct ib_udata *udata);
@@ -25,7 +26,7 @@ int xiw_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int xiw_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 
 int xiw_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		  struct uverbs_attr_bundle *attrs);
+		  struct xiw_create_cq_arg *attrs);
 int xiw_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int xiw_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc);
 int xiw_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);

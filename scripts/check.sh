@@ -45,6 +45,23 @@ count_lint() {
 	n=$(grep -c -E '^(checkpatch --strict|sparse): clean$' "$1")
 	echo "$n $((2 - n))"
 }
+# The modules, W=1 and warning-free, for each other Debian kernel xiw
+# supports that is installed (6.1: scripts/setup.sh installs it); make all
+# built them for 6.12.
+build_other_kernels() {
+	local k
+	for k in $(ls -d /usr/src/linux-headers-6.1.[0-9]*-amd64 2>/dev/null |
+		sed 's|.*/linux-headers-||' | sort -V | tail -n1); do
+		if scripts/kmod-for.sh "$k" >/dev/null; then
+			echo "kernels: $k: built"
+		else
+			echo "kernels: $k: failed"
+		fi
+	done
+}
+count_kernels() {
+	echo "$(grep -c ': built$' "$1") $(grep -c ': failed$' "$1")"
+}
 count_kunit() {
 	sed -nE 's/^kunit: ([0-9]+) passed, ([0-9]+) failed$/\1 \2/p' "$1" | tail -n1
 }
@@ -63,6 +80,7 @@ count_pytest() {
 }
 
 suite lint count_lint make --no-print-directory lint
+suite kernels count_kernels build_other_kernels
 suite kunit count_kunit scripts/kunit.sh
 suite unit count_ctest make --no-print-directory unit
 suite integration count_pytest make --no-print-directory integration PYTEST_ARGS="-v -rfE --durations=0 --durations-min=2"

@@ -12,6 +12,7 @@ tree=$top/build/debug/tree
 mkdir -p "$tree"
 ln -sfn "$top/uapi" "$tree/uapi"
 ln -sfn "$top/include" "$tree/include"
+ln -sfn "$top/VERSION" "$tree/VERSION"
 for d in kmod tools/xiwperf/kmod tests/reliability/target; do
 	mkdir -p "$tree/$d"
 	# Links anew each time: a source added or removed since is seen.

@@ -24,8 +24,10 @@ mkdir -p "$dir"
 for f in "$top"/kmod/*.c "$top"/kmod/*.h; do
 	ln -s "$f" "$dir/"
 done
-# kmod/ includes the shared headers as "../uapi/...": the same path here.
+# kmod/ includes the shared headers as "../uapi/..." and <xiw/...> from
+# ../include: the same paths here.
 ln -sfn "$top/uapi" "$src/drivers/uapi"
+ln -sfn "$top/include" "$src/drivers/include"
 cp "$top/kmod/kunit.Kbuild" "$dir/Makefile"
 cp "$top/kmod/kunit.Kconfig" "$dir/Kconfig"
 cp "$top/kmod/.kunitconfig" "$dir/.kunitconfig"

@@ -16,7 +16,25 @@ PKGS=(
 	python3 python3-pytest python3-jsonschema tshark sparse iproute2 procps
 	nfs-kernel-server ndctl targetcli-fb python3-rtslib-fb open-iscsi
 	iperf3 gnuplot-nox
+	dkms dh-dkms debhelper fakeroot lintian
 )
+# Bookworm's own 6.1 LTS kernel, image, headers and source, which xiw
+# also builds and runs on (XIW_KERNEL=6.1): the newest of the archive.
+# Its package names carry the ABI number, which the security updates
+# raise: they are looked up only when no 6.1 kernel is installed.
+have_61() {
+	compgen -G '/boot/vmlinuz-6.1.[0-9]*-amd64' >/dev/null &&
+		compgen -G '/usr/src/linux-headers-6.1.[0-9]*-amd64' >/dev/null &&
+		[ -f /usr/src/linux-source-6.1.tar.xz ]
+}
+pkgs_61() {
+	local v
+	v=$(apt-cache madison linux-image-amd64 | awk '$3 ~ /^6\.1\./ { print $3; exit }')
+	[ -n "$v" ] || { echo "setup: no 6.1 linux-image-amd64 in the archive" >&2; exit 1; }
+	apt-cache show "linux-image-amd64=$v" "linux-headers-amd64=$v" |
+		sed -n 's/^Depends: \(linux-\(image\|headers\)-6\.1\.[^ ,]*\).*/\1/p'
+	echo linux-source-6.1
+}
 
 need_root() {
 	if [ "$(id -u)" -ne 0 ]; then
@@ -39,7 +57,7 @@ for p in "${BPO_PKGS[@]}"; do
 	esac
 done
 
-if [ ${#missing[@]} -eq 0 ] && [ ${#bpo_missing[@]} -eq 0 ]; then
+if [ ${#missing[@]} -eq 0 ] && [ ${#bpo_missing[@]} -eq 0 ] && have_61; then
 	exit 0
 fi
 
@@ -66,4 +84,8 @@ if [ ${#bpo_missing[@]} -gt 0 ]; then
 fi
 if [ ${#missing[@]} -gt 0 ]; then
 	apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+if ! have_61; then
+	mapfile -t k61 < <(pkgs_61)
+	apt-get install -y -q --no-install-recommends "${k61[@]}"
 fi

@@ -18,6 +18,7 @@
 #define XIW_ULP_VERBS_H
 
 #include <rdma/ib_verbs.h>
+#include <xiw/compat.h>
 
 /*
  * XIW_SEND_EXT_WR - in wr.send_flags: this work request is one of the

@@ -10,6 +10,7 @@
 #include <linux/scatterlist.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
+#include <xiw/verbs.h>
 
 #include "xiwperf.h"
 

@@ -6,7 +6,7 @@
  * stale, shifted or foreign buffer fails the check at its first word.
  */
 #include <linux/bits.h>
-#include <linux/unaligned.h>
+#include <xiw/compat.h>
 
 #include "pattern.h"
 

@@ -15,7 +15,7 @@
 #include <linux/module.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
-#include <linux/unaligned.h>
+#include <xiw/compat.h>
 
 #include "client.h"
 #include "server.h"
