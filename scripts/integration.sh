@@ -32,6 +32,7 @@ sys.path.insert(0, "tests/integration")
 sys.path.insert(0, "tests/vm")
 from conftest import build_siw, default_modules
 import xiwvm
+xiwvm.build_modules()
 vm = xiwvm.VM(os.path.join("build", "vm", "prepare"),
               modules=default_modules(build_siw()))
 vm.initramfs()

@@ -97,7 +97,8 @@ def build_siw():
     if xiwvm.debug_kernel():
         return None
     res = subprocess.run([os.path.join(TOP, "scripts", "build-siw.sh")],
-                         check=True, stdout=subprocess.PIPE, text=True)
+                         check=True, stdout=subprocess.PIPE, text=True,
+                         env=dict(os.environ, KVER=xiwvm.target_kver()))
     return res.stdout.strip().splitlines()[-1]
 
 
@@ -178,6 +179,9 @@ def siw_ko():
 
 @pytest.fixture(scope="session")
 def guest(siw_ko):
+    # make integration builds them once before its shards start.
+    if not os.environ.get("XIW_SHARD"):
+        xiwvm.build_modules()
     g = Guest(default_modules(siw_ko))
     yield g
     leaks = g.last_leaks()

@@ -19,6 +19,9 @@ mount -t configfs configfs /sys/kernel/config 2>/dev/null
 # their own, and the host's /lib/modules no directory for its release: a
 # tmpfs over /lib/modules gives the overlay a place.
 grep -qw overlay /proc/filesystems || modprobe overlay
+# The agent's virtio-serial port (virtio_console: built in on 6.12, a
+# module on 6.1).
+[ -d /sys/module/virtio_console ] || modprobe virtio_console
 lower=/lib/modules/$kver
 if [ -n "$xiwkmod" ]; then
 	mkdir -p /run/xiw/kmod

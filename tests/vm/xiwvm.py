@@ -1,4 +1,5 @@
-"""Boot the Debian 6.12 kernel in QEMU and run commands inside it.
+"""Boot a Debian kernel (6.12, or 6.1 with XIW_KERNEL=6.1) in QEMU and run
+commands inside it.
 
 The guest sees the host's root file system read-only over virtio-9p (so
 every host tool and /lib/modules are there), a writable share for results,
@@ -47,14 +48,51 @@ def debug_kernel():
 DEBUG_MODTREE = os.path.join(TOP, "build", "debug", "tree")
 
 
+# The Debian kernel series the guest boots: $XIW_KERNEL, "6.12" (the
+# default: the build in the source directories is for it) or "6.1"
+# (bookworm's own LTS kernel).
+KERNELS = ("6.12", "6.1")
+DEFAULT_KERNEL = "6.12"
+
+
+def kernel_series():
+    series = os.environ.get("XIW_KERNEL") or DEFAULT_KERNEL
+    if series not in KERNELS:
+        raise RuntimeError(f"XIW_KERNEL={series}: one of {', '.join(KERNELS)}")
+    return series
+
+
+def module_tree():
+    """Where this repository's modules for the booted kernel are built,
+    in the repository's layout: TOP itself (make all) for the default
+    kernel, build/debug/tree for the debug kernel (make debug-kmod),
+    build/kernels/KVER/tree for another Debian kernel
+    (scripts/kmod-for.sh KVER)."""
+    if debug_kernel():
+        return DEBUG_MODTREE
+    if kernel_series() != DEFAULT_KERNEL:
+        return os.path.join(TOP, "build", "kernels", target_kver(), "tree")
+    return TOP
+
+
 def module_path(path):
     """Where the build of the module at path (one of this repository's,
     e.g. TOP/kmod/xiw.ko) for the booted kernel is."""
     path = os.path.abspath(path)
-    if debug_kernel() and path.startswith(TOP + os.sep) and \
-            not path.startswith(DEBUG_MODTREE + os.sep):
-        return os.path.join(DEBUG_MODTREE, os.path.relpath(path, TOP))
+    tree = module_tree()
+    if tree != TOP and path.startswith(TOP + os.sep) and \
+            not path.startswith(os.path.join(TOP, "build") + os.sep):
+        return os.path.join(tree, os.path.relpath(path, TOP))
     return path
+
+
+def build_modules():
+    """Build this repository's modules for the booted kernel where make
+    all does not (another Debian kernel than the default): up to date
+    after this. The debug kernel's are make debug-kmod's business."""
+    if not debug_kernel() and kernel_series() != DEFAULT_KERNEL:
+        subprocess.run([os.path.join(TOP, "scripts", "kmod-for.sh"),
+                        target_kver()], check=True, stdout=subprocess.DEVNULL)
 
 
 def timeout_scale():
@@ -73,16 +111,19 @@ def scaled(seconds):
 
 def target_kver():
     """The debug kernel's release, or $XIW_KVER, or the newest installed
-    6.12 kernel."""
+    kernel of the series $XIW_KERNEL names (default 6.12)."""
     if debug_kernel():
         with open(os.path.join(debug_kernel(), "kver")) as f:
             return f.read().strip()
     if os.environ.get("XIW_KVER"):
         return os.environ["XIW_KVER"]
-    found = sorted(os.path.basename(p)[len("vmlinuz-"):]
-                   for p in glob.glob("/boot/vmlinuz-6.12*"))
+    series = kernel_series()
+    found = sorted((os.path.basename(p)[len("vmlinuz-"):]
+                    for p in glob.glob(f"/boot/vmlinuz-{series}.*")),
+                   key=lambda v: [int(x) if x.isdigit() else x
+                                  for x in re.split(r"(\d+)", v)])
     if not found:
-        raise RuntimeError("no 6.12 kernel in /boot: run 'make setup'")
+        raise RuntimeError(f"no {series} kernel in /boot: run 'make setup'")
     return found[-1]
 
 
