@@ -15,6 +15,13 @@
 #                     Documentation/testing.md)
 #   make debug-kernel build (once per config and source version) the debug kernel
 #   make debug-kmod   the test modules built against it, in build/debug/tree/
+#   make install      xiw.ko into /lib/modules/$KVER/updates, libxiw, xiwctl,
+#                     the libibverbs provider (PREFIX, default /usr/local;
+#                     DESTDIR); make uninstall takes it all away again
+#   make install-xiwperf  the optional xiwperf tool and its module
+#   make dkms-install the module's sources in /usr/src/xiw-VERSION for DKMS
+#   make deb          Debian packages (xiw-dkms, libxiw0, libxiw-dev, xiw-tools,
+#                     ibverbs-provider-xiw) in build/deb/
 
 SHELL := /bin/bash
 
@@ -28,7 +35,8 @@ XIWPERF_KMOD := $(CURDIR)/tools/xiwperf/kmod
 XIWTARGET_KMOD := $(CURDIR)/tests/reliability/target
 
 .PHONY: all kmod xiwperf-kmod xiwtarget-kmod siw userspace setup check lint sparse checkpatch kunit unit \
-	integration demo bench bench-smoke fuzz vm-shell clean debug-kernel debug-kmod check-debug
+	integration demo bench bench-smoke fuzz vm-shell clean debug-kernel debug-kmod check-debug \
+	install install-kmod install-user install-xiwperf uninstall dkms-install deb
 
 all: kmod xiwperf-kmod xiwtarget-kmod userspace
 
@@ -37,7 +45,7 @@ all: kmod xiwperf-kmod xiwtarget-kmod userspace
 define build-module
 	@mkdir -p $(BUILD)
 	@test -d "$(KDIR)" || { echo "no kernel headers at '$(KDIR)': run 'make setup'"; exit 1; }
-	@$(MAKE) -C $(KDIR) M=$(2) W=1 modules 2>&1 | tee $(BUILD)/$(1).log; \
+	+@$(MAKE) -C $(KDIR) M=$(2) W=1 modules 2>&1 | tee $(BUILD)/$(1).log; \
 		test $${PIPESTATUS[0]} -eq 0 || exit 1; \
 		if grep -E 'warning:|error:' $(BUILD)/$(1).log; then echo "$(1): warnings above"; exit 1; fi
 	@rm -f $(BUILD)/$(1).log
@@ -59,8 +67,80 @@ siw:
 	@scripts/build-siw.sh
 
 userspace:
-	@cmake -S . -B $(CMAKE_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake -S . -B $(CMAKE_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+		-DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null
 	@cmake --build $(CMAKE_BUILD) -j $$(nproc)
+
+# Installing. PREFIX is the userspace parts' (fixed when they are built:
+# the provider's driver file names its path); the module goes where
+# modprobe looks first, /lib/modules/$KVER/updates/. With DESTDIR (a
+# staging root, as packaging uses) depmod and ldconfig are left to
+# whoever installs from there. What was installed is listed in
+# build/install-manifest.txt, which make uninstall reads.
+PREFIX ?= /usr/local
+DESTDIR ?=
+VERSION := $(shell cat $(CURDIR)/VERSION)
+USER_COMPONENTS := lib dev tools provider
+MANIFEST := $(BUILD)/install-manifest.txt
+
+install: install-kmod install-user
+
+install-kmod: kmod
+	install -D -m 0644 kmod/xiw.ko $(DESTDIR)/lib/modules/$(KVER)/updates/xiw.ko
+	@echo /lib/modules/$(KVER)/updates/xiw.ko >>$(MANIFEST)
+	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); fi
+
+install-user: userspace
+	@for c in $(USER_COMPONENTS); do \
+		DESTDIR=$(DESTDIR) cmake --install $(CMAKE_BUILD) --component $$c || exit 1; \
+		sed -e "s|^$(DESTDIR)||" -e '$$a\' $(CMAKE_BUILD)/install_manifest_$$c.txt >>$(MANIFEST); \
+	done
+	@if [ -z "$(DESTDIR)" ]; then ldconfig; fi
+
+install-xiwperf: xiwperf-kmod userspace
+	install -D -m 0644 $(XIWPERF_KMOD)/xiwperf.ko \
+		$(DESTDIR)/lib/modules/$(KVER)/updates/xiwperf.ko
+	@echo /lib/modules/$(KVER)/updates/xiwperf.ko >>$(MANIFEST)
+	@DESTDIR=$(DESTDIR) cmake --install $(CMAKE_BUILD) --component xiwperf
+	@sed -e "s|^$(DESTDIR)||" -e '$$a\' $(CMAKE_BUILD)/install_manifest_xiwperf.txt >>$(MANIFEST)
+	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); fi
+
+uninstall:
+	@test -f $(MANIFEST) || { echo "uninstall: no $(MANIFEST): nothing installed from this tree"; exit 1; }
+	@sort -u $(MANIFEST) | while read -r f; do rm -fv "$(DESTDIR)$$f"; done
+	@rm -f $(MANIFEST)
+	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); ldconfig; fi
+
+# Debian packages in build/deb/ (Documentation/admin.md): the tree's
+# files (what git tracks or would, nothing built) staged in
+# build/deb/xiw-VERSION with packaging/debian/ as its debian/ and a
+# changelog entry for VERSION, then dpkg-buildpackage and lintian.
+deb:
+	@rm -rf $(BUILD)/deb && mkdir -p $(BUILD)/deb/xiw-$(VERSION)
+	@git ls-files -z -co --exclude-standard | grep -zv '^packaging/' | \
+		tar --null -T - -cf - | tar -xf - -C $(BUILD)/deb/xiw-$(VERSION)
+	@cp -r packaging/debian $(BUILD)/deb/xiw-$(VERSION)/debian
+	@printf 'xiw (%s) unstable; urgency=medium\n\n  * Built from the xiw source tree, commit %s.\n\n -- %s  %s\n' \
+		"$(VERSION)" "$$(git rev-parse --short HEAD)" \
+		"$$(sed -n 's/^Maintainer: //p' packaging/debian/control)" "$$(date -R)" \
+		>$(BUILD)/deb/xiw-$(VERSION)/debian/changelog
+	@cd $(BUILD)/deb/xiw-$(VERSION) && dpkg-buildpackage -us -uc -b -j$$(nproc) >../build.log 2>&1 || \
+		{ tail -40 ../build.log; exit 1; }
+	@cd $(BUILD)/deb && lintian --fail-on error,warning *.changes
+	@ls $(BUILD)/deb/*.deb
+
+# The module's sources as DKMS wants them, in /usr/src/xiw-VERSION; then
+# "dkms install xiw/VERSION" builds and installs for a kernel
+# (Documentation/admin.md). Only what the module build reads goes there.
+DKMS_SRC = $(DESTDIR)/usr/src/xiw-$(VERSION)
+dkms-install:
+	install -d $(DKMS_SRC)/kmod $(DKMS_SRC)/include/xiw $(DKMS_SRC)/uapi
+	install -m 0644 VERSION $(DKMS_SRC)/
+	sed 's/#MODULE_VERSION#/$(VERSION)/' dkms/dkms.conf.in >$(DKMS_SRC)/dkms.conf
+	install -m 0644 kmod/Kbuild $$(ls kmod/*.[ch] | grep -v -e '_kunit\.[ch]$$' -e '\.mod\.c$$') \
+		$(DKMS_SRC)/kmod/
+	install -m 0644 include/xiw/*.h include/xiw/compat.mk $(DKMS_SRC)/include/xiw/
+	install -m 0644 uapi/*.h $(DKMS_SRC)/uapi/
 
 setup:
 	@scripts/setup.sh
