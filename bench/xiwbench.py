@@ -181,8 +181,10 @@ def run_cell(vm, dev, c):
 # Stock siw binds its TCP socket to the port rdma_cm chose, which comes
 # from rdma_cm's own port space: now and then TCP has it in use (a
 # TIME_WAIT socket of an earlier connection) and the connect fails with
-# EADDRINUSE. xiw takes another port then (cm.c); for siw the cell is run
-# again, once, and the retry is recorded.
+# EADDRINUSE. xiw takes another port then (cm.c). Each device starts on
+# fresh namespaces (run_device()), so no other device's TIME_WAIT sockets
+# are there; for one of siw's own the cell is run again, once, and the
+# retry is recorded.
 SIW_PORT_CLASH = "Address already in use"
 
 
@@ -313,7 +315,13 @@ def run_device(vm, dev, cells, ext, results, log=print, memory=True):
     """Bring dev up, measure its memory per connection (with memory), run
     its cells with one server, bring it down; append each cell's figures
     to results. A guest that stops answering ends the device's run: the
-    cell records why, and GuestDied is raised."""
+    cell records why, and GuestDied is raised.
+
+    The namespaces are made anew first: their TIME_WAIT sockets (an
+    earlier device's connections, all to the same server address) go
+    with them, and with them the port clashes they would cause siw."""
+    vm.run("ip netns del a; ip netns del b", check=False)
+    hosts(vm)
     vm.run(dev.up)
     srv = start_server(vm, dev.server_ns, dev.addr, f"bench-{dev.name}")
     if memory:
