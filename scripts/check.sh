@@ -62,6 +62,14 @@ build_other_kernels() {
 count_kernels() {
 	echo "$(grep -c ': built$' "$1") $(grep -c ': failed$' "$1")"
 }
+# The scenarios of tests/integration/kernel-6.1.txt on Debian's 6.1
+# kernel, in one guest (make all and the kernels line built everything).
+integration_61() {
+	XIW_KERNEL=6.1 XIW_SHARDS=1 PYTHON=${PYTHON:-/usr/bin/python3} \
+		XIW_TESTS=$(sed -e 's/#.*//' -e '/^ *$/d' -e 's|^|tests/integration/|' \
+			tests/integration/kernel-6.1.txt | tr '\n' ' ') \
+		scripts/integration.sh -v -rfE --durations=0 --durations-min=2
+}
 count_kunit() {
 	sed -nE 's/^kunit: ([0-9]+) passed, ([0-9]+) failed$/\1 \2/p' "$1" | tail -n1
 }
@@ -84,6 +92,7 @@ suite kernels count_kernels build_other_kernels
 suite kunit count_kunit scripts/kunit.sh
 suite unit count_ctest make --no-print-directory unit
 suite integration count_pytest make --no-print-directory integration PYTEST_ARGS="-v -rfE --durations=0 --durations-min=2"
+suite integration-6.1 count_pytest integration_61
 
 # Figures some scenarios record (not assertions: TCG is no hardware).
 if [ -s build/nfs-throughput.json ]; then
@@ -99,9 +108,9 @@ for s in "${summary[@]}"; do
 done
 # The failing tests by name (pytest's -rfE lines), last: CI keeps only
 # the tail of this output.
-if [ -s build/check-integration.log ]; then
-	grep -E '^(\[[0-9]+\] )?(FAILED|ERROR) ' build/check-integration.log |
-		sort -u | sed 's/^/  /'
-fi
+for log in build/check-integration.log build/check-integration-6.1.log; do
+	[ -s "$log" ] || continue
+	grep -E '^(\[[0-9]+\] )?(FAILED|ERROR) ' "$log" | sort -u | sed 's/^/  /'
+done
 echo "total: $total_pass passed, $total_fail failed"
 exit $status

@@ -85,6 +85,8 @@ def pytest_terminal_summary(terminalreporter):
         tr.write_line(f"{t:8.1f} s  {f}")
     os.makedirs(os.path.join(TOP, "build"), exist_ok=True)
     shard = os.environ.get("XIW_SHARD", "").replace("/", "-of-")
+    if xiwvm.kernel_series() != xiwvm.DEFAULT_KERNEL:
+        shard = "-".join(filter(None, (xiwvm.kernel_series(), shard)))
     name = f"test-durations-{shard}.json" if shard else "test-durations.json"
     with open(os.path.join(TOP, "build", name), "w") as out:
         json.dump(PHASES, out, indent=1, sort_keys=True)
