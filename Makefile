@@ -9,6 +9,7 @@
 #   make fuzz         the hostile peer's full run (10^6 FPDUs; FUZZ_SEED=N replays)
 #   make vm-shell     a shell in the VM with xiw installed
 #   make lint         checkpatch --strict and sparse on kmod/ and the xiwperf module
+#   make check-install install from the packages and make install in a VM
 #   make check-debug  the VM scenarios and the hostile peer on the debug kernel
 #                     (KASAN, lockdep, atomic-sleep, kmemleak...; built and
 #                     cached by make debug-kernel on first use: see
@@ -36,7 +37,7 @@ XIWTARGET_KMOD := $(CURDIR)/tests/reliability/target
 
 .PHONY: all kmod xiwperf-kmod xiwtarget-kmod siw userspace setup check lint sparse checkpatch kunit unit \
 	integration demo bench bench-smoke fuzz vm-shell clean debug-kernel debug-kmod check-debug \
-	install install-kmod install-user install-xiwperf uninstall dkms-install deb
+	install install-kmod install-user install-xiwperf uninstall dkms-install deb check-install
 
 all: kmod xiwperf-kmod xiwtarget-kmod userspace
 
@@ -108,6 +109,9 @@ install-xiwperf: xiwperf-kmod userspace
 uninstall:
 	@test -f $(MANIFEST) || { echo "uninstall: no $(MANIFEST): nothing installed from this tree"; exit 1; }
 	@sort -u $(MANIFEST) | while read -r f; do rm -fv "$(DESTDIR)$$f"; done
+	@# The directories made for xiw alone (include/xiw, lib/libibverbs), if empty now.
+	@sort -u $(MANIFEST) | sed -n 's|/[^/]*$$||p' | grep -E '/(xiw|libibverbs)$$' | sort -u | \
+		while read -r d; do rmdir -v --ignore-fail-on-non-empty "$(DESTDIR)$$d"; done
 	@rm -f $(MANIFEST)
 	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); ldconfig; fi
 
@@ -178,6 +182,13 @@ unit: userspace
 XIW_SHARDS ?= 2
 integration: all
 	@PYTHON=$(PYTHON) XIW_SHARDS=$(XIW_SHARDS) scripts/integration.sh $(PYTEST_ARGS)
+
+# Installing from the packages and from make install into a guest whose
+# root has none of xiw (tests/integration/test_install.py): not part of
+# make check (DKMS builds the module under TCG); .ci/run runs it.
+check-install: all
+	@PYTHON=$(PYTHON) XIW_SHARDS=1 XIW_TESTS=tests/integration/test_install.py \
+		scripts/integration.sh -v -rfE
 
 # The debug kernel (scripts/debug-kernel.sh): its directory in $XIW_CACHE
 # is printed; the first build is long (Documentation/testing.md).

@@ -10,6 +10,12 @@ export HOME=/root LANG=C.UTF-8
 kver=$(uname -r)
 
 mkdir -p /run/xiw/out /run/xiw/mod/upper /run/xiw/mod/work /run/netns
+# What udev would make in a real system's /dev: bash's <(...) (DKMS uses
+# it) needs /dev/fd.
+[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
+for i in 0:stdin 1:stdout 2:stderr; do
+	[ -e "/dev/${i#*:}" ] || ln -s "/proc/self/fd/${i%%:*}" "/dev/${i#*:}"
+done
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 xiwout /run/xiw/out
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t configfs configfs /sys/kernel/config 2>/dev/null

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Build the test VM's initramfs: busybox-static, the modules of the target
-# kernel (decompressed) that mounting the host root over virtio-9p needs,
+# kernel (decompressed) that mounting the host root over virtio-9p (and,
+# for xiwroot=overlay, a writable overlay on it) needs,
 # with what they depend on (virtio itself on 6.1, where it is modular), in
 # load order in /mod/order, and initramfs-init.
 # Usage: mkinitramfs.sh KVER OUT [builtin]
@@ -8,7 +9,7 @@
 set -euo pipefail
 kver=$1
 out=$2
-roots="virtio_pci 9pnet_virtio 9p"
+roots="virtio_pci 9pnet_virtio 9p overlay"
 [ "${3:-}" = builtin ] && roots=""
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)

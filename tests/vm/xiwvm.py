@@ -183,7 +183,8 @@ class VM:
     """One QEMU guest. Use as a context manager, or start()/stop()."""
 
     def __init__(self, workdir, modules=None, mem_mb=2048, smp=2,
-                 mode="agent", extra_append="", disks=(), nvdimms=()):
+                 mode="agent", extra_append="", disks=(), nvdimms=(),
+                 root_overlay=False):
         self.kver = target_kver()
         self.workdir = os.path.abspath(workdir)
         self.outdir = os.path.join(self.workdir, "out")
@@ -194,6 +195,9 @@ class VM:
         self.smp = smp
         self.mode = mode
         self.extra_append = extra_append
+        # The whole root writable (a tmpfs overlay on the host's), for
+        # scenarios that install software as on a real machine.
+        self.root_overlay = root_overlay
         # Raw images the guest sees as virtio disks, /dev/vda first. QEMU
         # writes through to the image file (the host's page cache): what
         # the guest wrote to a disk survives QEMU's death.
@@ -300,6 +304,7 @@ class VM:
             # The debug kernel's modules come in their own share: the
             # host's /lib/modules has none for its release.
             "xiwkmod=1" if debug_kernel() else "",
+            "xiwroot=overlay" if self.root_overlay else "",
             self.extra_append,
         ])
         kernel = os.path.join(debug_kernel(), "bzImage") if debug_kernel() \
