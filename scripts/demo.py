@@ -130,11 +130,16 @@ def main():
           "pmem, file domains), Atomic Write and Verify")
     print("  - xiwctl: devices, links, capabilities, settings, persistence policy, "
           "counters, events, probe; rdma statistic/resource; tracepoints")
-    print("  - kernel ULPs: NFSv3 and v4.2 over RDMA (iSER by hand, in the initial "
+    print("  - kernel ULPs: NFSv3 and v4.2 over RDMA; iSER (in the initial "
           "namespace only: the ULP's limit)")
-    print("Not yet (see the issues): automated iSER and NVMe-oF scenarios, the "
-          "benchmark report (xiw is slower than siw today), the hostile-peer fuzzer, "
-          "user verbs.")
+    print("  - userspace verbs: a libibverbs provider (ibv_devinfo, rping, "
+          "perftest over rdma_cm), each verb a system call")
+    print("  - make bench (xiw against siw, rxe and TCP), the hostile-peer fuzzer, "
+          "a debug kernel for the VM scenarios")
+    print("  - make install, DKMS, Debian packages; Debian's 6.1 and 6.12 kernels")
+    print("Not yet (see the issues): an NVMe-oF/RDMA scenario; the userspace data "
+          "path without system calls and the extensions from userspace; two "
+          "separate kernels on a wire.")
     if bad:
         print("\nKERNEL PROBLEMS:\n" + "\n".join(bad))
         return 1
