@@ -3,6 +3,7 @@ kernel log check around every test, and the two-host topology."""
 import collections
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -304,6 +305,26 @@ def wait_until(vm, cmd, what, tries=100):
                  timeout=120 + polls, check=False)
     if res.rc != 0:
         raise AssertionError(f"never happened: {what}")
+
+
+def rping_verified(vm, rounds, env=""):
+    """On two_hosts() with a device in each: rping's server in b, its
+    client in a, rounds round trips of Send, RDMA Read and RDMA Write,
+    each buffer checked (-V); env goes before each rping (a provider named
+    by RDMAV_DRIVERS). Both ends must exit 0, every round's data shown."""
+    vm.run(f"(ip netns exec b env {env}rping -s -a 192.0.2.2 -C {rounds} -V "
+           "> /tmp/rping-s.log 2>&1; echo $? > /tmp/rping-s.rc) "
+           "> /dev/null 2>&1 &")
+    wait_until(vm, "ip netns exec b ss -ltn | grep -q ':7174 '",
+               "rping's server listens")
+    res = vm.run(f"ip netns exec a env {env}rping -c -a 192.0.2.2 "
+                 f"-C {rounds} -v -V", timeout=120, check=False)
+    assert res.rc == 0, res
+    assert len(re.findall(r"^ping data: rdma-ping-\d+: ", res.out,
+                          re.M)) == rounds, res
+    wait_until(vm, "test -s /tmp/rping-s.rc", "rping's server ended")
+    assert vm.run("cat /tmp/rping-s.rc").out.strip() == "0", \
+        vm.run("cat /tmp/rping-s.log").out
 
 
 def rdma_links(vm, ns=None):

@@ -20,7 +20,7 @@ import subprocess
 import pytest
 
 import xiwvm
-from conftest import TOP, two_hosts, wait_until
+from conftest import TOP, rping_verified, two_hosts
 
 DEB_DIR = os.path.join(TOP, "build", "deb")
 STAGE = os.path.join(TOP, "build", "install-stage")
@@ -62,19 +62,7 @@ def exercise(vm, xiwctl, module):
     assert '"xiw0"' in out and '"xiw1"' in out, out
     assert vm.run("man -w xiwctl").rc == 0
     assert "-lxiw" in vm.run("pkg-config --libs libxiw").out.split()
-    vm.run("(ip netns exec b rping -s -a 192.0.2.2 -C 5 -V "
-           "> /tmp/rping-s.log 2>&1; echo $? > /tmp/rping-s.rc) "
-           "> /dev/null 2>&1 &")
-    wait_until(vm, "ip netns exec b ss -ltn | grep -q ':7174 '",
-               "rping's server listens")
-    res = vm.run("ip netns exec a rping -c -a 192.0.2.2 -C 5 -v -V",
-                 timeout=120, check=False)
-    assert res.rc == 0, res
-    assert len(re.findall(r"^ping data: rdma-ping-\d+: ", res.out,
-                          re.M)) == 5, res
-    wait_until(vm, "test -s /tmp/rping-s.rc", "rping's server ended")
-    assert vm.run("cat /tmp/rping-s.rc").out.strip() == "0", \
-        vm.run("cat /tmp/rping-s.log").out
+    rping_verified(vm, 5)
     vm.run("rdma link delete xiw0 && rdma link delete xiw1 && "
            "rmmod rdma_ucm ib_uverbs; rmmod xiw")
 

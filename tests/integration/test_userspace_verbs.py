@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from conftest import TOP, wait_until, xiw_and_siw, xiw_links  # noqa: F401
+from conftest import TOP, rping_verified, wait_until, xiw_and_siw, xiw_links  # noqa: F401
 
 PROVIDER = os.path.join(TOP, "build", "cmake", "provider", "libxiw")
 ENV = f"RDMAV_DRIVERS={PROVIDER} "
@@ -85,20 +85,7 @@ def test_ibv_devinfo_reports_the_kernels_limits_and_atomics(user):
 def test_rping_moves_verified_data_between_namespaces(user):
     """rping's server in b, its client in a: ten round trips of Send,
     RDMA Read and RDMA Write, each buffer checked (-V)."""
-    vm = user
-    vm.run(f"(ip netns exec b env {ENV}rping -s -a 192.0.2.2 -C 10 -V "
-           "> /tmp/rping-s.log 2>&1; echo $? > /tmp/rping-s.rc) "
-           "> /dev/null 2>&1 &")
-    wait_until(vm, "ip netns exec b ss -ltn | grep -q ':7174 '",
-               "rping's server listens")
-    res = vm.run(f"ip netns exec a env {ENV}rping -c -a 192.0.2.2 -C 10 "
-                 "-v -V", timeout=120, check=False)
-    assert res.rc == 0, res
-    assert len(re.findall(r"^ping data: rdma-ping-\d+: ", res.out,
-                          re.M)) == 10, res
-    wait_until(vm, "test -s /tmp/rping-s.rc", "rping's server ended")
-    assert vm.run("cat /tmp/rping-s.rc").out.strip() == "0", \
-        vm.run("cat /tmp/rping-s.log").out
+    rping_verified(user, 10, ENV)
 
 
 def test_deleting_a_device_a_process_holds_completes(user):
