@@ -130,16 +130,25 @@ Status Socket::transact(Message msg, const ReplyHandler& on_reply)
     nl_cb_set(cb.get(), NL_CB_ACK, NL_CB_CUSTOM, on_finish, &ex);
     nl_cb_err(cb.get(), NL_CB_CUSTOM, on_error, &ex);
 
+    if (broken_)
+        return make_error(EPIPE, "using a netlink socket after a failed exchange");
     nlmsg_hdr(msg.get())->nlmsg_flags |= NLM_F_ACK;
     if (int r = nl_send_auto(sk_.get(), msg.get()); r < 0)
         return make_error(errno_of_nle(r), "sending a netlink request");
 
+    // Read to the end of the exchange (the ACK, NLMSG_DONE or the error)
+    // even after a handler failed: what is left unread would be taken as
+    // the answer to the next request on this socket.
     while (!ex.done) {
         int r = nl_recvmsgs(sk_.get(), cb.get());
-        if (ex.error)
-            break;
-        if (r < 0)
-            return make_error(errno_of_nle(r), "receiving a netlink reply");
+        // An error reply ends the exchange too (libnl returns its code).
+        if (r < 0 && !ex.done) {
+            // The socket itself failed: whatever of this exchange is
+            // still queued can no longer be told from the next one's.
+            broken_ = true;
+            return ex.error ? *ex.error
+                            : make_error(errno_of_nle(r), "receiving a netlink reply");
+        }
     }
     if (ex.error)
         return *ex.error;

@@ -40,7 +40,10 @@ public:
     static Result<Socket> connect(int protocol);
 
     /// Send @p msg and receive until the kernel acknowledges it, ends the
-    /// dump, or reports an error (returned with its extack text).
+    /// dump, or reports an error (returned with its extack text). The
+    /// whole exchange is read even when @p on_reply fails (its Error is
+    /// returned): the next request gets its own answer. After a receive
+    /// error the socket refuses further requests (EPIPE).
     Status transact(Message msg, const ReplyHandler& on_reply = {});
 
     /// Join multicast group @p group: its messages come unasked, without
@@ -60,6 +63,7 @@ public:
 private:
     explicit Socket(nl_sock* sk) : sk_(sk) {}
     std::unique_ptr<nl_sock, SocketDeleter> sk_;
+    bool broken_ = false;  ///< an exchange was left unfinished
 };
 
 /// The errno value of libnl's NLE_* code @p nle (either sign); EIO for
