@@ -94,6 +94,31 @@ TEST(XiwctlCli, UsageErrorsNameTheProblem)
     expect_usage_errors(cases);
 }
 
+TEST(XiwctlCli, AnAmbiguousObjectPrefixIsRefused)
+{
+    // "p" could be policy or probe: refused, not the first in some list.
+    const std::vector<UsageCase> cases = {
+        {{"p"}, "object \"p\" is ambiguous (policy, probe)"},
+        {{"m"}, "object \"m\" is ambiguous (mr, monitor)"},
+        {{"c"}, "object \"c\" is ambiguous (caps, config)"},
+    };
+    expect_usage_errors(cases);
+    // A prefix only one object has is that object.
+    EXPECT_TRUE(std::holds_alternative<xiwctl::PolicyShow>(parse({"po"})->command));
+    EXPECT_TRUE(std::holds_alternative<xiwctl::Probe>(parse({"pr", "192.0.2.1"})->command));
+    EXPECT_TRUE(std::holds_alternative<xiwctl::ConfigShow>(parse({"co"})->command));
+    EXPECT_TRUE(std::holds_alternative<xiwctl::Monitor>(parse({"mo"})->command));
+}
+
+TEST(XiwctlCli, VersionOption)
+{
+    for (auto opt : {"-V", "--version"}) {
+        auto inv = parse({opt});
+        ASSERT_TRUE(inv) << opt;
+        EXPECT_TRUE(std::holds_alternative<xiwctl::Version>(inv->command)) << opt;
+    }
+}
+
 TEST(XiwctlCli, EmptyWordIsNotAPrefix)
 {
     EXPECT_FALSE(xiwctl::matches("", "dev"));

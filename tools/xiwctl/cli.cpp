@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cstdint>
 #include <system_error>
+#include <vector>
 
 #include "args.hpp"
 
@@ -413,6 +414,28 @@ bool matches(std::string_view word, std::string_view keyword)
            keyword.substr(0, word.size()) == word;
 }
 
+xiw::Result<std::string_view> pick(std::string_view word,
+                                   std::span<const std::string_view> keywords,
+                                   std::string_view what)
+{
+    std::vector<std::string_view> hits;
+    for (std::string_view k : keywords) {
+        if (word == k)
+            return k;
+        if (matches(word, k))
+            hits.push_back(k);
+    }
+    if (hits.size() == 1)
+        return hits.front();
+    std::string quoted = std::string(what) + " \"" + std::string(word) + "\"";
+    if (hits.empty())
+        return usage_error("unknown " + quoted);
+    std::string all;
+    for (std::string_view k : hits)
+        all += (all.empty() ? "" : ", ") + std::string(k);
+    return usage_error(quoted + " is ambiguous (" + all + ")");
+}
+
 xiw::Result<Invocation> parse(std::span<const std::string_view> args)
 {
     Invocation inv{{}, Help{}};
@@ -425,6 +448,8 @@ xiw::Result<Invocation> parse(std::span<const std::string_view> args)
             inv.options.pretty = true;
         else if (opt == "-h" || opt == "--help")
             return Invocation{inv.options, Help{}};
+        else if (opt == "-V" || opt == "--version")
+            return Invocation{inv.options, Version{}};
         else
             return usage_error("unknown option \"" + std::string(opt) + "\"");
     }
@@ -432,36 +457,36 @@ xiw::Result<Invocation> parse(std::span<const std::string_view> args)
         return usage_error(
             "missing object (dev, link, caps, config, policy, mr, stats, monitor, probe)");
 
-    std::string_view object = w.next();
+    static constexpr std::string_view objects[] = {"help",   "dev",  "link",  "caps",   "config",
+                                                   "policy", "mr",   "stats", "monitor", "probe"};
+    auto object = pick(w.next(), objects, "object");
+    if (!object)
+        return object.error();
     xiw::Result<Command> cmd = usage_error("");
-    if (matches(object, "help"))
+    if (*object == "help")
         cmd = Command{Help{w.empty() ? "" : std::string(w.next())}};
-    else if (matches(object, "dev"))
+    else if (*object == "dev")
         cmd = parse_dev(w);
-    else if (matches(object, "link"))
+    else if (*object == "link")
         cmd = parse_link(w);
-    else if (matches(object, "caps"))
+    else if (*object == "caps")
         cmd = parse_caps(w);
-    else if (matches(object, "config"))
+    else if (*object == "config")
         cmd = parse_config(w);
-    else if (matches(object, "policy"))
+    else if (*object == "policy")
         cmd = parse_policy(w);
-    else if (matches(object, "mr"))
+    else if (*object == "mr")
         cmd = parse_mr(w);
-    else if (matches(object, "stats"))
+    else if (*object == "stats")
         cmd = parse_stats(w);
-    else if (matches(object, "probe"))
+    else if (*object == "probe")
         cmd = parse_probe(w);
-    else if (matches(object, "monitor")) {
-        if (!w.empty() && matches(w.peek(), "help"))
-            cmd = Command{Help{"monitor"}};
-        else if (!w.empty())
-            return usage_error("monitor: unexpected \"" + std::string(w.peek()) + "\"");
-        else
-            cmd = Command{Monitor{}};
-    }
+    else if (!w.empty() && matches(w.peek(), "help"))
+        cmd = Command{Help{"monitor"}};
+    else if (!w.empty())
+        return usage_error("monitor: unexpected \"" + std::string(w.peek()) + "\"");
     else
-        return usage_error("unknown object \"" + std::string(object) + "\"");
+        cmd = Command{Monitor{}};
     if (!cmd)
         return cmd.error();
     inv.command = std::move(cmd).value();
@@ -522,7 +547,8 @@ std::string usage(std::string_view topic)
            values +
            "       OBJECT := { dev | link | caps | config | policy | mr | stats | monitor | probe "
            "| help }\n"
-           "       OPTIONS := { -j[son] | -p[retty] | -h[elp] }\n"
+           "       OPTIONS := { -j[son] | -p[retty] | -h[elp] | -V[ersion] }\n"
+           "Keywords may be abbreviated to a prefix; one two OBJECTs share is refused.\n"
            "Exit status: 0 success, 1 the kernel or system refused, 2 usage error.\n";
 }
 

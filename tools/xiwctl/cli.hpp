@@ -28,6 +28,8 @@ struct Options {
 struct Help {
     std::string topic;  ///< "" for the overview
 };
+/// -V, --version
+struct Version {};
 struct DevShow {
     std::optional<std::string> name;
 };
@@ -85,7 +87,7 @@ struct Probe {
     std::uint32_t timeout_ms = probe_default_timeout_ms;  ///< each run's, without progress
 };
 
-using Command = std::variant<Help, DevShow, LinkAdd, LinkDelete, CapsShow, PolicyShow, PolicySet,
+using Command = std::variant<Help, Version, DevShow, LinkAdd, LinkDelete, CapsShow, PolicyShow, PolicySet,
                              MrPolicyCmd, ConfigShow, ConfigSet, StatsShow, Monitor, Probe>;
 
 struct Invocation {
@@ -96,6 +98,14 @@ struct Invocation {
 /// Parse argv[1..]: a usage error comes back as an Error with code EINVAL
 /// and a message naming the offending word.
 xiw::Result<Invocation> parse(std::span<const std::string_view> args);
+
+/// The one of @p keywords that @p word names: the keyword it equals, else
+/// the only one it is a prefix of; an Error (EINVAL) naming @p what ("an
+/// unknown object", "... is ambiguous (policy, probe)") when it is a
+/// prefix of none or of several.
+xiw::Result<std::string_view> pick(std::string_view word,
+                                   std::span<const std::string_view> keywords,
+                                   std::string_view what);
 
 /// True if @p word is a non-empty prefix of @p keyword.
 bool matches(std::string_view word, std::string_view keyword);

@@ -573,6 +573,12 @@ int mr_policy(const xiwctl::Options& opt, const xiwctl::MrPolicyCmd& cmd)
     return 0;
 }
 
+// A visitor made of one lambda per alternative.
+template <class... Fs>
+struct Overloaded : Fs... {
+    using Fs::operator()...;
+};
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -585,37 +591,36 @@ int main(int argc, char** argv)
         return exit_usage;
     }
     const auto& opt = inv->options;
+    // One handler per command: a command added without one does not
+    // compile (std::visit needs every alternative handled).
     return std::visit(
-        [&opt](const auto& cmd) -> int {
-            using T = std::decay_t<decltype(cmd)>;
-            if constexpr (std::is_same_v<T, xiwctl::Help>) {
+        Overloaded{
+            [](const xiwctl::Help& cmd) {
                 std::cout << xiwctl::usage(cmd.topic);
                 return 0;
-            } else if constexpr (std::is_same_v<T, xiwctl::DevShow>) {
-                return dev_show(opt, cmd);
-            } else if constexpr (std::is_same_v<T, xiwctl::LinkAdd>) {
-                return link_add(cmd);
-            } else if constexpr (std::is_same_v<T, xiwctl::LinkDelete>) {
-                return link_delete(cmd);
-            } else if constexpr (std::is_same_v<T, xiwctl::CapsShow>) {
+            },
+            [](const xiwctl::Version&) {
+                std::cout << "xiwctl " << XIW_VERSION << "\n";
+                return 0;
+            },
+            [&opt](const xiwctl::DevShow& cmd) { return dev_show(opt, cmd); },
+            [](const xiwctl::LinkAdd& cmd) { return link_add(cmd); },
+            [](const xiwctl::LinkDelete& cmd) { return link_delete(cmd); },
+            [&opt](const xiwctl::CapsShow& cmd) {
                 return show_devices(opt, cmd.name, caps_json, print_caps);
-            } else if constexpr (std::is_same_v<T, xiwctl::PolicyShow>) {
+            },
+            [&opt](const xiwctl::PolicyShow& cmd) {
                 return show_devices(opt, cmd.name, policy_json, print_policy);
-            } else if constexpr (std::is_same_v<T, xiwctl::PolicySet>) {
-                return policy_set(opt, cmd);
-            } else if constexpr (std::is_same_v<T, xiwctl::ConfigShow>) {
+            },
+            [&opt](const xiwctl::PolicySet& cmd) { return policy_set(opt, cmd); },
+            [&opt](const xiwctl::MrPolicyCmd& cmd) { return mr_policy(opt, cmd); },
+            [&opt](const xiwctl::ConfigShow& cmd) {
                 return show_devices(opt, cmd.name, config_json, print_config);
-            } else if constexpr (std::is_same_v<T, xiwctl::ConfigSet>) {
-                return config_set(opt, cmd);
-            } else if constexpr (std::is_same_v<T, xiwctl::StatsShow>) {
-                return stats_show(opt, cmd);
-            } else if constexpr (std::is_same_v<T, xiwctl::Monitor>) {
-                return monitor(opt);
-            } else if constexpr (std::is_same_v<T, xiwctl::Probe>) {
-                return probe(opt, cmd);
-            } else {
-                return mr_policy(opt, cmd);
-            }
+            },
+            [&opt](const xiwctl::ConfigSet& cmd) { return config_set(opt, cmd); },
+            [&opt](const xiwctl::StatsShow& cmd) { return stats_show(opt, cmd); },
+            [&opt](const xiwctl::Monitor&) { return monitor(opt); },
+            [&opt](const xiwctl::Probe& cmd) { return probe(opt, cmd); },
         },
         inv->command);
 }
