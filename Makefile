@@ -69,7 +69,7 @@ siw:
 
 userspace:
 	@cmake -S . -B $(CMAKE_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-		-DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null
+		-DCMAKE_INSTALL_PREFIX=$(PREFIX) -DXIW_WERROR=ON >/dev/null
 	@cmake --build $(CMAKE_BUILD) -j $$(nproc)
 
 # Installing. PREFIX is the userspace parts' (fixed when they are built:
@@ -109,8 +109,9 @@ install-xiwperf: xiwperf-kmod userspace
 uninstall:
 	@test -f $(MANIFEST) || { echo "uninstall: no $(MANIFEST): nothing installed from this tree"; exit 1; }
 	@sort -u $(MANIFEST) | while read -r f; do rm -fv "$(DESTDIR)$$f"; done
-	@# The directories made for xiw alone (include/xiw, lib/libibverbs), if empty now.
-	@sort -u $(MANIFEST) | sed -n 's|/[^/]*$$||p' | grep -E '/(xiw|libibverbs)$$' | sort -u | \
+	@# The directories made for xiw alone (include/xiw and its uapi/,
+	@# lib/cmake/xiw, lib/libibverbs), if empty now; the deepest first.
+	@sort -u $(MANIFEST) | sed -n 's|/[^/]*$$||p' | grep -E '/(xiw(/uapi)?|libibverbs)$$' | sort -ru | \
 		while read -r d; do rmdir -v --ignore-fail-on-non-empty "$(DESTDIR)$$d"; done
 	@rm -f $(MANIFEST)
 	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); ldconfig; fi

@@ -135,6 +135,7 @@ def test_make_install_with_destdir_installs_works_and_uninstalls():
                timeout=600)
         assert nothing_of_xiw(vm) == ""
         assert vm.run("ls /usr/local/lib | grep xiw; "
+                      "ls /usr/local/lib/cmake 2>/dev/null | grep xiw; "
                       "ls /usr/local/include | grep xiw; true").out == ""
     finally:
         vm.stop()

@@ -14,7 +14,7 @@
 #include <netlink/genl/genl.h>
 #include <netlink/msg.h>
 
-#include "xiw/netlink.hpp"
+#include "netlink.hpp"
 
 namespace {
 

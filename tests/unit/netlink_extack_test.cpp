@@ -10,7 +10,7 @@
 #include <netlink/attr.h>
 #include <netlink/msg.h>
 
-#include "xiw/netlink.hpp"
+#include "netlink.hpp"
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include <netlink/attr.h>
 #include <netlink/msg.h>
 
-#include "xiw/rdma_link.hpp"
+#include "rdma_link_msg.hpp"
 
 namespace {
 

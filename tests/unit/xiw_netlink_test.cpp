@@ -12,7 +12,7 @@
 #include <netlink/attr.h>
 #include <netlink/genl/genl.h>
 
-#include "xiw/xiw_netlink.hpp"
+#include "xiw_netlink_msg.hpp"
 #include "xiw_netlink.h"
 
 namespace {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-#include "xiw/netlink.hpp"
+#include "netlink.hpp"
 
 #include <linux/netlink.h>
 #include <poll.h>

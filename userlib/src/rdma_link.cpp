@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-#include "xiw/rdma_link.hpp"
+#include "rdma_link_msg.hpp"
 
 #include <rdma/rdma_netlink.h>
 
@@ -115,8 +115,13 @@ Result<RdmaNetlink> RdmaNetlink::open()
     auto sock = nl::Socket::connect(NETLINK_RDMA);
     if (!sock)
         return sock.error();
-    return RdmaNetlink(std::move(sock).value());
+    return RdmaNetlink(std::make_unique<nl::Socket>(std::move(sock).value()));
 }
+
+RdmaNetlink::RdmaNetlink(std::unique_ptr<nl::Socket> sock) : sock_(std::move(sock)) {}
+RdmaNetlink::RdmaNetlink(RdmaNetlink&&) noexcept = default;
+RdmaNetlink& RdmaNetlink::operator=(RdmaNetlink&&) noexcept = default;
+RdmaNetlink::~RdmaNetlink() = default;
 
 Result<std::vector<RdmaDevice>> RdmaNetlink::devices()
 {
@@ -124,7 +129,7 @@ Result<std::vector<RdmaDevice>> RdmaNetlink::devices()
     if (!msg)
         return msg.error();
     std::vector<RdmaDevice> out;
-    Status st = sock_.transact(std::move(msg).value(), [&out](nlmsghdr* hdr) -> Status {
+    Status st = sock_->transact(std::move(msg).value(), [&out](nlmsghdr* hdr) -> Status {
         auto dev = rdma_nl::parse_device(hdr);
         if (!dev)
             return dev.error();
@@ -156,7 +161,7 @@ Status RdmaNetlink::add_link(std::string_view name, std::string_view netdev,
     auto msg = rdma_nl::build_newlink(name, type, netdev);
     if (!msg)
         return msg.error();
-    Status st = sock_.transact(std::move(msg).value());
+    Status st = sock_->transact(std::move(msg).value());
     if (!st) {
         Error e = st.error();
         e.context = "adding " + std::string(type) + " device " + std::string(name) +
@@ -174,7 +179,7 @@ Status RdmaNetlink::delete_link(std::string_view name)
     auto msg = rdma_nl::build_dellink(dev->index);
     if (!msg)
         return msg.error();
-    Status st = sock_.transact(std::move(msg).value());
+    Status st = sock_->transact(std::move(msg).value());
     if (!st) {
         Error e = st.error();
         e.context = "deleting RDMA device " + std::string(name);

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include "xiw/xiw_events.hpp"
 
+#include "netlink.hpp"
+#include "xiw_netlink_msg.hpp"
+
 #include <linux/genetlink.h>
 
 #include <algorithm>
@@ -26,8 +29,13 @@ Result<XiwEvents> XiwEvents::open()
         return make_error(nl::errno_of_nle(group), "resolving the xiw events group");
     if (auto st = sock->subscribe(group); !st)
         return st.error();
-    return XiwEvents(std::move(sock).value());
+    return XiwEvents(std::make_unique<nl::Socket>(std::move(sock).value()));
 }
+
+XiwEvents::XiwEvents(std::unique_ptr<nl::Socket> sock) : sock_(std::move(sock)) {}
+XiwEvents::XiwEvents(XiwEvents&&) noexcept = default;
+XiwEvents& XiwEvents::operator=(XiwEvents&&) noexcept = default;
+XiwEvents::~XiwEvents() = default;
 
 namespace {
 
@@ -75,13 +83,13 @@ Status watch_until(nl::Socket& sock, std::optional<Clock::time_point> deadline,
 
 Status XiwEvents::watch(const std::function<bool(const Event&)>& on)
 {
-    return watch_until(sock_, std::nullopt, on);
+    return watch_until(*sock_, std::nullopt, on);
 }
 
 Status XiwEvents::watch_for(std::chrono::milliseconds timeout,
                             const std::function<bool(const Event&)>& on)
 {
-    return watch_until(sock_, Clock::now() + timeout, on);
+    return watch_until(*sock_, Clock::now() + timeout, on);
 }
 
 }  // namespace xiw

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-#include "xiw/xiw_netlink.hpp"
+#include "xiw_netlink_msg.hpp"
 
 #include <linux/genetlink.h>
 
@@ -709,19 +709,30 @@ Result<XiwNetlink> XiwNetlink::open()
                                   "xiw module loaded? (modprobe xiw)");
     if (family < 0)
         return make_error(nl::errno_of_nle(family), "resolving the xiw generic netlink family");
-    return XiwNetlink(std::move(sock).value(), family);
+    return XiwNetlink(std::make_unique<nl::Socket>(std::move(sock).value()), family);
 }
 
+XiwNetlink::XiwNetlink(std::unique_ptr<nl::Socket> sock, int family)
+    : sock_(std::move(sock)), family_(family)
+{
+}
+XiwNetlink::XiwNetlink(XiwNetlink&&) noexcept = default;
+XiwNetlink& XiwNetlink::operator=(XiwNetlink&&) noexcept = default;
+XiwNetlink::~XiwNetlink() = default;
+
+namespace {
+
+// One request, its replies parsed by @p parse.
 template <class T, class Parse>
-Result<std::vector<T>> XiwNetlink::exchange(Result<nl::Message> msg, Parse parse,
-                                            std::string context)
+Result<std::vector<T>> exchange(nl::Socket& sock, Result<nl::Message> msg, Parse parse,
+                                std::string context)
 {
     if (!msg)
         return msg.error();
     auto* gh = static_cast<genlmsghdr*>(nlmsg_data(nlmsg_hdr(msg->get())));
     int cmd = gh->cmd;
     std::vector<T> out;
-    Status st = sock_.transact(std::move(msg).value(), [&out, &parse](nlmsghdr* hdr) -> Status {
+    Status st = sock.transact(std::move(msg).value(), [&out, &parse](nlmsghdr* hdr) -> Status {
         auto v = parse(hdr);
         if (!v)
             return v.error();
@@ -733,9 +744,11 @@ Result<std::vector<T>> XiwNetlink::exchange(Result<nl::Message> msg, Parse parse
     return out;
 }
 
+}  // namespace
+
 Result<std::vector<XiwDevice>> XiwNetlink::devices()
 {
-    return exchange<XiwDevice>(xiw_nl::build_dev_get(family_, std::nullopt),
+    return exchange<XiwDevice>(*sock_, xiw_nl::build_dev_get(family_, std::nullopt),
                                xiw_nl::parse_device, "listing xiw devices");
 }
 
@@ -756,7 +769,7 @@ Result<T> only(Result<std::vector<T>> all, const std::string& context)
 Result<XiwDevice> XiwNetlink::device(std::string_view name)
 {
     std::string ctx = "xiw device " + std::string(name);
-    return only(exchange<XiwDevice>(xiw_nl::build_dev_get(family_, name), xiw_nl::parse_device,
+    return only(exchange<XiwDevice>(*sock_, xiw_nl::build_dev_get(family_, name), xiw_nl::parse_device,
                                     ctx),
                 ctx);
 }
@@ -764,14 +777,14 @@ Result<XiwDevice> XiwNetlink::device(std::string_view name)
 Result<XiwDevice> XiwNetlink::set_policy(std::string_view name, const PolicyChange& change)
 {
     std::string ctx = "changing the policy of " + std::string(name);
-    return only(exchange<XiwDevice>(xiw_nl::build_dev_set(family_, name, change),
+    return only(exchange<XiwDevice>(*sock_, xiw_nl::build_dev_set(family_, name, change),
                                     xiw_nl::parse_device, ctx),
                 ctx);
 }
 
 Result<std::vector<Stats>> XiwNetlink::stats()
 {
-    return exchange<Stats>(xiw_nl::build_stats_get(family_, std::nullopt), xiw_nl::parse_stats,
+    return exchange<Stats>(*sock_, xiw_nl::build_stats_get(family_, std::nullopt), xiw_nl::parse_stats,
                            "reading the counters of xiw devices");
 }
 
@@ -779,13 +792,13 @@ Result<Stats> XiwNetlink::stats(std::string_view name)
 {
     std::string ctx = "counters of " + std::string(name);
     return only(
-        exchange<Stats>(xiw_nl::build_stats_get(family_, name), xiw_nl::parse_stats, ctx), ctx);
+        exchange<Stats>(*sock_, xiw_nl::build_stats_get(family_, name), xiw_nl::parse_stats, ctx), ctx);
 }
 
 Result<XiwDevice> XiwNetlink::set_config(std::string_view name, const ConfigChange& change)
 {
     std::string ctx = "changing the settings of " + std::string(name);
-    return only(exchange<XiwDevice>(xiw_nl::build_config_set(family_, name, change),
+    return only(exchange<XiwDevice>(*sock_, xiw_nl::build_config_set(family_, name, change),
                                     xiw_nl::parse_device, ctx),
                 ctx);
 }
@@ -794,14 +807,14 @@ Result<MrPolicy> XiwNetlink::mr(std::string_view name, uint32_t stag)
 {
     std::string ctx = "MR " + hex(stag) + " of " + std::string(name);
     return only(
-        exchange<MrPolicy>(xiw_nl::build_mr_get(family_, name, stag), xiw_nl::parse_mr, ctx),
+        exchange<MrPolicy>(*sock_, xiw_nl::build_mr_get(family_, name, stag), xiw_nl::parse_mr, ctx),
         ctx);
 }
 
 Result<MrPolicy> XiwNetlink::set_mr_persist(std::string_view name, uint32_t stag, Persist persist)
 {
     std::string ctx = "naming the domain of MR " + hex(stag) + " of " + std::string(name);
-    return only(exchange<MrPolicy>(xiw_nl::build_mr_set(family_, name, stag, persist),
+    return only(exchange<MrPolicy>(*sock_, xiw_nl::build_mr_set(family_, name, stag, persist),
                                    xiw_nl::parse_mr, ctx),
                 ctx);
 }

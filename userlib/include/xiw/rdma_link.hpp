@@ -8,7 +8,9 @@
 #include <string_view>
 #include <vector>
 
-#include "xiw/netlink.hpp"
+#include <memory>
+
+#include "xiw/export.hpp"
 #include "xiw/result.hpp"
 
 namespace xiw {
@@ -24,27 +26,22 @@ struct RdmaDevice {
 };
 
 /// "xxxx:xxxx:xxxx:xxxx", as "rdma dev" prints GUIDs.
-std::string format_guid(uint64_t guid);
+XIW_API std::string format_guid(uint64_t guid);
 
 /// Name "rdma dev" uses for an RDMA_NODE_* value.
-std::string node_type_name(uint8_t type);
-
-namespace rdma_nl {
-/// RDMA_NLDEV_CMD_NEWLINK: create device @p name of link @p type on @p netdev.
-Result<nl::Message> build_newlink(std::string_view name, std::string_view type,
-                                  std::string_view netdev);
-/// RDMA_NLDEV_CMD_DELLINK of the device with index @p index.
-Result<nl::Message> build_dellink(uint32_t index);
-/// RDMA_NLDEV_CMD_GET dump of every device.
-Result<nl::Message> build_device_dump();
-/// One RDMA_NLDEV_CMD_GET reply.
-Result<RdmaDevice> parse_device(nlmsghdr* hdr);
-}  // namespace rdma_nl
+XIW_API std::string node_type_name(uint8_t type);
 
 /// A connection to the RDMA core's netlink interface.
-class RdmaNetlink {
+namespace nl {
+class Socket;
+}
+
+class XIW_API RdmaNetlink {
 public:
     static Result<RdmaNetlink> open();
+    RdmaNetlink(RdmaNetlink&&) noexcept;
+    RdmaNetlink& operator=(RdmaNetlink&&) noexcept;
+    ~RdmaNetlink();
 
     Result<std::vector<RdmaDevice>> devices();
     Result<RdmaDevice> device(std::string_view name);
@@ -55,8 +52,8 @@ public:
     Status delete_link(std::string_view name);
 
 private:
-    explicit RdmaNetlink(nl::Socket sock) : sock_(std::move(sock)) {}
-    nl::Socket sock_;
+    explicit RdmaNetlink(std::unique_ptr<nl::Socket> sock);
+    std::unique_ptr<nl::Socket> sock_;
 };
 
 }  // namespace xiw

@@ -6,10 +6,12 @@
 #include <utility>
 #include <variant>
 
+#include "xiw/export.hpp"
+
 namespace xiw {
 
 /// Why an operation failed.
-struct Error {
+struct XIW_API Error {
     int code = 0;          ///< positive errno value
     std::string context;   ///< what libxiw was doing
     std::string extack;    ///< the kernel's extended-ack message, if any

@@ -7,17 +7,26 @@
 #include <chrono>
 #include <functional>
 
-#include "xiw/netlink.hpp"
+#include <memory>
+
+#include "xiw/export.hpp"
 #include "xiw/result.hpp"
 #include "xiw/xiw_netlink.hpp"
 
 namespace xiw {
 
 /// A subscription to the events group of the caller's network namespace.
-class XiwEvents {
+namespace nl {
+class Socket;
+}
+
+class XIW_API XiwEvents {
 public:
     /// Subscribe; ENOENT saying so if xiw is not loaded.
     static Result<XiwEvents> open();
+    XiwEvents(XiwEvents&&) noexcept;
+    XiwEvents& operator=(XiwEvents&&) noexcept;
+    ~XiwEvents();
 
     /// Hand each event to @p on as it comes, until @p on returns false
     /// (Ok) or receiving fails (the error; a malformed event is EPROTO).
@@ -31,8 +40,8 @@ public:
                      const std::function<bool(const Event&)>& on);
 
 private:
-    explicit XiwEvents(nl::Socket sock) : sock_(std::move(sock)) {}
-    nl::Socket sock_;
+    explicit XiwEvents(std::unique_ptr<nl::Socket> sock);
+    std::unique_ptr<nl::Socket> sock_;
 };
 
 }  // namespace xiw

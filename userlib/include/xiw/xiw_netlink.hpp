@@ -11,7 +11,9 @@
 #include <utility>
 #include <vector>
 
-#include "xiw/netlink.hpp"
+#include <memory>
+
+#include "xiw/export.hpp"
 #include "xiw/result.hpp"
 
 namespace xiw {
@@ -23,12 +25,12 @@ enum class Persist : uint8_t { auto_ = 0, dram = 1, pmem = 2, file = 3 };
 enum class DramPersistent : uint8_t { default_ = 0, off = 1, on = 2 };
 
 /// "auto", "dram", "pmem", "file"; "unknown(N)" for a value of a newer kernel.
-std::string persist_name(Persist p);
+XIW_API std::string persist_name(Persist p);
 /// The Persist a name gives; EINVAL naming the word otherwise.
-Result<Persist> parse_persist(std::string_view word);
+XIW_API Result<Persist> parse_persist(std::string_view word);
 /// "default", "off", "on"; "unknown(N)" otherwise.
-std::string dram_persistent_name(DramPersistent d);
-Result<DramPersistent> parse_dram_persistent(std::string_view word);
+XIW_API std::string dram_persistent_name(DramPersistent d);
+XIW_API Result<DramPersistent> parse_dram_persistent(std::string_view word);
 
 /// When a device asks for MPA CRC32c (enum xiw_crc).
 enum class Crc : uint8_t { default_ = 0, off = 1, preferred = 2, required = 3 };
@@ -41,21 +43,21 @@ enum class Debug : uint8_t { quiet = 0, faults = 1, connections = 2 };
 
 /// Names of each, "unknown(N)" for a value of a newer kernel; parsing a
 /// name that is none of them is EINVAL naming the word and the choices.
-std::string crc_name(Crc c);
-Result<Crc> parse_crc(std::string_view word);
-std::string switch_name(Switch s);
-Result<Switch> parse_switch(std::string_view word, std::string_view what);
-std::string rtr_name(RtrKind k);
-Result<RtrKind> parse_rtr_kind(std::string_view word);
-std::string debug_name(Debug d);
-Result<Debug> parse_debug(std::string_view word);
+XIW_API std::string crc_name(Crc c);
+XIW_API Result<Crc> parse_crc(std::string_view word);
+XIW_API std::string switch_name(Switch s);
+XIW_API Result<Switch> parse_switch(std::string_view word, std::string_view what);
+XIW_API std::string rtr_name(RtrKind k);
+XIW_API Result<RtrKind> parse_rtr_kind(std::string_view word);
+XIW_API std::string debug_name(Debug d);
+XIW_API Result<Debug> parse_debug(std::string_view word);
 /// A Verify hash's name ("crc32c", "sha256"), and back.
-std::string hash_name(unsigned alg);
-Result<unsigned> parse_hash(std::string_view word);
+XIW_API std::string hash_name(unsigned alg);
+XIW_API Result<unsigned> parse_hash(std::string_view word);
 
 /// A device's settings (XIW_ATTR_CONFIG), or what they amount to now
 /// (XIW_ATTR_CONFIG_NOW: no "default" there).
-struct Config {
+struct XIW_API Config {
     Crc crc = Crc::default_;
     Switch markers = Switch::default_;
     uint8_t mpa_rev = 0;          ///< 0: the module parameter's
@@ -85,7 +87,7 @@ struct ConfigChange {
 };
 
 /// What a device can do (XIW_ATTR_CAPS).
-struct Capabilities {
+struct XIW_API Capabilities {
     uint32_t mpa_revs = 0;  ///< bit N: MPA revision N
     uint64_t ops = 0;       ///< XIW_CAP_OP_*
     uint32_t persist = 0;   ///< bit N: Persist N can be named
@@ -174,47 +176,18 @@ struct MrPolicy {
     Persist persist = Persist::auto_;  ///< auto_: none, the device's applies
 };
 
-namespace xiw_nl {
-/// XIW_CMD_DEV_GET of device @p name, or a dump of all without a name.
-Result<nl::Message> build_dev_get(int family, std::optional<std::string_view> name);
-/// XIW_CMD_DEV_SET: @p name and the attributes @p change gives (EINVAL
-/// if it gives none).
-Result<nl::Message> build_dev_set(int family, std::string_view name, const PolicyChange& change);
-/// XIW_CMD_DEV_SET of the connection settings @p change gives (EINVAL if
-/// it gives none, or more than three RTR kinds).
-Result<nl::Message> build_config_set(int family, std::string_view name,
-                                     const ConfigChange& change);
-/// XIW_CMD_MR_GET: MR @p stag of device @p name.
-Result<nl::Message> build_mr_get(int family, std::string_view name, uint32_t stag);
-/// XIW_CMD_MR_SET: name the MR's own domain (Persist::auto_: none).
-Result<nl::Message> build_mr_set(int family, std::string_view name, uint32_t stag,
-                                 Persist persist);
-/// One XIW_CMD_DEV_GET reply (the reply to XIW_CMD_DEV_SET too), its
-/// attributes checked for type and size; EPROTO naming a required one
-/// that is missing. Unknown attributes are ignored.
-Result<XiwDevice> parse_device(nlmsghdr* hdr);
-/// One XIW_CMD_MR_GET reply (the reply to XIW_CMD_MR_SET too), likewise.
-Result<MrPolicy> parse_mr(nlmsghdr* hdr);
-/// XIW_CMD_STATS_GET of device @p name, or a dump of all without a name.
-Result<nl::Message> build_stats_get(int family, std::optional<std::string_view> name);
-/// One XIW_CMD_STATS_GET reply, likewise checked.
-Result<Stats> parse_stats(nlmsghdr* hdr);
-/// One message of the events group (XIW_CMD_DEV_NEW, _DEV_DEL,
-/// _QP_ERROR), likewise checked; EPROTO for another command.
-Result<Event> parse_event(nlmsghdr* hdr);
-/// Error @p e of an exchange of command @p cmd, as XiwNetlink returns it:
-/// @p context (what was asked) before e's own; for EPERM of a command
-/// that needs CAP_NET_ADMIN (MR_GET, DEV_SET, MR_SET) what it needs, in
-/// the kernel's words, when the kernel gave no reason (the generic
-/// netlink core refuses without one).
-Error exchange_error(Error e, std::string context, int cmd);
-}  // namespace xiw_nl
-
 /// A connection to the xiw generic netlink family.
-class XiwNetlink {
+namespace nl {
+class Socket;
+}
+
+class XIW_API XiwNetlink {
 public:
     /// Connect and resolve the family; ENOENT saying so if xiw is not loaded.
     static Result<XiwNetlink> open();
+    XiwNetlink(XiwNetlink&&) noexcept;
+    XiwNetlink& operator=(XiwNetlink&&) noexcept;
+    ~XiwNetlink();
 
     Result<std::vector<XiwDevice>> devices();
     Result<XiwDevice> device(std::string_view name);
@@ -231,11 +204,9 @@ public:
     Result<MrPolicy> set_mr_persist(std::string_view name, uint32_t stag, Persist persist);
 
 private:
-    XiwNetlink(nl::Socket sock, int family) : sock_(std::move(sock)), family_(family) {}
-    template <class T, class Parse>
-    Result<std::vector<T>> exchange(Result<nl::Message> msg, Parse parse, std::string context);
+    XiwNetlink(std::unique_ptr<nl::Socket> sock, int family);
 
-    nl::Socket sock_;
+    std::unique_ptr<nl::Socket> sock_;
     int family_;
 };
 
