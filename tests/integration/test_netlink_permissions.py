@@ -92,7 +92,7 @@ def test_xiwctl_says_why_an_stag_or_a_change_is_refused(hosts):
             prefix = (f"setpriv --reuid={user} --regid={user} "
                       "--clear-groups " if user else "") + \
                 ("unshare -Urn " if userns else "")
-            res = vm.run(f"{prefix}{XIWCTL} mr policy xiw1 {rw:#x}",
+            res = vm.run(f"{prefix}{XIWCTL} mr show xiw1 {rw:#x}",
                          check=False)
             assert res.rc == 1, (who, res)
             assert res.err == (

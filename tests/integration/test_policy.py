@@ -138,7 +138,7 @@ def test_mr_domain_wins_over_the_device_domain(pair):
         assert genl(vm, "mr", "xiw1", stag) == {
             "mr": {"stag": stag, "persist": AUTO}}
     # xiwctl shows the same (libxiw's side of the family).
-    shown = json.loads(vm.run(f"{XIWCTL} -j mr policy xiw1 {stags[0]}").out)
+    shown = json.loads(vm.run(f"{XIWCTL} -j mr show xiw1 {stags[0]}").out)
     assert [(m["ifname"], m["stag"], m["domain"]) for m in shown] == \
         [("xiw1", hex(stags[0]), "auto")]
     # Once the chunk the Flushes use is named dram, the run ends and the

@@ -120,7 +120,7 @@ def test_xiwctl_policy_refusals_carry_the_kernels_reason(hosts):
     assert res.rc == 1
     assert res.err == ("xiwctl: changing the policy of nosuch: No such "
                        "device: no such xiw device\n"), res.err
-    res = vm.run(f"{XIWCTL} mr policy xiw0 0x12345678 domain dram",
+    res = vm.run(f"{XIWCTL} mr set xiw0 0x12345678 domain dram",
                  check=False)
     assert res.rc == 1
     assert res.err == ("xiwctl: naming the domain of MR 0x12345678 of xiw0: "
@@ -133,7 +133,7 @@ def test_xiwctl_policy_refusals_carry_the_kernels_reason(hosts):
 
 
 def test_every_read_command_prints_what_the_schema_says(pair):
-    """dev, caps, config, policy, mr policy and stats with -j, on devices
+    """dev, caps, config, policy, mr show and stats with -j, on devices
     with settings and a policy of their own, against
     tests/xiwctl.schema.json; and the schema refuses what is not so."""
     import jsonschema
@@ -164,7 +164,7 @@ def test_every_read_command_prints_what_the_schema_says(pair):
                  if m["ifname"] == "xiw1" and m.get("rkey")]
         assert rkeys, "the server registered no MR with a remote key"
         check(json.loads(vm.run(
-            f"{XIWCTL} -j mr policy xiw1 {rkeys[0]:#x}").out), "mr_policy")
+            f"{XIWCTL} -j mr show xiw1 {rkeys[0]:#x}").out), "mr_policy")
     finally:
         vm.run("pkill -INT -f 'xiwperf client'", check=False)
         wait_client(vm, out)

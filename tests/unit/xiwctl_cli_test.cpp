@@ -181,28 +181,32 @@ TEST(XiwctlCli, PolicySet)
     EXPECT_EQ(set.change.dram_persistent, xiw::DramPersistent::off);
 }
 
-TEST(XiwctlCli, MrPolicy)
+TEST(XiwctlCli, MrShowAndSet)
 {
-    auto inv = parse({"mr", "policy", "xiw1", "0x1a2B3c4d"});
+    auto inv = parse({"mr", "show", "xiw1", "0x1a2B3c4d"});
     ASSERT_TRUE(inv);
     auto mr = std::get<xiwctl::MrPolicyCmd>(inv->command);
     EXPECT_EQ(mr.name, "xiw1");
     EXPECT_EQ(mr.stag, 0x1a2b3c4dU);
     EXPECT_FALSE(mr.persist);
-    inv = parse({"mr", "pol", "xiw1", "4294967295", "domain", "dram"});
+    inv = parse({"mr", "se", "xiw1", "4294967295", "domain", "dram"});
     ASSERT_TRUE(inv);
     mr = std::get<xiwctl::MrPolicyCmd>(inv->command);
     EXPECT_EQ(mr.stag, 0xffffffffU);
     EXPECT_EQ(mr.persist, xiw::Persist::dram);
     // auto: none of its own, the device's applies
-    inv = parse({"mr", "policy", "xiw1", "0XFFFFFFFF", "dom", "auto"});
+    inv = parse({"mr", "set", "xiw1", "0XFFFFFFFF", "dom", "auto"});
     ASSERT_TRUE(inv);
     mr = std::get<xiwctl::MrPolicyCmd>(inv->command);
     EXPECT_EQ(mr.stag, 0xffffffffU);
     EXPECT_EQ(mr.persist, xiw::Persist::auto_);
+    // "s" is show, never set.
+    inv = parse({"mr", "s", "xiw1", "7"});
+    ASSERT_TRUE(inv);
+    EXPECT_FALSE(std::get<xiwctl::MrPolicyCmd>(inv->command).persist);
     for (auto [word, stag] : {std::pair<std::string_view, uint32_t>{"0", 0},
                               {"0x0", 0}, {"000000000017", 17}, {"0x00000000ff", 0xff}}) {
-        inv = parse({"mr", "policy", "xiw1", word});
+        inv = parse({"mr", "show", "xiw1", word});
         ASSERT_TRUE(inv) << word;
         EXPECT_EQ(std::get<xiwctl::MrPolicyCmd>(inv->command).stag, stag) << word;
     }
@@ -226,23 +230,26 @@ TEST(XiwctlCli, PolicyAndMrUsageErrors)
         {{"policy", "set", "xiw0", "color", "red"}, "unknown keyword \"color\""},
         {{"policy", "show", "a", "b"}, "policy show: unexpected \"b\""},
         {{"caps", "a", "b"}, "caps: unexpected \"b\""},
-        {{"mr"}, "mr: missing command (policy)"},
+        {{"mr"}, "mr: missing command (show, set)"},
+        {{"mr", "policy", "xiw0", "1"}, "mr: unknown command \"policy\""},
         {{"mr", "frob"}, "mr: unknown command \"frob\""},
-        {{"mr", "policy"}, "mr policy: missing device name"},
-        {{"mr", "policy", "xiw0"}, "mr policy: missing STAG"},
-        {{"mr", "policy", "xiw0", "0x"}, "\"0x\" is not an STag"},
-        {{"mr", "policy", "xiw0", "12ab"}, "\"12ab\" is not an STag"},
-        {{"mr", "policy", "xiw0", "-1"}, "\"-1\" is not an STag"},
-        {{"mr", "policy", "xiw0", "4294967296"}, "\"4294967296\" is not an STag"},
-        {{"mr", "policy", "xiw0", "0x100000000"}, "\"0x100000000\" is not an STag"},
-        {{"mr", "policy", "xiw0", "99999999999999999999999"}, "is not an STag"},
-        {{"mr", "policy", "xiw0", "+1"}, "\"+1\" is not an STag"},
-        {{"mr", "policy", "xiw0", " 1"}, "\" 1\" is not an STag"},
-        {{"mr", "policy", "xiw0", "1 "}, "\"1 \" is not an STag"},
-        {{"mr", "policy", "xiw0", "0x-1"}, "\"0x-1\" is not an STag"},
-        {{"mr", "policy", "xiw0", "0x0x1"}, "\"0x0x1\" is not an STag"},
-        {{"mr", "policy", "xiw0", ""}, "\"\" is not an STag"},
-        {{"mr", "policy", "xiw0", "0x1g"}, "\"0x1g\" is not an STag"},
+        {{"mr", "show"}, "mr show: missing device name"},
+        {{"mr", "set", "xiw0"}, "mr set: missing STAG"},
+        {{"mr", "set", "xiw0", "1"}, "mr set: nothing to change (domain)"},
+        {{"mr", "show", "xiw0", "1", "domain", "dram"}, "mr show: unexpected \"domain\""},
+        {{"mr", "show", "xiw0", "0x"}, "\"0x\" is not an STag"},
+        {{"mr", "show", "xiw0", "12ab"}, "\"12ab\" is not an STag"},
+        {{"mr", "show", "xiw0", "-1"}, "\"-1\" is not an STag"},
+        {{"mr", "show", "xiw0", "4294967296"}, "\"4294967296\" is not an STag"},
+        {{"mr", "show", "xiw0", "0x100000000"}, "\"0x100000000\" is not an STag"},
+        {{"mr", "show", "xiw0", "99999999999999999999999"}, "is not an STag"},
+        {{"mr", "show", "xiw0", "+1"}, "\"+1\" is not an STag"},
+        {{"mr", "show", "xiw0", " 1"}, "\" 1\" is not an STag"},
+        {{"mr", "show", "xiw0", "1 "}, "\"1 \" is not an STag"},
+        {{"mr", "show", "xiw0", "0x-1"}, "\"0x-1\" is not an STag"},
+        {{"mr", "show", "xiw0", "0x0x1"}, "\"0x0x1\" is not an STag"},
+        {{"mr", "show", "xiw0", ""}, "\"\" is not an STag"},
+        {{"mr", "show", "xiw0", "0x1g"}, "\"0x1g\" is not an STag"},
         {{"policy", "s", "xiw0", "domain", "pmem"}, "policy show: unexpected \"domain\""},
         {{"policy", "set", "xiw0", "domain", "pmem", "dram-persistent"},
          "\"dram-persistent\" needs a value"},
@@ -250,12 +257,12 @@ TEST(XiwctlCli, PolicyAndMrUsageErrors)
          "\"dram-persistent\" given twice"},
         {{"policy", "set", "xiw0", "pmem"}, "unknown keyword \"pmem\""},
         {{"caps", "show", "a", "b"}, "caps: unexpected \"b\""},
-        {{"mr", "policy", "xiw0", "1", "domain", "dram", "domain", "pmem"},
-         "mr policy: \"domain\" given twice"},
-        {{"mr", "policy", "xiw0", "1", "domain"}, "\"domain\" needs a value"},
-        {{"mr", "policy", "xiw0", "1", "domain", "tape"}, "domain \"tape\" is not one of"},
-        {{"mr", "policy", "xiw0", "1", "color", "red"}, "unknown keyword \"color\""},
-        {{"mr", "policy", "xiw0", "1", "domain", "dram", "x"}, "unknown keyword \"x\""},
+        {{"mr", "set", "xiw0", "1", "domain", "dram", "domain", "pmem"},
+         "mr set: \"domain\" given twice"},
+        {{"mr", "set", "xiw0", "1", "domain"}, "\"domain\" needs a value"},
+        {{"mr", "set", "xiw0", "1", "domain", "tape"}, "domain \"tape\" is not one of"},
+        {{"mr", "set", "xiw0", "1", "color", "red"}, "unknown keyword \"color\""},
+        {{"mr", "set", "xiw0", "1", "domain", "dram", "x"}, "unknown keyword \"x\""},
     };
     expect_usage_errors(cases);
 }

@@ -223,39 +223,49 @@ xiw::Result<uint32_t> parse_stag(std::string_view word)
                                      hex ? 16 : 10);
     if (!digits.empty() && ec == std::errc() && end == digits.data() + digits.size())
         return v;
-    return usage_error("mr policy: \"" + std::string(word) +
+    return usage_error("\"" + std::string(word) +
                        "\" is not an STag (32 bits, decimal or 0x hex)");
 }
 
 xiw::Result<Command> parse_mr(Words& w)
 {
     if (w.empty())
-        return usage_error("mr: missing command (policy)");
+        return usage_error("mr: missing command (show, set)");
     std::string_view verb = w.next();
     if (matches(verb, "help"))
         return Command{Help{"mr"}};
-    if (!matches(verb, "policy"))
+    // "s" is show: an abbreviation never turns a read into a change.
+    bool set = verb != "s" && matches(verb, "set");
+    if (!set && !matches(verb, "show"))
         return usage_error("mr: unknown command \"" + std::string(verb) + "\"");
+    const std::string what = set ? "mr set" : "mr show";
     if (w.empty())
-        return usage_error("mr policy: missing device name");
+        return usage_error(what + ": missing device name");
     MrPolicyCmd cmd{std::string(w.next()), 0, std::nullopt};
     if (w.empty())
-        return usage_error("mr policy: missing STAG");
+        return usage_error(what + ": missing STAG");
     auto stag = parse_stag(w.next());
     if (!stag)
-        return stag.error();
+        return usage_error(what + ": " + stag.error().context);
     cmd.stag = *stag;
+    if (!set) {
+        if (!w.empty())
+            return usage_error(what + ": unexpected \"" + std::string(w.peek()) + "\"");
+        return Command{cmd};
+    }
     while (!w.empty()) {
         std::string_view key = w.next();
         if (!matches(key, "domain"))
-            return usage_error("mr policy: unknown keyword \"" + std::string(key) + "\"");
+            return usage_error(what + ": unknown keyword \"" + std::string(key) + "\"");
         if (cmd.persist)
-            return usage_error("mr policy: \"domain\" given twice");
-        auto d = domain_value(w, "mr policy");
+            return usage_error(what + ": \"domain\" given twice");
+        auto d = domain_value(w, what);
         if (!d)
             return d.error();
         cmd.persist = *d;
     }
+    if (!cmd.persist)
+        return usage_error(what + ": nothing to change (domain)");
     return Command{cmd};
 }
 
@@ -504,7 +514,8 @@ std::string usage(std::string_view topic)
     const std::string policy =
         "       xiwctl [-j] [-p] policy [show] [NAME]\n"
         "       xiwctl [-j] [-p] policy set NAME [domain DOMAIN] [dram-persistent DRAM]\n";
-    const std::string mr = "       xiwctl [-j] [-p] mr policy NAME STAG [domain DOMAIN]\n";
+    const std::string mr = "       xiwctl [-j] [-p] mr show NAME STAG\n"
+                           "       xiwctl [-j] [-p] mr set NAME STAG domain DOMAIN\n";
     const std::string config =
         "       xiwctl [-j] [-p] config [show] [NAME]\n"
         "       xiwctl [-j] [-p] config set NAME [crc CRC] [markers SWITCH] [mpa MPA]\n"

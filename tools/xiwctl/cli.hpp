@@ -53,7 +53,7 @@ struct PolicySet {
     std::string name;
     xiw::PolicyChange change;
 };
-/// mr policy DEV STAG [domain D]
+/// mr show DEV STAG, mr set DEV STAG domain D
 struct MrPolicyCmd {
     std::string name;
     uint32_t stag = 0;
