@@ -444,6 +444,31 @@ struct xiw_stream_params {
 #define XIW_TX_MR_MAX		16
 
 /**
+ * struct xiw_tx_undo - the transmit batch before an FPDU was begun
+ * @open: an FPDU is being framed (begun, not sealed)
+ * @spliced: tx_spliced then
+ * @nbvec: tx_nbvec then
+ * @last_len: the length of the bvec then last (a later piece may have
+ *	been merged into it)
+ * @len: tx_len then
+ * @stage_cur: tx_stage_cur then
+ * @stage_used: tx_stage_used then
+ * @stage_off: tx_stage_off then
+ * @mark_off: tx_mark_off then
+ */
+struct xiw_tx_undo {
+	bool open;
+	bool spliced;
+	u16 nbvec;
+	u32 last_len;
+	u32 len;
+	u8 stage_cur;
+	u8 stage_used;
+	u32 stage_off;
+	u16 mark_off;
+};
+
+/**
  * struct xiw_qp - queue pair: one RDMAP stream
  * @ibqp: RDMA core object
  * @xdev: the device
@@ -511,6 +536,8 @@ struct xiw_stream_params {
  * @tx_markers: the peer asked for markers: the engine inserts them
  * @tx_mark_off: with markers, stream offset (mod 512) of the next octet
  * @tx_fpdu_off: with markers, octets of the FPDU being framed so far
+ * @tx_undo: the batch as it was before the FPDU being framed, to take
+ *	that FPDU back out when framing it fails
  * @tx_hdr: the header of the FPDU being framed, before it is staged
  * @term_cause: Terminate to send (0: none)
  * @term_sent: the Terminate is framed; the stream closes once it is sent
@@ -618,6 +645,7 @@ struct xiw_qp {
 	bool tx_markers;
 	u16 tx_mark_off;
 	u32 tx_fpdu_off;
+	struct xiw_tx_undo tx_undo;
 	u8 tx_hdr[XIW_TX_HDR_MAX];
 	int term_cause;
 	bool term_sent;

@@ -208,6 +208,7 @@ static void xiw_tx_reset(struct xiw_qp *qp)
 	qp->tx_len = 0;
 	qp->tx_off = 0;
 	qp->tx_more = false;
+	qp->tx_undo.open = false;
 }
 
 /* -- framing -------------------------------------------------------------- */
@@ -300,9 +301,48 @@ static int xiw_tx_put(struct xiw_qp *qp, const u8 *p, u32 len, bool zcopy,
  */
 static u8 *xiw_tx_begin(struct xiw_qp *qp, u32 ulpdu_len)
 {
+	struct xiw_tx_undo *u = &qp->tx_undo;
+
+	*u = (struct xiw_tx_undo){
+		.open = true,
+		.spliced = qp->tx_spliced,
+		.nbvec = qp->tx_nbvec,
+		.last_len = qp->tx_nbvec ?
+			    qp->tx_bvec[qp->tx_nbvec - 1].bv_len : 0,
+		.len = qp->tx_len,
+		.stage_cur = qp->tx_stage_cur,
+		.stage_used = qp->tx_stage_used,
+		.stage_off = qp->tx_stage_off,
+		.mark_off = qp->tx_mark_off,
+	};
 	put_unaligned_be16(ulpdu_len, qp->tx_hdr);
 	qp->tx_fpdu_off = 0;
 	return qp->tx_hdr;
+}
+
+/*
+ * Framing the FPDU begun last failed (its source was invalidated under
+ * it, or no staging page): take what of it is in the batch back out, so
+ * that the Terminate follows whole FPDUs only, never a torn one (a peer
+ * would see a bad CRC or a stream ending inside an FPDU). Staging pages
+ * moved to stay in the ring for later use.
+ */
+static void xiw_tx_unwind(struct xiw_qp *qp)
+{
+	struct xiw_tx_undo *u = &qp->tx_undo;
+
+	if (!u->open)
+		return;
+	qp->tx_spliced = u->spliced;
+	qp->tx_nbvec = u->nbvec;
+	if (u->nbvec)
+		qp->tx_bvec[u->nbvec - 1].bv_len = u->last_len;
+	qp->tx_len = u->len;
+	qp->tx_stage_cur = u->stage_cur;
+	qp->tx_stage_used = u->stage_used;
+	qp->tx_stage_off = u->stage_off;
+	qp->tx_mark_off = u->mark_off;
+	u->open = false;
 }
 
 /* The header is written: into the batch, starting the FPDU's CRC. */
@@ -331,6 +371,7 @@ static int xiw_tx_seal(struct xiw_qp *qp, u32 ulpdu_len, u32 crc)
 		c = xiw_mpa_crc_final(crc);
 	if (xiw_tx_put(qp, (const u8 *)&c, sizeof(c), false, &unused))
 		return -ENOMEM;
+	qp->tx_undo.open = false;
 	xiw_stat_add(qp->xdev->stats, XIW_STAT_TX_FPDUS, 1);
 	xiw_stat_add(qp->xdev->stats, XIW_STAT_TX_BYTES, ulpdu_len);
 	/* Every FPDU's header is framed in tx_hdr (xiw_tx_begin()). */
@@ -1024,6 +1065,9 @@ static int xiw_tx_fill(struct xiw_qp *qp)
 	do {
 		r = xiw_tx_next(qp);
 	} while (r == XIW_TX_FRAMED);
+	/* What a failed FPDU left in the batch never goes out. */
+	if (r == XIW_TX_LOCAL_ERR || r == XIW_TX_NOMEM)
+		xiw_tx_unwind(qp);
 	if (r == XIW_TX_FULL) {
 		/* The next FPDU is there already: let TCP expect it. */
 		qp->tx_more = true;
