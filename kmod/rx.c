@@ -657,7 +657,12 @@ static int xiw_rx_header(struct xiw_qp *qp)
 	u32 len = rx->ulpdu_len - info->hdr_len;
 
 	rx->payload_left = len;
-	if (unlikely(READ_ONCE(qp->rtr_expect)))
+	/*
+	 * Before the RTR nothing else is taken but a Terminate: an initiator
+	 * with no RTR kind it can send says so in one (RFC 6581 section 8),
+	 * which is delivered as any Terminate and never answered with one.
+	 */
+	if (unlikely(READ_ONCE(qp->rtr_expect)) && rx->op != XIW_OP_TERMINATE)
 		return xiw_rx_rtr(qp, len);
 	/*
 	 * A message of fixed size: longer is DDP's "message too long",
