@@ -64,6 +64,12 @@ class State:
         self.wrs = {}
         self.wr_next = 0
         self.executed = []      # (offset, the 8 octets before) this judge()
+        # Requests of this judge() the target answers later, in its
+        # transmit engine: (kind, blob offset, length, what a later
+        # placement may change, STag). See judge().
+        self.pending = []
+        self.racy = set()       # blob offsets whose octets only the target knows
+        self.inval_race = False
 
     def attach_sink(self, acc, blob):
         self.sink = bytearray(blob)
@@ -102,6 +108,11 @@ class Verdict:
         self.kind = "ok"        # ok, term, closed, stall
         self.causes = set()
         self.responses = []     # expected, in order
+        # Causes of a Terminate the target may send instead of answering
+        # (a request's source invalidated before its response was made).
+        self.alt = set()
+        self.alt_may = {}       # what may differ if it does
+        self.racy = set()       # blob offsets to take from the target
         self.may = {}           # blob offset -> octets that may be there
         self.may_sink = {}      # the same, in the sink
         self.fpdus = 0
@@ -243,7 +254,7 @@ def header(st, seg):
             causes |= {w.rdmap_prot(c) for c in bad}
             if not bad:
                 off = r.off + to - r.base
-                seg.done = lambda s, p: aw_done(s, off, data)
+                seg.done = lambda s, p: aw_done(s, off, data, stag)
     elif op == w.TERMINATE:
         # Delivered, and acted on, with its last segment (RFC 5040 5.4).
         seg.done = terminate_done if seg.last else None
@@ -351,11 +362,13 @@ def read_header(st, seg, body):
 
     def done(s, payload):
         data = b""
+        alts = {}
         if size:
             off = r.off + src_to - r.base
             data = bytes(s.mem[off:off + size])
+            s.pending.append(("read", off, size, alts, src))
         s.msn[1] += 1
-        return set(), ("read", sink, sink_to, data)
+        return set(), ("read", sink, sink_to, data, alts)
     seg.done = done
 
 
@@ -380,7 +393,9 @@ def atomic_header(st, seg, body):
                w.cmp_swap(orig, cmp, cmp_mask, data, mask))
         struct.pack_into("<Q", s.mem, off, new)
         s.msn[1] += 1
-        return set(), ("atomic", req_id, orig)
+        racy = {"any": False}
+        s.pending.append(("atomic", off, 8, racy, stag))
+        return set(), ("atomic", req_id, orig, racy)
     seg.done = done
 
 
@@ -400,15 +415,38 @@ def flush_header(st, seg, body):
 
     def done(s, payload):
         s.msn[1] += 1
+        s.pending.append(("flush", 0, 0, None, stag))
         return set(), ("flush",)
     seg.done = done
 
 
-def aw_done(s, off, data):
+def aw_done(s, off, data, stag):
     s.executed.append((off, s.mem[off:off + 8]))
     struct.pack_into("<Q", s.mem, off, data)
     s.msn[1] += 1
+    s.pending.append(("atomic_write", off, 8, None, stag))
     return set(), ("atomic_write",)
+
+
+def placed_after(s, at, payload):
+    """@payload was placed at blob offset @at, after the requests in
+    s.pending were delivered but maybe before they were carried out
+    (RFC 5040 section 5.5: a Read Response may carry a later RDMA Write's
+    data; RFC 7306 section 7: a later Write may be placed before an
+    Atomic): a Read's response may hold either octet, an Atomic's or
+    Atomic Write's word anything of the two (the target's memory tells)."""
+    end = at + len(payload)
+    for kind, off, length, mark, _ in s.pending:
+        lo, hi = max(off, at), min(off + length, end)
+        if lo >= hi:
+            continue
+        if kind == "read":
+            for o in range(lo, hi):
+                mark.setdefault(o - off, set()).add(payload[o - at])
+        elif kind in ("atomic", "atomic_write"):
+            if mark is not None:
+                mark["any"] = True
+            s.racy.update(range(off, off + 8))
 
 
 def send_done(s, op, inval):
@@ -422,6 +460,10 @@ def send_done(s, op, inval):
         if not r.valid:
             return {w.rdmap_prot(w.INV_STAG)}, None
         r.valid = False
+        # A request of this judge() on it may find it invalid when the
+        # target carries it out: a local catastrophic Terminate then.
+        if any(p[4] == inval for p in s.pending):
+            s.inval_race = True
         flags, inv = WITH_INVALIDATE, inval
     s.completions[slot] = (s.send_len, flags, 0, inv)
     s.send_open = False
@@ -504,13 +546,31 @@ def unmark(wire, wire_pos):
 
 
 def judge(st, data, crc, eof=False, markers=False):
-    """See _judge(). An Atomic or Atomic Write Request delivered before
+    """See _judge(). Requests are answered by the target's transmit
+    engine, after what came behind them may have been placed: a later
+    RDMA Write over a Read's source or an Atomic's word makes those
+    octets the target's choice (Verdict.racy, and the Read's response
+    may hold either), and a later Send with Invalidate of a request's
+    STag may make the target end the stream with a local catastrophic
+    Terminate instead of answering (Verdict.alt). An Atomic or Atomic Write Request delivered before
     the FPDU that ends the stream is carried out when its response is
     made: the Terminate may come first, so its word may hold the value
     before or after it (RFC 5040 leaves requests not yet answered to the
     responder once the stream ends)."""
     st.executed = []
+    st.pending, st.racy, st.inval_race = [], set(), False
     v = _judge(st, data, crc, eof, markers)
+    if v.kind == "ok":
+        v.racy = set(st.racy)
+        if st.inval_race:
+            v.alt = {LOCAL_CATASTROPHIC}
+            # Ended that way, the Atomics and Atomic Writes not carried
+            # out yet never change their word.
+            for off, before in st.executed:
+                for i in range(8):
+                    v.alt_may.setdefault(off + i, set()).update(
+                        (before[i], st.mem[off + i]))
+    st.pending, st.racy, st.inval_race = [], set(), False
     if v.kind in ("term", "closed"):
         for off, before in st.executed:
             for i in range(8):
@@ -602,6 +662,8 @@ def _judge(st, data, crc, eof=False, markers=False):
                 return v
         if seg.place is not None:
             st.mem[seg.place:seg.place + len(payload)] = payload
+            if st.pending:
+                placed_after(st, seg.place, payload)
         if seg.sink_place is not None:
             st.sink[seg.sink_place:seg.sink_place + len(payload)] = payload
         if op in w.SENDS:
