@@ -6,21 +6,38 @@
       connection; print "closed" (FIN) or "reset" (RST) and exit 0, or
       exit 1 if it is still open after --wait seconds.
   mpa_peer.py rdma HOST PORT PDHEX FPDUHEX [--corrupt crc|marker:N]
+                   [--p2p KIND,...] [--close-after-answer]
       complete an MPA revision 2 handshake as initiator (IRD = ORD = 1,
       asking for neither CRC nor markers, PDHEX as the ULP's private
-      data), send the FPDUs FPDUHEX (framed by the caller, CRC field
-      zero), then print one JSON line per FPDU received until the
-      connection closes: opcode, DDP header and, for a Terminate, its
-      control field and included octets. When the other side's Reply
+      data; with --p2p in RFC 6581's peer-to-peer model, offering the
+      RTR kinds named: send, write, read), send the FPDUs FPDUHEX (framed
+      by the caller, CRC field zero; with --p2p they begin with what
+      stands for the RTR), then print one JSON line per FPDU received
+      until the connection closes (with --close-after-answer, closing our
+      half once the first has come):
+      opcode, DDP header and, for a Terminate, its control field and
+      included octets. When the other side's Reply
       turns CRC on, each FPDU gets its CRC32c; when it asks for markers,
       they go in every 512 octets (with CRC, each CRC covers its FPDU's
       markers). --corrupt makes the first FPDU's CRC, or the Nth marker's
       FPDUPTR (from 0), wrong.
-  mpa_peer.py listen HOST PORT {silent,garbage,HEX}
+  mpa_peer.py listen HOST PORT {silent,garbage,reset,HEX,slow:HEX}
       accept one connection, read the MPA Request, then answer nothing
-      (silent) or junk (garbage) or the given bytes; wait until the other
-      side closes and print "closed"/"reset" as above (with --dump,
-      first "data HEX": what the other side sent after the Request).
+      (silent), junk (garbage), a TCP reset (reset: SO_LINGER 0, then
+      "reset" is printed), the given bytes, or the given bytes one octet
+      every --tick seconds (slow: until they are sent or the other side
+      closes); wait until the other side closes and print
+      "closed"/"reset" as above (with --dump, first "data HEX": what the
+      other side sent after the Request).
+  mpa_peer.py respond HOST PORT REPLYHEX FPDUHEX
+      accept one connection, read the MPA Request (print "request HEX"),
+      send the Reply REPLYHEX, read the initiator's first FPDU (its RTR
+      in the peer-to-peer model; print "rtr HEX", the ULPDU), then send
+      the FPDUs FPDUHEX (framed by the caller, CRC field zero; CRC32c
+      filled in when the Request or the Reply turned CRC on), and print
+      one JSON line per FPDU received as rdma does, until the connection
+      closes or --wait passes with nothing received (then "still open"
+      and exit 1). With --close, close our half right after sending.
   mpa_peer.py flood HOST PORT N [--walk-away]
       open N connections and send each a valid MPA revision 2 Request
       (enhanced: IRD = ORD = 1). With --walk-away, close them all at once
@@ -39,6 +56,7 @@ import os
 import socket
 import struct
 import sys
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "reliability"))
@@ -129,10 +147,23 @@ def marker_fault(corrupt):
     return {int(corrupt.split(":")[1]): further}
 
 
-def rdma_session(sock, pd, fpdus, wait, corrupt=None):
+# RFC 6581's enhanced connection data: A (peer-to-peer) and B (Send RTR)
+# in the IRD half, C (Write RTR) and D (Read RTR) in the ORD half.
+P2P_IRD = {"send": 0x4000}
+P2P_ORD = {"write": 0x8000, "read": 0x4000}
+
+
+def rdma_session(sock, pd, fpdus, wait, corrupt=None, p2p=None,
+                 close_after_answer=False):
     """Handshake as initiator, send the FPDUs, report what comes back."""
     sock.settimeout(wait)
-    sock.sendall(mpa_request(1, 1, pd))
+    ird = ord_ = 1
+    if p2p:
+        ird |= 0x8000
+        for kind in p2p.split(","):
+            ird |= P2P_IRD.get(kind, 0)
+            ord_ |= P2P_ORD.get(kind, 0)
+    sock.sendall(mpa_request(ird, ord_, pd))
     rep = mpa_reply_header(recv_exact(sock, 20))
     if rep is None or rep[0] & MPA_R:
         print(json.dumps({"error": "no accepting MPA Reply"}))
@@ -146,16 +177,29 @@ def rdma_session(sock, pd, fpdus, wait, corrupt=None):
     if markers:
         fpdus, _ = mark(fpdus, 0, crc, tamper=marker_fault(corrupt))
     sock.sendall(fpdus)
+    return print_fpdus(sock, crc, close_after_answer)
+
+
+def print_fpdus(sock, crc, close_after_first=False):
+    """One JSON line per FPDU received, until the stream ends (0) or the
+    socket's timeout passes with nothing (1, "still open"); with
+    @close_after_first, our half is closed once the first has come."""
     while True:
         try:
             raw = recv_exact(sock, 2)
         except ConnectionResetError:
             raw = None
+        except socket.timeout:
+            print("still open", flush=True)
+            return 1
         if raw is None:
             return 0
         ulen = struct.unpack(">H", raw)[0]
         pad = -(ulen + 2) % 4
-        rest = recv_exact(sock, ulen + pad + 4)
+        try:
+            rest = recv_exact(sock, ulen + pad + 4)
+        except (ConnectionResetError, socket.timeout):
+            rest = None
         if rest is None:
             return 0
         ulpdu = rest[:ulen]
@@ -166,6 +210,54 @@ def rdma_session(sock, pd, fpdus, wait, corrupt=None):
             out["term_ctrl"] = struct.unpack(">I", ulpdu[18:22])[0]
             out["term_rest"] = ulpdu[22:].hex()
         print(json.dumps(out), flush=True)
+        if close_after_first:
+            try:
+                sock.shutdown(socket.SHUT_WR)
+            except OSError:
+                pass
+            close_after_first = False
+
+
+def respond(sock, reply, fpdus, wait, close):
+    """Handshake as responder with @reply, take the initiator's first
+    FPDU, send @fpdus, report what comes back."""
+    req = read_request(sock, wait)
+    if req is None or not req.startswith(MPA_REQ_KEY):
+        print("no MPA Request", flush=True)
+        return 1
+    print("request " + req.hex(), flush=True)
+    sock.sendall(reply)
+    crc = bool((req[16] | reply[16]) & MPA_C)
+    sock.settimeout(wait)
+    raw = recv_exact(sock, 2)
+    if raw is None:
+        print("closed before the first FPDU", flush=True)
+        return 1
+    ulen = struct.unpack(">H", raw)[0]
+    rest = recv_exact(sock, ulen + (-(ulen + 2) % 4) + 4)
+    if rest is None:
+        print("closed inside the first FPDU", flush=True)
+        return 1
+    print("rtr " + rest[:ulen].hex(), flush=True)
+    frames = split_fpdus(fpdus)
+    try:
+        sock.sendall(with_crcs(frames, None) if crc else fpdus)
+        if close:
+            sock.shutdown(socket.SHUT_WR)
+    except OSError:
+        pass    # the other side ended it: what it sent first is still read
+    return print_fpdus(sock, crc)
+
+
+def send_slowly(sock, data, tick):
+    """@data one octet every @tick seconds, until all is sent or the
+    other side ends the connection."""
+    for i in range(len(data)):
+        try:
+            sock.sendall(data[i:i + 1])
+        except (BrokenPipeError, ConnectionResetError):
+            return
+        time.sleep(tick)
 
 
 def flood(host, port, n, walk_away, wait):
@@ -217,18 +309,26 @@ def flood(host, port, n, walk_away, wait):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["send", "listen", "rdma", "flood"])
+    ap.add_argument("mode", choices=["send", "listen", "rdma", "flood",
+                                     "respond"])
     ap.add_argument("host")
     ap.add_argument("port", type=int)
     ap.add_argument("what")
     ap.add_argument("fpdus", nargs="?", default="",
-                    help="rdma: the FPDUs to send, in hex")
+                    help="rdma, respond: the FPDUs to send, in hex")
     ap.add_argument("--close", action="store_true",
-                    help="send: close right after sending")
+                    help="send: close right after sending; respond: "
+                    "close our half after the FPDUs")
+    ap.add_argument("--close-after-answer", action="store_true",
+                    help="rdma: close our half once an FPDU came back")
+    ap.add_argument("--tick", type=float, default=0.5,
+                    help="listen slow:HEX: seconds between octets")
     ap.add_argument("--wait", type=float, default=30.0)
     ap.add_argument("--dump", action="store_true",
                     help="listen: print what arrives after the Request")
     ap.add_argument("--corrupt", help="rdma: 'crc' or 'marker:N'")
+    ap.add_argument("--p2p", help="rdma: the RTR kinds to offer "
+                    "(send,write,read) in the peer-to-peer model")
     ap.add_argument("--walk-away", action="store_true",
                     help="flood: close every connection right away")
     args = ap.parse_args()
@@ -241,7 +341,7 @@ def main():
         sock = socket.create_connection((args.host, args.port), timeout=10)
         return rdma_session(sock, bytes.fromhex(args.what),
                             bytes.fromhex(args.fpdus), args.wait,
-                            args.corrupt)
+                            args.corrupt, args.p2p, args.close_after_answer)
     if args.mode == "send":
         sock = socket.create_connection((args.host, args.port), timeout=10)
         sock.sendall(bytes.fromhex(args.what))
@@ -257,12 +357,23 @@ def main():
         print("listening", flush=True)
         lsock.settimeout(args.wait)
         sock, _ = lsock.accept()
+        if args.mode == "respond":
+            return respond(sock, bytes.fromhex(args.what),
+                           bytes.fromhex(args.fpdus), args.wait, args.close)
         req = read_request(sock, args.wait)
         if req is None or not req.startswith(MPA_REQ_KEY):
             print("no MPA Request")
             return 1
         if args.what == "garbage":
             sock.sendall(b"HTTP/1.0 400 Bad Request\r\n\r\n")
+        elif args.what == "reset":
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                            struct.pack("ii", 1, 0))
+            sock.close()
+            print("reset")
+            return 0
+        elif args.what.startswith("slow:"):
+            send_slowly(sock, bytes.fromhex(args.what[5:]), args.tick)
         elif args.what != "silent":
             sock.sendall(bytes.fromhex(args.what))
     how = wait_closed(sock, args.wait, args.mode == "listen" and args.dump)

@@ -64,20 +64,34 @@ def fake_responder(vm, answer):
     # Emptied first: the job opens its log only after the fork, and the
     # last test's "listening" must not be read as this one's.
     vm.run(f": > {log}; ip netns exec b /usr/bin/python3 -S {PEER} listen "
-           f"{SERVER} {FAKE_PORT} '{answer}' --wait 30 >> {log} 2>&1 &")
+           f"{SERVER} {FAKE_PORT} '{answer}' --dump --wait 30 "
+           f">> {log} 2>&1 &")
     wait_until(vm, f"grep -q listening {log}", "fake responder listening")
     return log
 
+
+# A valid accepting Reply: C, S, revision 2, IRD = ORD = 1.
+GOOD_REPLY = REP + "50020004" + "00010001"
 
 # What a fake responder answers to xiw's MPA Request (revision 2, S set).
 BAD_REPLIES = {
     "silent": "silent",
     "garbage": "garbage",
+    "reset": "reset",
     "request_key": REQ + "50020004" + "00010001",
     "other_revision": REP + "40010000",
     "enhanced_data_missing": REP + "40020000",
     "pd_length_513": REP + "50020201" + "00" * 513,
     "truncated_private_data": REP + "50020010" + "00010001",
+    # A Reject (R), then an accepting Reply: the first answer stands.
+    "reply_after_reject": REP + "70020004" + "00010001" + GOOD_REPLY,
+    # The peer-to-peer model (A) with RTR kinds, which xiw did not offer
+    # (p2p=N): not a Reply to this Request.
+    "p2p_not_offered": REP + "50020004" + "c0014001",
+    # A valid Reply an octet every half second: 12 s in all, each octet
+    # well within mpa_timeout_ms of the last; the timeout bounds the
+    # whole handshake, not the gaps.
+    "valid_reply_trickled": "slow:" + GOOD_REPLY,
 }
 
 
@@ -89,10 +103,15 @@ def test_bad_mpa_reply_fails_the_connect(short_timeouts, case):
                    "--size", 100, "--count", 1, check=False)
     assert rc == 1, r
     assert r["completed"] == 0, r
-    if case == "silent" or case == "truncated_private_data":
+    if case in ("silent", "truncated_private_data", "valid_reply_trickled"):
         assert "timed out" in r["error"], r
     wait_until(vm, f"grep -qE '^(closed|reset)$' {log}",
                "xiw closed the fake responder's connection")
+    # Not one octet after its Request: no RTR, no FPDU, whatever came
+    # after the answer that ended the handshake.
+    sent = [ln for ln in vm.run(f"cat {log}").out.splitlines()
+            if ln.startswith("data")]
+    assert sent in ([], ["data "]), sent
     # The same device still connects to a real server.
     client(vm, "a", SERVER, "--op", "send", "--size", 100, "--count", 5,
            "--check")

@@ -7,13 +7,19 @@ so with rtr=KIND both xiw ends support exactly that kind.
 The capture is the witness: per connection, the initiator's first FPDU is
 the RTR of the negotiated kind and every FPDU of the responder comes after
 it (a Read RTR's Read Response first)."""
+import json
 import os
+import struct
+import sys
 
 import pytest
 
 from capture import capture, tshark
 from conftest import TOP, wait_until
 from xiwperf_run import PORT, client, set_params
+
+sys.path.insert(0, os.path.join(TOP, "tests", "reliability"))
+import wire as w  # noqa: E402
 
 SERVER = "192.0.2.2"
 FAKE_PORT = 18601
@@ -122,3 +128,165 @@ def test_siw_responder_accepts_xiw_rtr(xiw_and_siw, kind):
     for op in ("read", "write"):
         client(vm, "a", SERVER, "--op", op, "--size", 100000, "--count", 20,
                "--check")
+
+
+# An accepting Reply choosing the Read RTR: C, S, revision 2, 4 octets;
+# A (peer-to-peer) + IRD 1; D (Read RTR) + ORD 1.
+READ_RTR_REPLY = b"MPA ID Rep Frame".hex() + "50020004" + "8001" + "4001"
+# rping as the initiator (through the provider): it asks for no private
+# data, and once connected waits quietly for what the responder sends.
+PROVIDER = os.path.join(TOP, "build", "cmake", "provider", "libxiw")
+RPING = (f"ip netns exec a env RDMAV_DRIVERS={PROVIDER} rping -c "
+         f"-a {SERVER} -p {FAKE_PORT} -C 1")
+EMPTY_READ_RESPONSE = w.tagged(w.READ_RESP, 0, 0)
+INVALID_STAG = 0x1100       # DDP, tagged buffer error, invalid STag
+UNEXPECTED_OPCODE = 0x0206  # RDMAP, remote operation error, unexp. opcode
+# What the responder sends while xiw's Read RTR is outstanding, and the
+# Terminate that earns (layer/type and code; None: none). The RTR names
+# STag 0, TO 0 and no octets as its sink: its answer is an empty, last
+# Read Response there (RFC 6581 section 8), any other Read Response is
+# placed nowhere (invalid STag), and a response of another kind answers
+# no request (nothing but the RTR is outstanding: the send queue's Reads
+# and Atomics wait behind it).
+WHILE_READ_RTR = {
+    "empty_read_response": ([EMPTY_READ_RESPONSE], None),
+    "read_response_with_data": (
+        [w.tagged(w.READ_RESP, 0, 0, b"\xa5" * 8)], INVALID_STAG),
+    "read_response_to_an_stag": (
+        [w.tagged(w.READ_RESP, 0x100, 0)], INVALID_STAG),
+    "read_response_at_an_offset": (
+        [w.tagged(w.READ_RESP, 0, 8)], INVALID_STAG),
+    "read_response_not_last": (
+        [w.tagged(w.READ_RESP, 0, 0, last=False)], INVALID_STAG),
+    "atomic_response": (
+        [w.untagged(w.ATOMIC_RESP, 1, struct.pack(">IQ", 0, 0))],
+        UNEXPECTED_OPCODE),
+    "flush_response": ([w.untagged(w.FLUSH_RESP, 1)], UNEXPECTED_OPCODE),
+    "verify_response": (
+        [w.untagged(w.VERIFY_RESP, 1, bytes(32))], UNEXPECTED_OPCODE),
+    "atomic_write_response": (
+        [w.untagged(w.ATOMIC_WRITE_RESP, 1)], UNEXPECTED_OPCODE),
+    "two_empty_read_responses": (
+        [EMPTY_READ_RESPONSE, EMPTY_READ_RESPONSE], UNEXPECTED_OPCODE),
+    # Delivered, never answered with a Terminate (RFC 5040 section 5.4).
+    "terminate": ([w.untagged(w.TERMINATE, 1,
+                              struct.pack(">I", UNEXPECTED_OPCODE << 16))],
+                  None),
+}
+
+
+def read_rtr_answered_with(vm, case):
+    """One connection of xiw0's (initiator, Read RTR) to a fake responder
+    that sends WHILE_READ_RTR[case] after the RTR; a problem, or None."""
+    ulpdus, cause = WHILE_READ_RTR[case]
+    fpdus = b"".join(w.fpdu(u, False) for u in ulpdus).hex()
+    log = f"/tmp/mpa-peer-{FAKE_PORT}.log"
+    vm.run(f": > {log}; (ip netns exec b /usr/bin/python3 -S {PEER} respond "
+           f"{SERVER} {FAKE_PORT} {READ_RTR_REPLY} {fpdus} --close "
+           f"--wait 30 >> {log} 2>&1; echo rc=$? >> {log}) >/dev/null 2>&1 &")
+    wait_until(vm, f"grep -q listening {log}", "fake responder listening")
+    # rping fails, one way or another: what counts is on the wire.
+    vm.run(RPING, check=False, timeout=120)
+    wait_until(vm, f"grep -q '^rc=' {log}", "the fake responder's end")
+    out = vm.run(f"cat {log}").out.splitlines()
+    if "rc=0" not in out:
+        return f"fake responder: {out}"
+    rtr = bytes.fromhex(next(ln for ln in out if ln.startswith("rtr "))[4:])
+    # The RTR: a Read Request of nothing from STag 0 to STag 0.
+    if rtr[1] & 0x1f != w.READ_REQ or len(rtr) != 46 or rtr[18:] != bytes(28):
+        return f"not a Read RTR: {rtr.hex()}"
+    frames = [json.loads(ln) for ln in out if ln.startswith("{")]
+    terms = [f["term_ctrl"] >> 16 for f in frames if "term_ctrl" in f]
+    if terms != ([] if cause is None else [cause]):
+        return f"Terminates {[hex(t) for t in terms]}: {frames}"
+    # Nothing after a Terminate.
+    if cause is not None and "term_ctrl" not in frames[-1]:
+        return f"FPDUs after the Terminate: {frames}"
+    return None
+
+
+def test_responses_while_the_read_rtr_is_outstanding(p2p):
+    """xiw (rping's QP), initiator in the peer-to-peer model with a Read
+    RTR, against a fake responder that answers the RTR with each kind of
+    response
+    (WHILE_READ_RTR, a connection each): the Terminate each earns, then
+    the close; the empty Read Response (the control) and the peer's own
+    Terminate earn none."""
+    vm = p2p
+    set_params(vm, p2p="Y", rtr="read")
+    vm.run("modprobe ib_uverbs && modprobe rdma_ucm")
+    problems = {case: read_rtr_answered_with(vm, case)
+                for case in WHILE_READ_RTR}
+    problems = {k: v for k, v in problems.items() if v}
+    assert not problems, problems
+
+
+NO_MATCHING_RTR = 0x2007    # LLP, MPA error, no matching RTR option
+ZERO_READ = w.read_req(0, 0, 0, 0, 0)
+# xiw as responder, to an initiator offering one RTR kind: what the
+# initiator sends first, and the Terminate that earns (None: none; the
+# Read RTR's answer, or after a Send or Write RTR the answer to a
+# zero-length Read Request that follows, shows the stream open). Anything but the RTR of an offered kind, empty and
+# whole, is RFC 6581's "no matching RTR option". A Terminate first (an
+# initiator that found no RTR kind to send, RFC 6581 section 8) is
+# delivered as any Terminate and never answered with one (RFC 5040
+# section 5.4).
+RESPONDER_FIRST = {
+    "send_rtr": ("send", [w.untagged(w.SEND, 1)], None),
+    "write_rtr": ("write", [w.tagged(w.WRITE, 0, 0)], None),
+    "read_rtr": ("read", [w.untagged(w.READ_REQ, 1, ZERO_READ)], None),
+    "send_with_data_before_the_rtr": (
+        "write", [w.untagged(w.SEND, 1, b"hello")], NO_MATCHING_RTR),
+    "send_rtr_with_data": (
+        "send", [w.untagged(w.SEND, 1, b"x")], NO_MATCHING_RTR),
+    "write_rtr_with_data": (
+        "write", [w.tagged(w.WRITE, 0, 0, b"x")], NO_MATCHING_RTR),
+    "write_rtr_not_last": (
+        "write", [w.tagged(w.WRITE, 0, 0, last=False)], NO_MATCHING_RTR),
+    "read_rtr_of_eight_octets": (
+        "read", [w.untagged(w.READ_REQ, 1, w.read_req(0, 0, 8, 0, 0))],
+        NO_MATCHING_RTR),
+    "rtr_of_a_kind_not_offered": (
+        "write", [w.untagged(w.SEND, 1)], NO_MATCHING_RTR),
+    "terminate_first": (
+        "write", [w.untagged(w.TERMINATE, 1,
+                             struct.pack(">I", NO_MATCHING_RTR << 16))],
+        None),
+}
+
+
+def responder_sees_first(vm, case):
+    """mpa_peer.py, initiator in the peer-to-peer model, opens with
+    RESPONDER_FIRST[case] to xiw1's xiwperf server; a problem, or None."""
+    from test_terminate import HELLO
+    kind, ulpdus, cause = RESPONDER_FIRST[case]
+    if cause is None and kind != "read" and case != "terminate_first":
+        ulpdus = ulpdus + [w.untagged(w.READ_REQ, 1, ZERO_READ)]
+    frames = b"".join(w.fpdu(u, False) for u in ulpdus).hex()
+    res = vm.ns("a", f"/usr/bin/python3 -S {PEER} rdma {SERVER} {PORT} "
+                     f"{HELLO.hex()} {frames} --p2p {kind} "
+                     "--close-after-answer --wait 30", check=False,
+                timeout=60)
+    if res.rc != 0:
+        return f"mpa_peer: {res}"
+    got = [json.loads(ln) for ln in res.out.splitlines() if ln.strip()]
+    terms = [f["term_ctrl"] >> 16 for f in got if "term_ctrl" in f]
+    if case == "terminate_first":
+        want = []               # delivered, not answered: nothing at all
+    elif cause is None:
+        want = [w.READ_RESP]    # the zero-length Read Response, only
+    else:
+        want = [w.TERMINATE]
+    if [f["opcode"] for f in got] != want or \
+            terms != ([] if cause is None else [cause]):
+        return f"got {got}"
+    return None
+
+
+def test_the_responder_takes_only_the_rtr_first(pair):
+    """xiw's xiwperf server, responder to mpa_peer.py in the peer-to-peer
+    model: each first FPDU of RESPONDER_FIRST, a connection each."""
+    problems = {case: responder_sees_first(pair, case)
+                for case in RESPONDER_FIRST}
+    problems = {k: v for k, v in problems.items() if v}
+    assert not problems, problems
