@@ -1,8 +1,10 @@
-"""Connection-level abuse and teardown races against xiwtarget on xiw1
-(tests/reliability/conn_abuse.py and hostile_peer.py --responses): floods
-of connections that never send an MPA Request, Requests sent one octet at
-a time, oversized private data, Replies where Requests belong, resets at
-every step of the handshake; and, at a random point of such traffic, the
+"""Connection-level abuse and teardown races against xiwtarget on xiw1,
+listening on LISTENERS ports (tests/reliability/conn_abuse.py and
+hostile_peer.py --responses): floods of connections that never send an
+MPA Request, SYN floods from spoofed addresses (half-open TCP
+connections), Requests sent one octet at a time, oversized private data,
+Replies where Requests belong, resets at every step of the handshake;
+and, at a random point of such traffic, the
 device deleted, the netdev removed, the listening module or xiw itself
 unloaded, the peers killed. The oracles: every stream xiw will not accept
 ends within mpa_timeout_ms (bounded wait, no timing assert), nothing is
@@ -24,13 +26,20 @@ ABUSE = os.path.join(REL, "conn_abuse.py")
 PEER = os.path.join(REL, "hostile_peer.py")
 TARGET = "192.0.2.2"
 PORT = 18600
+# xiwtarget listens on the ports PORT .. PORT + LISTENERS - 1.
+LISTENERS = 4
 TIMEOUT_MS = 1500
 SEED = int(os.environ.get("XIW_ABUSE_SEED", 20261127))
 # Rounds of abuse per peer (two peers at once), and teardown races.
 ROUNDS = int(os.environ.get("XIW_ABUSE_ROUNDS", 40))
 RACES = int(os.environ.get("XIW_RACES", 6))
 
-LOAD_TARGET = f"ip netns exec b modprobe xiwtarget addr={TARGET} port={PORT}"
+LOAD_TARGET = (f"ip netns exec b modprobe xiwtarget addr={TARGET} "
+               f"port={PORT} listeners={LISTENERS}")
+# The SYN flood's spoofed sources (conn_abuse.SYNFLOOD_NET) are routed in
+# b to a gateway nobody answers for: each SYN leaves a half-open
+# connection, and the SYN-ACKs go nowhere.
+SYNFLOOD_ROUTE = "ip -n b route replace 198.18.0.0/15 via 192.0.2.254"
 
 
 @pytest.fixture
@@ -38,26 +47,31 @@ def target(hosts):
     vm = hosts
     xiw_links(vm)
     set_params(vm, mpa_timeout_ms=TIMEOUT_MS)
-    vm.run(LOAD_TARGET)
+    vm.run(f"{SYNFLOOD_ROUTE} && {LOAD_TARGET}")
     yield vm
     vm.run("rmmod xiwtarget", check=False)
 
 
 def leftovers(vm):
-    """What is left of the target's connections: sockets on its port
-    other than the listener's (and TIME-WAIT, which is TCP's), rdma_cm
-    ids other than the listener, QPs on xiw1."""
+    """What is left of the target's connections: sockets on its ports
+    other than the listeners' (and TIME-WAIT and SYN-RECV, which are
+    TCP's: a spoofed SYN's half-open connection is not xiw's until its
+    handshake completes), rdma_cm ids other than the listeners, QPs on
+    xiw1."""
+    ports = range(PORT, PORT + LISTENERS)
     out = vm.run(
-        f"ip netns exec b ss -Htan '( sport = :{PORT} )'; echo ===; "
+        f"ip netns exec b ss -Htan '( sport >= :{PORT} and "
+        f"sport < :{PORT + LISTENERS} )'; echo ===; "
         "rdma -j resource show cm_id; echo; echo ===; "
         "rdma -j resource show qp", check=False).out
     socks, cms, qps = (out.split("===") + ["", "", ""])[:3]
     left = [ln for ln in socks.splitlines()
-            if ln.split() and ln.split()[0] not in ("LISTEN", "TIME-WAIT")]
+            if ln.split() and ln.split()[0] not in ("LISTEN", "TIME-WAIT",
+                                                    "SYN-RECV")]
     cms = json.loads(cms.strip() or "[]")
     left += [f"cm_id {c}" for c in cms if c.get("state") != "LISTEN"
-             and str(PORT) in (str(c.get("src-port")),
-                               str(c.get("dst-port")))]
+             and any(str(p) in (str(c.get("src-port")),
+                                str(c.get("dst-port"))) for p in ports)]
     left += [f"qp {q}" for q in json.loads(qps.strip() or "[]")
              if str(q.get("ifname", "")).startswith("xiw1")]
     return left
@@ -81,7 +95,8 @@ def abuse(vm, seed, rounds, jobs=2, wait=True):
     per = -(-rounds // jobs)
     cmds = " ".join(
         f"ip netns exec a /usr/bin/python3 -S {ABUSE} {TARGET} {PORT} "
-        f"--seed {seed} --first {j * per} --rounds {per} "
+        f"--ports {LISTENERS} --seed {seed} --first {j * per} "
+        f"--rounds {per} "
         f"> /tmp/abuse.{j} 2>&1 & echo $!;" for j in range(jobs))
     if not wait:
         return vm.run(cmds).out.split()
@@ -105,6 +120,9 @@ def test_connection_abuse_leaves_nothing_behind(target):
     # Every stream the target would not take, it ended.
     assert stats["not_closed"] == 0, stats
     assert stats["closed_by_target"] > 0 and stats["accepted"] > 0, stats
+    # A SYN flood keeps no client out.
+    assert stats.get("accepted_after_synflood", 0) == \
+        stats.get("synflood", 0), stats
     settled(vm, "after the abuse")
     # The device goes away at once, and the listener with it.
     vm.run("ip netns exec b rdma link delete xiw1", timeout=60)
@@ -121,7 +139,7 @@ def restore(vm):
         "ip -n a link add v0 type veth peer v1 netns b && "
         "ip -n a addr add 192.0.2.1/24 dev v0 && ip -n a link set v0 up && "
         "ip -n b addr add 192.0.2.2/24 dev v1 && ip -n b link set v1 up && "
-        f"{STATIC_NEIGHBOURS}; fi; "
+        f"{STATIC_NEIGHBOURS} && {SYNFLOOD_ROUTE}; fi; "
         "modprobe xiw && "
         f"echo {TIMEOUT_MS} > /sys/module/xiw/parameters/mpa_timeout_ms && "
         "{ ip netns exec a rdma dev show xiw0 >/dev/null 2>&1 || "

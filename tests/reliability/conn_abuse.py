@@ -2,11 +2,17 @@
 """Connection-level abuse of an xiw listener (xiwtarget's): what a peer
 can do before and around the MPA handshake, at random, from a seed.
 
-  conn_abuse.py HOST PORT --seed S --rounds N [--tick T]
+  conn_abuse.py HOST PORT --seed S --rounds N [--tick T] [--ports P]
 
-Each round is one of:
+With --ports P the target listens on the P ports from PORT on (xiwtarget
+listeners=P) and each connection goes to one of them. Each round is one
+of:
   flood       many TCP connections that never send a byte (half-open at
               MPA level), left to xiw's mpa_timeout_ms or reset
+  synflood    hundreds to thousands of TCP SYNs from spoofed addresses
+              (SYNFLOOD_NET, which the test routes nowhere: the
+              connections stay half-open at TCP level), then a whole
+              handshake, which must still be answered (syncookies)
   slow        an MPA Request sent one octet per tick, stopped or not
   oversized   a Request whose PD_Length is 512 (the limit), 513 or more,
               with all, some or none of the private data
@@ -34,6 +40,16 @@ import wire as w
 
 # A bound on any wait, against a hang: never a timing check.
 PATIENCE = 20.0
+
+
+# Where the SYN flood's spoofed sources come from: 198.18.0.0/15 (RFC
+# 2544's benchmarking range), routed by the test to a gateway nobody
+# answers for.
+SYNFLOOD_NET = 0xC6120000
+
+
+def port_of(rng, args):
+    return args.port + rng.randrange(args.ports)
 
 
 def connect(host, port):
@@ -124,7 +140,7 @@ def flood(rng, args, st):
     socks = []
     for _ in range(rng.choice((10, 30, 60, 120))):
         try:
-            socks.append(connect(args.host, args.port))
+            socks.append(connect(args.host, port_of(rng, args)))
         except OSError:
             st["refused"] += 1
     st["connections"] += len(socks)
@@ -150,7 +166,7 @@ def conclude(s, rng, st, whole):
 
 
 def slow(rng, args, st):
-    s = connect(args.host, args.port)
+    s = connect(args.host, port_of(rng, args))
     st["connections"] += 1
     req = request(rng)
     stop = len(req) if rng.random() < 0.5 else rng.randrange(len(req))
@@ -164,7 +180,7 @@ def slow(rng, args, st):
 
 
 def oversized(rng, args, st):
-    s = connect(args.host, args.port)
+    s = connect(args.host, port_of(rng, args))
     st["connections"] += 1
     n = rng.choice((512, 513, 514, 1024, 0xffff))
     send = rng.choice((n, n // 2, 0, 512))
@@ -177,7 +193,7 @@ def oversized(rng, args, st):
 
 
 def rst(rng, args, st):
-    s = connect(args.host, args.port)
+    s = connect(args.host, port_of(rng, args))
     st["connections"] += 1
     step = rng.randrange(6)
     st[f"rst_step_{step}"] += 1
@@ -202,7 +218,7 @@ def rst(rng, args, st):
 
 
 def reply(rng, args, st):
-    s = connect(args.host, args.port)
+    s = connect(args.host, port_of(rng, args))
     st["connections"] += 1
     rep = w.mpa_frame(w.MPA_REP_KEY, struct.pack(">HH", 8, 8),
                       rng.choice((w.MPA_S, w.MPA_S | w.MPA_R,
@@ -218,7 +234,7 @@ def reply(rng, args, st):
 
 
 def full(rng, args, st):
-    s = connect(args.host, args.port)
+    s = connect(args.host, port_of(rng, args))
     st["connections"] += 1
     s.sendall(request(rng))
     if read_reply(s) is not None:
@@ -226,10 +242,55 @@ def full(rng, args, st):
     close(s, rng)
 
 
-ACTIONS = {"flood": flood, "slow": slow, "oversized": oversized, "rst": rst,
-           "reply": reply, "full": full}
-WEIGHTS = {"flood": 2, "slow": 1, "oversized": 2, "rst": 4, "reply": 2,
-           "full": 2}
+def checksum(data):
+    if len(data) % 2:
+        data += b"\0"
+    total = sum(struct.unpack(f"!{len(data) // 2}H", data))
+    while total >> 16:
+        total = (total & 0xffff) + (total >> 16)
+    return ~total & 0xffff
+
+
+def syn(src, dst, sport, dport, seq):
+    """An IPv4 packet with a TCP SYN (MSS option), checksums computed;
+    the kernel fills in the IP ID and total length left zero."""
+    tcp = struct.pack("!HHIIBBHHH", sport, dport, seq, 0, 6 << 4, 0x02,
+                      64240, 0, 0) + struct.pack("!BBH", 2, 4, 1460)
+    pseudo = struct.pack("!4s4sBBH", src, dst, 0, socket.IPPROTO_TCP,
+                         len(tcp))
+    tcp = tcp[:16] + struct.pack("!H", checksum(pseudo + tcp)) + tcp[18:]
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(tcp), 0, 0, 64,
+                     socket.IPPROTO_TCP, 0, src, dst)
+    return ip + tcp
+
+
+def synflood(rng, args, st):
+    raw = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
+    dst = socket.inet_aton(args.host)
+    n = rng.choice((200, 1000, 3000))
+    try:
+        for _ in range(n):
+            src = struct.pack("!I", SYNFLOOD_NET | rng.getrandbits(17))
+            dport = port_of(rng, args)
+            raw.sendto(syn(src, dst, rng.randrange(1024, 65536), dport,
+                           rng.getrandbits(32)), (args.host, dport))
+    finally:
+        raw.close()
+    st["syns"] = st.get("syns", 0) + n
+    # A real client still gets its handshake done and answered.
+    s = connect(args.host, port_of(rng, args))
+    st["connections"] += 1
+    s.sendall(request(rng))
+    if read_reply(s) is not None:
+        st["accepted_after_synflood"] = st.get("accepted_after_synflood",
+                                               0) + 1
+    close(s, rng)
+
+
+ACTIONS = {"flood": flood, "synflood": synflood, "slow": slow,
+           "oversized": oversized, "rst": rst, "reply": reply, "full": full}
+WEIGHTS = {"flood": 2, "synflood": 1, "slow": 1, "oversized": 2, "rst": 4,
+           "reply": 2, "full": 2}
 
 
 def main():
@@ -239,6 +300,8 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--first", type=int, default=0)
     ap.add_argument("--rounds", type=int, default=50)
+    ap.add_argument("--ports", type=int, default=1,
+                    help="the target listens on this many ports from PORT")
     ap.add_argument("--tick", type=float, default=0.02,
                     help="seconds between the octets of a slow Request")
     args = ap.parse_args()

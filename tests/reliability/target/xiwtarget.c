@@ -2,8 +2,9 @@
 /*
  * xiwtarget: the passive end of the hostile-peer tests (tests/reliability).
  *
- * It listens with rdma_cm on addr:port in the network namespace it was
- * loaded in and accepts every connection. Each connection gets an arena
+ * It listens with rdma_cm on addr:port (and with listeners=N on the N
+ * ports from port on) in the network namespace it was loaded in and
+ * accepts every connection. Each connection gets an arena
  * of pages: a read-write region and a read-only region, each registered
  * by fast registration in the connection's own protection domain (no
  * global rkey anywhere), receive buffers posted once and never again, and
@@ -96,6 +97,9 @@ MODULE_PARM_DESC(addr, "IPv4 address to listen on");
 static ushort port = 18600;
 module_param(port, ushort, 0444);
 MODULE_PARM_DESC(port, "TCP port to listen on");
+static int listeners = 1;
+module_param(listeners, int, 0444);
+MODULE_PARM_DESC(listeners, "How many ports to listen on, from port on (1 to 64)");
 static int backlog = 16;
 module_param(backlog, int, 0444);
 MODULE_PARM_DESC(backlog, "Backlog of the rdma_cm listen");
@@ -235,9 +239,11 @@ struct xt_conn {
 };
 
 static struct dentry *xt_root;
-/* Protects xt_listener, xt_conns and xt_next. */
+#define XT_MAX_LISTENERS	64
+
+/* Protects xt_listeners, xt_conns and xt_next. */
 static DEFINE_MUTEX(xt_lock);
-static struct rdma_cm_id *xt_listener;
+static struct rdma_cm_id *xt_listeners[XT_MAX_LISTENERS];
 static LIST_HEAD(xt_conns);
 static u32 xt_next;
 
@@ -956,7 +962,7 @@ static int xt_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 }
 
 /*
- * @id's device is going away (@c is NULL for the listener): free what is
+ * @id's device is going away (@c is NULL for a listener): free what is
  * held on it. A non-zero return has the RDMA CM destroy @id; zero leaves
  * it to whoever already took it off the lists (xt_reap() or xt_exit()),
  * whose rdma_destroy_id() waits for this handler to return.
@@ -968,9 +974,14 @@ static int xt_device_removal(struct rdma_cm_id *id, struct xt_conn *c)
 
 	mutex_lock(&xt_lock);
 	if (!c) {
-		ours = xt_listener == id;
-		if (ours)
-			xt_listener = NULL;
+		int i;
+
+		for (i = 0; i < listeners; i++) {
+			if (xt_listeners[i] == id) {
+				xt_listeners[i] = NULL;
+				ours = true;
+			}
+		}
 	} else {
 		list_for_each_entry(pos, &xt_conns, node) {
 			if (pos == c) {
@@ -1264,17 +1275,64 @@ static const struct file_operations xt_poke_fops = {
 	.write = xt_poke_write,
 };
 
-static int __init xt_init(void)
+/* Listen on port + @i, as xt_listeners[@i]. */
+static int xt_listen(const struct sockaddr_in *base, int i)
 {
-	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct sockaddr_in sin = *base;
 	struct rdma_cm_id *id;
 	int ret;
 
-	sin.sin_port = htons(port);
+	sin.sin_port = htons(port + i);
+	id = rdma_create_id(current->nsproxy->net_ns, xt_cm_handler, NULL,
+			    RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	/* Published first: a device removal may come as soon as it is bound. */
+	mutex_lock(&xt_lock);
+	xt_listeners[i] = id;
+	mutex_unlock(&xt_lock);
+	ret = rdma_bind_addr(id, (struct sockaddr *)&sin);
+	if (!ret)
+		ret = rdma_listen(id, backlog);
+	if (ret) {
+		mutex_lock(&xt_lock);
+		if (xt_listeners[i] != id)
+			id = NULL;	/* the RDMA CM destroyed it */
+		xt_listeners[i] = NULL;
+		mutex_unlock(&xt_lock);
+		if (id)
+			rdma_destroy_id(id);
+	}
+	return ret;
+}
+
+/* Stop listening: every listener the device's removal has not taken. */
+static void xt_unlisten(void)
+{
+	struct rdma_cm_id *ids[XT_MAX_LISTENERS];
+	int i;
+
+	mutex_lock(&xt_lock);
+	memcpy(ids, xt_listeners, sizeof(ids));
+	memset(xt_listeners, 0, sizeof(xt_listeners));
+	mutex_unlock(&xt_lock);
+	for (i = 0; i < XT_MAX_LISTENERS; i++)
+		if (ids[i])
+			rdma_destroy_id(ids[i]);
+}
+
+static int __init xt_init(void)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	int ret, i;
+
 	if (!in4_pton(addr, -1, (u8 *)&sin.sin_addr.s_addr, -1, NULL))
 		return -EINVAL;
 	if (strcmp(answer, "accept") && strcmp(answer, "ignore") &&
 	    strcmp(answer, "hold"))
+		return -EINVAL;
+	if (listeners < 1 || listeners > XT_MAX_LISTENERS ||
+	    port + listeners - 1 > U16_MAX)
 		return -EINVAL;
 	if (put_delay_us > 10000)
 		return -EINVAL;
@@ -1289,31 +1347,16 @@ static int __init xt_init(void)
 		debugfs_create_file("release", 0200, xt_root, NULL,
 				    &xt_release_fops);
 	debugfs_create_file("poke", 0200, xt_root, NULL, &xt_poke_fops);
-	id = rdma_create_id(current->nsproxy->net_ns, xt_cm_handler, NULL,
-			    RDMA_PS_TCP, IB_QPT_RC);
-	if (IS_ERR(id)) {
-		ret = PTR_ERR(id);
-		goto fail;
-	}
-	/* Published first: a device removal may come as soon as it is bound. */
-	mutex_lock(&xt_lock);
-	xt_listener = id;
-	mutex_unlock(&xt_lock);
-	ret = rdma_bind_addr(id, (struct sockaddr *)&sin);
-	if (!ret)
-		ret = rdma_listen(id, backlog);
-	if (ret) {
-		mutex_lock(&xt_lock);
-		if (xt_listener != id)
-			id = NULL;	/* the RDMA CM destroyed it */
-		xt_listener = NULL;
-		mutex_unlock(&xt_lock);
-		if (id)
-			rdma_destroy_id(id);
-		goto fail;
+	for (i = 0; i < listeners; i++) {
+		ret = xt_listen(&sin, i);
+		if (ret)
+			goto fail;
 	}
 	return 0;
 fail:
+	xt_unlisten();
+	xt_destroy_ignored();
+	xt_reap("all");
 	debugfs_remove_recursive(xt_root);
 	if (put_delay_us)
 		unregister_kprobe(&xt_put_probe);
@@ -1322,16 +1365,9 @@ fail:
 
 static void __exit xt_exit(void)
 {
-	struct rdma_cm_id *id;
-
 	/* A held handler would keep the listen's destruction waiting. */
 	complete_all(&xt_released);
-	mutex_lock(&xt_lock);
-	id = xt_listener;
-	xt_listener = NULL;
-	mutex_unlock(&xt_lock);
-	if (id)
-		rdma_destroy_id(id);
+	xt_unlisten();
 	xt_destroy_ignored();
 	xt_reap("all");
 	debugfs_remove_recursive(xt_root);
