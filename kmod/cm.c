@@ -1111,6 +1111,16 @@ static void xiw_cep_sock_state(struct xiw_cep *cep)
 
 	switch (cep->state) {
 	case XIW_CEP_RTS:
+		/*
+		 * The peer's last FPDUs can come in the segment of its FIN, and
+		 * this work can run between TCP's state change and its data
+		 * callback for that segment. Taking the socket's lock waits for
+		 * that callback: what the peer sent before its FIN reaches the
+		 * receive engine (delivered, or answered with a Terminate)
+		 * before the QP leaves RTS.
+		 */
+		if (state == TCP_CLOSE_WAIT)
+			xiw_cep_poke_rx(cep);
 		if (state == TCP_CLOSE_WAIT && cep->cm_id)
 			xiw_cep_deliver(cep, cep->cm_id,
 					IW_CM_EVENT_DISCONNECT, 0, NULL, 0);
