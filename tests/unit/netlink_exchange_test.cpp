@@ -41,6 +41,21 @@ std::string family_name(nlmsghdr* h)
     return nla_get_string(tb[CTRL_ATTR_FAMILY_NAME]);
 }
 
+// GETFAMILY "nlctrl" on @sock gets exactly one reply, its own.
+void expect_own_reply(xiw::nl::Socket& sock)
+{
+    int replies = 0;
+    std::string name;
+    auto answered = sock.transact(get_family("nlctrl"), [&](nlmsghdr* h) {
+        ++replies;
+        name = family_name(h);
+        return xiw::Status(xiw::Ok{});
+    });
+    ASSERT_TRUE(answered.ok()) << answered.error().message();
+    EXPECT_EQ(replies, 1);
+    EXPECT_EQ(name, "nlctrl");
+}
+
 }  // namespace
 
 TEST(Exchange, ARejectedReplyLeavesTheNextRequestItsOwnAnswer)
@@ -57,16 +72,7 @@ TEST(Exchange, ARejectedReplyLeavesTheNextRequestItsOwnAnswer)
 
     // ...and the next request on the same socket gets its own reply, not
     // the first one's leftover ACK.
-    int replies = 0;
-    std::string name;
-    auto answered = sock->transact(get_family("nlctrl"), [&](nlmsghdr* h) {
-        ++replies;
-        name = family_name(h);
-        return xiw::Status(xiw::Ok{});
-    });
-    ASSERT_TRUE(answered.ok()) << answered.error().message();
-    EXPECT_EQ(replies, 1);
-    EXPECT_EQ(name, "nlctrl");
+    expect_own_reply(*sock);
 
     // A request the kernel refuses still fails (ENOENT or EINVAL, by
     // kernel version)...
@@ -75,13 +81,5 @@ TEST(Exchange, ARejectedReplyLeavesTheNextRequestItsOwnAnswer)
     EXPECT_NE(missing.error().code, 0);
 
     // ...and leaves the socket in step too.
-    replies = 0;
-    auto again = sock->transact(get_family("nlctrl"), [&](nlmsghdr* h) {
-        ++replies;
-        name = family_name(h);
-        return xiw::Status(xiw::Ok{});
-    });
-    ASSERT_TRUE(again.ok()) << again.error().message();
-    EXPECT_EQ(replies, 1);
-    EXPECT_EQ(name, "nlctrl");
+    expect_own_reply(*sock);
 }
