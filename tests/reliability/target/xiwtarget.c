@@ -1321,6 +1321,19 @@ static void xt_unlisten(void)
 			rdma_destroy_id(ids[i]);
 }
 
+/* Let go of everything: module unload, or a load that failed midway. */
+static void xt_teardown(void)
+{
+	/* A held handler would keep the listen's destruction waiting. */
+	complete_all(&xt_released);
+	xt_unlisten();
+	xt_destroy_ignored();
+	xt_reap("all");
+	debugfs_remove_recursive(xt_root);
+	if (put_delay_us)
+		unregister_kprobe(&xt_put_probe);
+}
+
 static int __init xt_init(void)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET };
@@ -1354,25 +1367,13 @@ static int __init xt_init(void)
 	}
 	return 0;
 fail:
-	xt_unlisten();
-	xt_destroy_ignored();
-	xt_reap("all");
-	debugfs_remove_recursive(xt_root);
-	if (put_delay_us)
-		unregister_kprobe(&xt_put_probe);
+	xt_teardown();
 	return ret;
 }
 
 static void __exit xt_exit(void)
 {
-	/* A held handler would keep the listen's destruction waiting. */
-	complete_all(&xt_released);
-	xt_unlisten();
-	xt_destroy_ignored();
-	xt_reap("all");
-	debugfs_remove_recursive(xt_root);
-	if (put_delay_us)
-		unregister_kprobe(&xt_put_probe);
+	xt_teardown();
 }
 
 module_init(xt_init);
