@@ -77,6 +77,8 @@ enum {
  * @rtr_send: initiator, peer-to-peer model: the RTR kind to send
  * @rtr_expect: responder, peer-to-peer model: the RTR kinds accepted
  * @rdma_mode: socket callbacks feed the QP, not the handshake
+ * @peer_fin: in RTS, the peer's FIN came while our Terminate was still
+ *	      going out: the close waits for it, bounded by the timer
  * @pd_len: active: length of the private data in @buf to send
  * @buf: MPA frame being sent or received
  * @saved_data_ready: the socket's callback before xiw took over
@@ -113,6 +115,7 @@ struct xiw_cep {
 	u8 rtr_send;
 	u8 rtr_expect;
 	bool rdma_mode;
+	bool peer_fin;
 	u16 pd_len;
 	u8 buf[XIW_MPA_HDR_LEN + XIW_MPA_PD_MAX];
 	void (*saved_data_ready)(struct sock *sk);

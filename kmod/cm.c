@@ -578,8 +578,12 @@ static int xiw_cep_go_rdma(struct xiw_cep *cep)
 	return 0;
 }
 
-/* Octets already queued behind the MPA frame reach the receive engine. */
-static void xiw_cep_poke_rx(struct xiw_cep *cep)
+/*
+ * Wait out a segment TCP is processing (its softirq holds the socket),
+ * then call the data callback for what is queued: octets already queued
+ * behind the MPA frame reach the receive engine, or the handshake.
+ */
+static void xiw_cep_poke(struct xiw_cep *cep)
 {
 	struct sock *sk = cep->sock->sk;
 
@@ -767,7 +771,7 @@ int xiw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	}
 	xiw_cep_deliver(cep, id, IW_CM_EVENT_ESTABLISHED, 0, NULL, 0);
 	xiw_qp_open_tx(cep->qp);	/* the Reply is out: FPDUs may follow */
-	xiw_cep_poke_rx(cep);
+	xiw_cep_poke(cep);
 	mutex_unlock(&cep->lock);
 	xiw_cep_put(cep);	/* the request's reference ends with accept */
 	return 0;
@@ -995,7 +999,7 @@ static void xiw_cep_got_reply(struct xiw_cep *cep)
 		xiw_cep_deliver(cep, cep->cm_id, IW_CM_EVENT_CONNECT_REPLY, 0,
 				NULL, 0);
 	xiw_qp_open_tx(cep->qp);
-	xiw_cep_poke_rx(cep);
+	xiw_cep_poke(cep);
 }
 
 /**
@@ -1095,6 +1099,18 @@ static void xiw_cep_discard(struct xiw_cep *cep)
 	release_sock(sk);
 }
 
+/*
+ * Whether our Terminate is still on its way out, or went out and the
+ * close it asked for (xiw_tx_fail(), EV_SHUTDOWN) is queued: the close
+ * follows it, not the peer's FIN.
+ */
+static bool xiw_cep_term_pending(struct xiw_cep *cep)
+{
+	/* Set by xiw_qp_terminate(), left by xiw_tx_fail() after sending. */
+	return test_bit(XIW_CEP_EV_SHUTDOWN, &cep->events) ||
+	       (cep->qp && READ_ONCE(cep->qp->state) == XIW_QPS_TERMINATE);
+}
+
 static void xiw_cep_sock_state(struct xiw_cep *cep)
 {
 	struct sock *sk;
@@ -1109,18 +1125,41 @@ static void xiw_cep_sock_state(struct xiw_cep *cep)
 	    state != TCP_CLOSING)
 		return;
 
+	/*
+	 * The peer's last octets can come in the segment of its FIN, and
+	 * TCP changes the state (this work) before it calls the data
+	 * callback for them. Taking the socket's lock waits for that
+	 * segment to be queued: what the peer sent before its FIN is taken
+	 * first - an MPA Reject still rejects, a Request or Reply still
+	 * counts, a last FPDU is delivered or answered with a Terminate.
+	 */
+	switch (cep->state) {
+	case XIW_CEP_AWAIT_REQUEST:
+		lock_sock(sk);
+		release_sock(sk);
+		xiw_cep_got_request(cep);
+		break;
+	case XIW_CEP_AWAIT_REPLY:
+		lock_sock(sk);
+		release_sock(sk);
+		xiw_cep_got_reply(cep);
+		break;
+	case XIW_CEP_RTS:
+		if (state == TCP_CLOSE_WAIT)
+			xiw_cep_poke(cep);
+		break;
+	default:
+		break;
+	}
+
 	switch (cep->state) {
 	case XIW_CEP_RTS:
-		/*
-		 * The peer's last FPDUs can come in the segment of its FIN, and
-		 * this work can run between TCP's state change and its data
-		 * callback for that segment. Taking the socket's lock waits for
-		 * that callback: what the peer sent before its FIN reaches the
-		 * receive engine (delivered, or answered with a Terminate)
-		 * before the QP leaves RTS.
-		 */
-		if (state == TCP_CLOSE_WAIT)
-			xiw_cep_poke_rx(cep);
+		/* Our Terminate goes first; the timer bounds its going. */
+		if (state == TCP_CLOSE_WAIT && xiw_cep_term_pending(cep)) {
+			cep->peer_fin = true;
+			xiw_cep_arm(cep);
+			break;
+		}
 		if (state == TCP_CLOSE_WAIT && cep->cm_id)
 			xiw_cep_deliver(cep, cep->cm_id,
 					IW_CM_EVENT_DISCONNECT, 0, NULL, 0);
@@ -1201,6 +1240,13 @@ static void xiw_cep_timed_out(struct xiw_cep *cep)
 		xiw_cep_refuse(cep, NULL, 0, -ETIMEDOUT);
 		break;
 	case XIW_CEP_RTS:
+		/* The peer closed; our Terminate did not get out in time. */
+		if (cep->peer_fin) {
+			xiw_log(cep->xdev, XIW_DEBUG_FAULTS,
+				"terminate not sent in time after the peer's close\n");
+			xiw_cep_finish(cep, -ETIMEDOUT, true);
+		}
+		break;
 	case XIW_CEP_CLOSED:
 		break;
 	default:

@@ -6,15 +6,16 @@
       connection; print "closed" (FIN) or "reset" (RST) and exit 0, or
       exit 1 if it is still open after --wait seconds.
   mpa_peer.py rdma HOST PORT PDHEX FPDUHEX [--corrupt crc|marker:N]
-                   [--p2p KIND,...] [--close-after-answer]
+                   [--p2p KIND,...] [--close | --close-after-answer]
       complete an MPA revision 2 handshake as initiator (IRD = ORD = 1,
       asking for neither CRC nor markers, PDHEX as the ULP's private
       data; with --p2p in RFC 6581's peer-to-peer model, offering the
       RTR kinds named: send, write, read), send the FPDUs FPDUHEX (framed
       by the caller, CRC field zero; with --p2p they begin with what
       stands for the RTR), then print one JSON line per FPDU received
-      until the connection closes (with --close-after-answer, closing our
-      half once the first has come):
+      until the connection closes (with --close, closing our half with
+      the FPDUs, its FIN in their last segment; with --close-after-answer,
+      closing our half once the first has come):
       opcode, DDP header and, for a Terminate, its control field and
       included octets. When the other side's Reply
       turns CRC on, each FPDU gets its CRC32c; when it asks for markers,
@@ -28,7 +29,8 @@
       every --tick seconds (slow: until they are sent or the other side
       closes); wait until the other side closes and print
       "closed"/"reset" as above (with --dump, first "data HEX": what the
-      other side sent after the Request).
+      other side sent after the Request). With --close, the given bytes
+      go with our FIN (in their last segment).
   mpa_peer.py respond HOST PORT REPLYHEX FPDUHEX
       accept one connection, read the MPA Request (print "request HEX"),
       send the Reply REPLYHEX, read the initiator's first FPDU (its RTR
@@ -37,7 +39,8 @@
       filled in when the Request or the Reply turned CRC on), and print
       one JSON line per FPDU received as rdma does, until the connection
       closes or --wait passes with nothing received (then "still open"
-      and exit 1). With --close, close our half right after sending.
+      and exit 1). With --close, close our half with the FPDUs (the FIN
+      in their last segment).
   mpa_peer.py flood HOST PORT N [--walk-away]
       open N connections and send each a valid MPA revision 2 Request
       (enhanced: IRD = ORD = 1). With --walk-away, close them all at once
@@ -153,8 +156,17 @@ P2P_IRD = {"send": 0x4000}
 P2P_ORD = {"write": 0x8000, "read": 0x4000}
 
 
+def send_and_close(sock, data):
+    """Send @data and our FIN in one go: corked, the FIN rides in the last
+    segment of @data (TCP then calls the other side's state callback
+    before its data callback for those octets)."""
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_CORK, 1)
+    sock.sendall(data)
+    sock.shutdown(socket.SHUT_WR)
+
+
 def rdma_session(sock, pd, fpdus, wait, corrupt=None, p2p=None,
-                 close_after_answer=False):
+                 close_after_answer=False, close=False):
     """Handshake as initiator, send the FPDUs, report what comes back."""
     sock.settimeout(wait)
     ird = ord_ = 1
@@ -176,7 +188,10 @@ def rdma_session(sock, pd, fpdus, wait, corrupt=None, p2p=None,
         fpdus = with_crcs(frames, corrupt)
     if markers:
         fpdus, _ = mark(fpdus, 0, crc, tamper=marker_fault(corrupt))
-    sock.sendall(fpdus)
+    if close:
+        send_and_close(sock, fpdus)
+    else:
+        sock.sendall(fpdus)
     return print_fpdus(sock, crc, close_after_answer)
 
 
@@ -241,9 +256,11 @@ def respond(sock, reply, fpdus, wait, close):
     print("rtr " + rest[:ulen].hex(), flush=True)
     frames = split_fpdus(fpdus)
     try:
-        sock.sendall(with_crcs(frames, None) if crc else fpdus)
+        data = with_crcs(frames, None) if crc else fpdus
         if close:
-            sock.shutdown(socket.SHUT_WR)
+            send_and_close(sock, data)
+        else:
+            sock.sendall(data)
     except OSError:
         pass    # the other side ended it: what it sent first is still read
     return print_fpdus(sock, crc)
@@ -317,8 +334,8 @@ def main():
     ap.add_argument("fpdus", nargs="?", default="",
                     help="rdma, respond: the FPDUs to send, in hex")
     ap.add_argument("--close", action="store_true",
-                    help="send: close right after sending; respond: "
-                    "close our half after the FPDUs")
+                    help="send: close right after sending; listen, rdma, "
+                    "respond: close our half with what is sent")
     ap.add_argument("--close-after-answer", action="store_true",
                     help="rdma: close our half once an FPDU came back")
     ap.add_argument("--tick", type=float, default=0.5,
@@ -341,7 +358,8 @@ def main():
         sock = socket.create_connection((args.host, args.port), timeout=10)
         return rdma_session(sock, bytes.fromhex(args.what),
                             bytes.fromhex(args.fpdus), args.wait,
-                            args.corrupt, args.p2p, args.close_after_answer)
+                            args.corrupt, args.p2p, args.close_after_answer,
+                            args.close)
     if args.mode == "send":
         sock = socket.create_connection((args.host, args.port), timeout=10)
         sock.sendall(bytes.fromhex(args.what))
@@ -374,6 +392,8 @@ def main():
             return 0
         elif args.what.startswith("slow:"):
             send_slowly(sock, bytes.fromhex(args.what[5:]), args.tick)
+        elif args.what != "silent" and args.close:
+            send_and_close(sock, bytes.fromhex(args.what))
         elif args.what != "silent":
             sock.sendall(bytes.fromhex(args.what))
     how = wait_closed(sock, args.wait, args.mode == "listen" and args.dump)

@@ -2,6 +2,7 @@
 closes the TCP connection, reports nothing to a listening ULP (no
 CONNECT_REQUEST for garbage) or fails the connecting ULP's connect, never
 hangs (every step has mpa_timeout_ms), and keeps serving real clients."""
+import errno
 import os
 
 import pytest
@@ -115,6 +116,36 @@ def test_bad_mpa_reply_fails_the_connect(short_timeouts, case):
     # The same device still connects to a real server.
     client(vm, "a", SERVER, "--op", "send", "--size", 100, "--count", 5,
            "--check")
+
+
+# A Reject (C, R, S; IRD = ORD = 1), the responder's FIN in its segment.
+REJECT = REP + "70020004" + "00010001"
+ROUNDS = 8
+
+
+def test_a_reject_that_comes_with_the_fin_still_rejects(pair):
+    """A responder that rejects and closes at once: its FIN in the
+    Reject's segment. TCP signals the close before the data, and the
+    connect must end as the Reject says (ECONNREFUSED), not as a reset
+    (ECONNRESET) that lost the Reject; ROUNDS connections, each its own
+    chance at the race."""
+    vm = pair
+    cm_trace.start(vm)
+    for _ in range(ROUNDS):
+        log = f"/tmp/mpa-peer-{FAKE_PORT}.log"
+        vm.run(f": > {log}; ip netns exec b /usr/bin/python3 -S {PEER} "
+               f"listen {SERVER} {FAKE_PORT} '{REJECT}' --close --wait 30 "
+               f">> {log} 2>&1 &")
+        wait_until(vm, f"grep -q listening {log}", "fake responder listening")
+        rc, r = client(vm, "a", SERVER, "--port", FAKE_PORT, "--op", "send",
+                       "--size", 100, "--count", 1, check=False)
+        assert rc == 1, r
+        wait_until(vm, f"grep -qE '^(closed|reset)$' {log}",
+                   "xiw closed the fake responder's connection")
+    out = cm_trace.read_and_clear(vm)
+    status = [int(m.group(6)) for m in cm_trace.LINE.finditer(out)
+              if m.group(4) == "REJECTED"]
+    assert status == [-errno.ECONNREFUSED] * ROUNDS, out
 
 
 def test_destroying_a_listen_closes_connections_still_awaiting_their_request(pair):

@@ -96,6 +96,22 @@ def test_write_to_unknown_stag_terminates_with_ddp_header(peer):
     assert rest == struct.pack(">H", len(seg)) + seg[:14], rest.hex()
 
 
+def test_a_bad_fpdu_that_comes_with_the_fin_still_gets_its_terminate(peer):
+    """A peer's last FPDU, a Write to an unknown STag, in the segment of
+    its FIN: TCP signals the close before the data, and still the FPDU
+    is taken and answered with its Terminate before xiw closes. Twelve
+    connections, each its own chance at the race."""
+    frames = fpdu(tagged(0, 0xDEAD0100, 0, b"abcd")).hex()
+    for _ in range(12):
+        res = peer.ns("a", f"/usr/bin/python3 -S {PEER} rdma {SERVER} 18515 "
+                           f"{HELLO.hex()} {frames} --close --wait 30",
+                      check=False, timeout=60)
+        assert res.rc == 0, res
+        got = [json.loads(ln) for ln in res.out.splitlines() if ln.strip()]
+        assert [f["opcode"] for f in got] == [TERMINATE], got
+        assert got[0]["term_ctrl"] >> 16 == term(1, 1, 0) >> 16, got
+
+
 def test_read_request_for_unknown_stag_includes_rdma_header(peer):
     rr = read_request(0xDEAD0100)
     seg = untagged(1, 1, 1, body=rr)
