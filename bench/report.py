@@ -176,6 +176,16 @@ def markdown(report):
                        f"{_fmt(r.get('lat_p50_us'), 1)} | "
                        f"{_fmt(r.get('lat_p99_us'), 1)} |")
         out.append("")
+    nfs = report.get("nfs") or []
+    if nfs:
+        out += [f"## NFSv4.2 over RDMA, {_size(nfs[0]['size'])} each way "
+                "(MiB/s)", "",
+                "Server and client in one namespace on one device (a "
+                "dummy netdev), O_DIRECT, data checked.", "",
+                "| device | write | read |", "|---|---|---|"]
+        out += [f"| {r['device']} | {r.get('write_mib_s', r.get('error'))} "
+                f"| {r.get('read_mib_s', '—')} |" for r in nfs]
+        out.append("")
     errors = [r for r in res if "error" in r]
     if errors:
         out += ["## Cells that failed", ""]

@@ -15,8 +15,9 @@ import json
 import os
 
 from conftest import two_hosts, wait_until
+from nfs import Nfs
 from report import targets
-from xiwperf_run import (LOAD_XIWPERF, STATIC_NEIGHBOURS, XIWPERF,
+from xiwperf_run import (LOAD_XIWPERF, XIWPERF,
                          check_xiwperf_built, start_server, stop_server)
 
 MIB = 1 << 20
@@ -346,9 +347,9 @@ def run_device(vm, dev, cells, ext, results, log=print, memory=True):
 
 
 def hosts(vm):
-    """The two hosts, xiwperf loaded, static neighbours."""
+    """The two hosts (with static neighbours), xiwperf loaded."""
     two_hosts(vm)
-    vm.run(f"{LOAD_XIWPERF} && {STATIC_NEIGHBOURS}")
+    vm.run(LOAD_XIWPERF)
     return vm
 
 
@@ -365,6 +366,48 @@ def summary_line(r):
     lat = (f" p50 {r['lat_p50_us']:.1f} us" if "lat_p50_us" in r else "")
     return (f"{head} {r['gbit_per_s']:8.3f} Gbit/s {r.get('mops', 0):8.4f} "
             f"Mop/s{lat} cpu {r['cpu_s_per_gib']} s/GiB")
+
+
+NFS_SIZE = 64 * MIB
+NFS_DEVICES = ("xiw", "siw")
+
+
+def run_nfs(vm, log=print, size=NFS_SIZE):
+    """NFSv4.2 over RDMA (svcrdma, xprtrdma): size bytes written and read
+    back (checked) with O_DIRECT, server and client in the initial
+    namespace (where stock siw's client works) on one device on a dummy
+    netdev, xiw then siw. Stock siw never asks for MPA CRC, so xiw runs
+    without it too. One entry per device: MiB/s each way, or an error."""
+    out = []
+    vm.run("modprobe siw && modprobe xiw && "
+           "echo off > /sys/module/xiw/parameters/crc_policy && "
+           "ip link add d1 type dummy && "
+           "ip addr add 192.0.2.5/24 dev d1 && ip link set d1 up")
+    try:
+        for kind in NFS_DEVICES:
+            r = {"device": kind, "op": "nfs4.2", "size": size}
+            vm.run(f"rdma link add {kind}9 type {kind} netdev d1")
+            try:
+                with Nfs(vm, None, "192.0.2.5", None, "192.0.2.5",
+                         f"{kind}9") as n:
+                    n.mount("4.2")
+                    w, rd = n.write_then_read_back(size, name=kind)
+                    n.umount()
+                r.update(write_mib_s=round(size / MIB / w, 1),
+                         read_mib_s=round(size / MIB / rd, 1))
+            except (AssertionError, RuntimeError) as e:
+                r["error"] = str(e).splitlines()[0] if str(e) else repr(e)
+            finally:
+                vm.run(f"rdma link delete {kind}9", check=False)
+            log(f"{kind:8} nfs4.2 {size >> 20} MiB: " + (
+                r.get("error") or f"write {r['write_mib_s']} MiB/s, "
+                f"read {r['read_mib_s']} MiB/s"))
+            out.append(r)
+    finally:
+        vm.run("ip link del d1; "
+               "echo preferred > /sys/module/xiw/parameters/crc_policy",
+               check=False)
+    return out
 
 
 def run(vm, devices=DEVICES, smoke=False, log=print, reboot=None):
@@ -384,6 +427,7 @@ def run(vm, devices=DEVICES, smoke=False, log=print, reboot=None):
             if reboot is None:
                 raise
             vm = hosts(reboot())
+    nfs = [] if smoke else run_nfs(vm, log)
     kernel = vm.run("uname -r").out.strip()
     return {
         "date": datetime.datetime.now(datetime.timezone.utc)
@@ -394,5 +438,6 @@ def run(vm, devices=DEVICES, smoke=False, log=print, reboot=None):
         "smoke": smoke,
         "devices": {d.name: d.note for d in devices},
         "results": results,
+        "nfs": nfs,
         "targets": targets(results),
     }

@@ -6,7 +6,6 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 mkdir -p build
-rm -f build/nfs-throughput.json
 summary=()
 total_pass=0
 total_fail=0
@@ -93,13 +92,6 @@ suite kunit count_kunit scripts/kunit.sh
 suite unit count_ctest make --no-print-directory unit
 suite integration count_pytest make --no-print-directory integration PYTEST_ARGS="-v -rfE --durations=0 --durations-min=2"
 suite integration-6.1 count_pytest integration_61
-
-# Figures some scenarios record (not assertions: TCG is no hardware).
-if [ -s build/nfs-throughput.json ]; then
-	echo
-	echo "==== NFSv4.2 64 MiB over xiw and siw (MiB/s, one run)"
-	cat build/nfs-throughput.json
-fi
 
 echo
 echo "==== summary"
