@@ -167,7 +167,7 @@ def test_an_orderly_close_does_not_wait_for_a_silent_peer(target):
     param = "/sys/module/xiw/parameters/mpa_timeout_ms"
     was = vm.run(f"cat {param}").out.strip()
     # Long enough that the lingering socket is surely seen before its end.
-    vm.run(f"echo 30000 > {param}")
+    vm.run(f"echo 15000 > {param}")
     try:
         out, conn = held(vm, "silent", 1, "--silent")
         vm.run(f"echo {conn} > {DBG}/reap")      # returns after destroy_qp
