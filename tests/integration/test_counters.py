@@ -14,6 +14,14 @@ XIWCTL = os.path.join(TOP, "build", "cmake", "tools", "xiwctl")
 SERVER = "192.0.2.2"
 
 
+def settled(vm):
+    """Wait until every QP of the runs is destroyed, the server's too
+    (after its receive engine took all that came before the client's
+    FIN): nothing counts any more."""
+    wait_until(vm, "! rdma res show qp | grep -q .",
+               "every QP of the runs destroyed")
+
+
 def counters(vm):
     return {dev: hw_counters(vm, dev) for dev in ("xiw0", "xiw1")}
 
@@ -31,14 +39,10 @@ def test_fpdus_and_octets_are_counted_each_way(pair):
     rc, r = client(pair, "a", SERVER, "--op", "send", "--size", 4096,
                    "--count", 100, "--depth", 4, "--check")
     # Whatever the client sent the server received: the run ended with a
-    # graceful close. (Polled a bounded number of guest round trips: the
-    # server's receive path may finish just after the client returns.)
-    for _ in range(50):
-        n = deltas(pair, before)
-        if n["xiw1"]["rx_fpdus"] == n["xiw0"]["tx_fpdus"] and \
-                n["xiw1"]["rx_msg_send"] == n["xiw0"]["tx_msg_send"]:
-            break
-        pair.run("sleep 0.1")
+    # graceful close (the server's receive path may finish just after the
+    # client returns).
+    settled(pair)
+    n = deltas(pair, before)
     assert n["xiw1"]["rx_fpdus"] == n["xiw0"]["tx_fpdus"], n
     assert n["xiw1"]["rx_bytes"] == n["xiw0"]["tx_bytes"], n
     assert n["xiw0"]["tx_fpdus"] >= 100, n
@@ -84,9 +88,7 @@ def test_xiwctl_stats_reads_what_rdma_statistic_reads(pair):
     client(pair, "a", SERVER, "--op", "write", "--size", 4096,
            "--count", 20, "--check")
     # Once the server's side is done too, nothing counts any more.
-    wait_until(pair, "a=$(rdma -j statistic show); sleep 0.2; "
-               "[ \"$a\" = \"$(rdma -j statistic show)\" ]",
-               "the counters settled")
+    settled(pair)
     theirs = {dev: hw_counters(pair, dev) for dev in ("xiw0", "xiw1")}
     assert theirs["xiw1"]["rx_fpdus"] >= 20, theirs
     ours = json.loads(pair.run(f"{XIWCTL} -j stats").out)
@@ -107,8 +109,9 @@ def test_xiwctl_stats_reads_what_rdma_statistic_reads(pair):
 
 
 def test_xiwctl_stats_watch_prints_what_changed(pair):
-    """xiwctl stats -w prints, each period, the counters that grew and by
-    how much: over a run, its increases add up to what rdma statistic
+    """xiwctl -j stats -w prints, each period in which a counter grew, the
+    device's stats object with what each counter grew by: over a run, its
+    increases add up to what rdma statistic
     counted meanwhile (from its first reading, taken before its first
     line)."""
     vm = pair
@@ -134,9 +137,7 @@ def test_xiwctl_stats_watch_prints_what_changed(pair):
         mid = hw_counters(vm, "xiw1")
         client(vm, "a", SERVER, "--op", "send", "--size", 64, "--count", 50,
                "--depth", 4, "--check")
-        wait_until(vm, "a=$(rdma -j statistic show link xiw1/1); sleep 0.3; "
-                   "[ \"$a\" = \"$(rdma -j statistic show link xiw1/1)\" ]",
-                   "the counters settled")
+        settled(vm)
         end = hw_counters(vm, "xiw1")
         for _ in range(50):
             got = lines()
@@ -147,10 +148,15 @@ def test_xiwctl_stats_watch_prints_what_changed(pair):
         assert end["rx_msg_send"] - mid["rx_msg_send"] >= 50, (mid, end)
         assert end["rx_msg_send"] - mid["rx_msg_send"] <= total <= \
             end["rx_msg_send"] - start["rx_msg_send"], (total, got)
+        # Each line is xiw1's stats object (stats -j's shape, checked by
+        # the schema), every counter there, and something grew.
+        shape = check(json.loads(vm.run(f"{XIWCTL} -j stats xiw1").out),
+                      "stats")[0]
         for ln in got:
             assert ln["ifname"] == "xiw1", ln
-            assert all(k in end and v > 0 for k, v in ln.items()
-                       if k != "ifname"), ln
+            assert set(ln) == set(shape), (ln, shape)
+            assert any(v for k, v in ln.items() if isinstance(v, int) and
+                       k not in ("ifindex", "port")) or ln["terminates"], ln
     finally:
         vm.run("kill $(cat /tmp/stats-watch.pid)", check=False)
 
@@ -166,9 +172,7 @@ def test_markers_stripped_are_counted(pair):
         before = counters(vm)
         client(vm, "a", SERVER, "--op", "write", "--size", 100000,
                "--count", 10, "--check")
-        wait_until(vm, "a=$(rdma -j statistic show); sleep 0.2; "
-                   "[ \"$a\" = \"$(rdma -j statistic show)\" ]",
-                   "the counters settled")
+        settled(vm)
         return deltas(vm, before)
     n = run()
     assert n["xiw0"]["markers_stripped"] == 0, n

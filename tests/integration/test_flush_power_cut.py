@@ -58,6 +58,13 @@ def page_crcs(data):
 def test_power_cut_keeps_flushed_data_and_loses_the_rest(crash_vm, trial):
     vm, image = crash_vm
     vm.new_dmesg()
+    # Only a Flush may put the new data on the disk: the flusher thread's
+    # writeback is pinned off (no periodic wakeup, pages never expire, a
+    # background threshold far above what the test dirties), so however
+    # slow the run, the unflushed regions stay in the page cache.
+    vm.run("sysctl -qw vm.dirty_writeback_centisecs=0 "
+           "vm.dirty_expire_centisecs=360000 "
+           "vm.dirty_background_bytes=268435456")
     vm.run(f"modprobe virtio_blk && modprobe ext4 && "
            f"for i in $(seq 100); do [ -b {DEVICE} ] && break; sleep 0.1; "
            f"done && mkdir -p {MNT} && mount {DEVICE} {MNT}")

@@ -5,10 +5,10 @@ xiwperf buffers come from kmalloc: up to 8 KiB they are slab objects and
 always copied; above that they are pages, spliced once a message is larger
 than xiw's copy threshold (4 KiB)."""
 import json
-import time
 
 from capture import capture, tshark
-from xiwperf_run import XIWPERF, PORT, client, set_params
+from conftest import wait_until
+from xiwperf_run import XIWPERF, PORT, client, hw_counters, set_params
 
 NETEM_DELAY_MS = 300
 
@@ -104,11 +104,19 @@ def test_flush_completes_wqes_waiting_for_their_ack(pair):
              f"--port {PORT} --json --op write --size 65536 --count 1000000 "
              f"--depth 16 --timeout 60 > {out}.json 2> {out}.err; "
              f"echo $? > {out}.rc) > /dev/null 2>&1 & echo $! > {out}.pid")
-    # Let it run, then starve it of ACKs.
-    time.sleep(3)
+    # Let it run (Writes have gone out), then starve it of ACKs until
+    # TCP retransmits: the Writes in flight wait for ACKs that never come.
+    for _ in range(600):
+        if hw_counters(pair, "xiw0")["tx_msg_write"] >= 64:
+            break
+        pair.run("sleep 0.05")
+    else:
+        raise AssertionError("the client's Writes never went out")
     netem(pair, "b", "v1", "loss 100%")
     try:
-        time.sleep(2)
+        wait_until(pair, f"ip netns exec a ss -tiH '( dport = :{PORT} )' "
+                         "| grep -q retrans:",
+                   "a retransmission: the Writes' ACKs do not come")
         pair.run(f"pkill -INT -P $(cat {out}.pid); true", check=False)
         for _ in range(600):
             if pair.run(f"test -s {out}.rc", check=False).rc == 0:
