@@ -1,4 +1,4 @@
-"""xiwctl's JSON output against tests/xiwctl.schema.json (validated on
+"""xiwctl's JSON output against tools/xiwctl/xiwctl.schema.json (validated on
 the host: the guest only runs xiwctl)."""
 import json
 import os
@@ -7,7 +7,7 @@ import jsonschema
 
 from conftest import TOP
 
-with open(os.path.join(TOP, "tests", "xiwctl.schema.json")) as f:
+with open(os.path.join(TOP, "tools", "xiwctl", "xiwctl.schema.json")) as f:
     SCHEMA = json.load(f)
 
 

@@ -25,7 +25,7 @@ def lines(vm, path):
 
 
 def events(vm):
-    """The monitor's lines, each checked against tests/xiwctl.schema.json."""
+    """The monitor's lines, each checked against tools/xiwctl/xiwctl.schema.json."""
     return [check(json.loads(line), "monitor_line")
             for line in lines(vm, OUT) if line]
 

@@ -39,6 +39,7 @@ def nothing_of_xiw(vm):
     """What an installation adds is absent."""
     res = vm.run("find /lib/modules/$(uname -r) -name 'xiw*.ko*'; "
                  "ls -d /usr/src/xiw-* /usr/bin/xiwctl /usr/local/bin/xiwctl "
+                 "/usr/share/xiw /usr/local/share/xiw "
                  "/etc/libibverbs.d/xiw.driver 2>/dev/null; "
                  "ls /usr/lib/x86_64-linux-gnu/libibverbs /usr/local/lib/libibverbs "
                  "2>/dev/null | grep xiw; true")
@@ -61,6 +62,9 @@ def exercise(vm, xiwctl, module):
     out = vm.run("xiwctl -j dev show").out
     assert '"xiw0"' in out and '"xiw1"' in out, out
     assert vm.run("man -w xiwctl").rc == 0
+    # The schema of its JSON, next to the binary's prefix.
+    share = os.path.join(os.path.dirname(os.path.dirname(xiwctl)), "share")
+    assert '"$id"' in vm.run(f"cat {share}/xiw/xiwctl.schema.json").out
     assert "-lxiw" in vm.run("pkg-config --libs libxiw").out.split()
     rping_verified(vm, 5)
     vm.run("rdma link delete xiw0 && rdma link delete xiw1 && "

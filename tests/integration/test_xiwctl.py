@@ -135,7 +135,7 @@ def test_xiwctl_policy_refusals_carry_the_kernels_reason(hosts):
 def test_every_read_command_prints_what_the_schema_says(pair):
     """dev, caps, config, policy, mr show and stats with -j, on devices
     with settings and a policy of their own, against
-    tests/xiwctl.schema.json; and the schema refuses what is not so."""
+    tools/xiwctl/xiwctl.schema.json; and the schema refuses what is not so."""
     import jsonschema
     import pytest
     from schema import check

@@ -323,40 +323,83 @@ std::vector<std::pair<std::string, uint64_t>> flat(const xiw::Stats& s)
     return out;
 }
 
-// Every @p seconds, what changed since the last reading, until killed.
+// One device's counters as "stats -j" prints each: ifindex, ifname, port,
+// the counters by name, then the Terminates by kind ("count" each).
+nlohmann::json stats_json(const xiw::Stats& s)
+{
+    nlohmann::json j = {{"ifindex", s.index}, {"ifname", s.name}, {"port", 1}};
+    for (const auto& [name, value] : s.counters)
+        j[name] = value;
+    j["terminates"] = nlohmann::json::array();
+    for (const auto& t : s.terminates)
+        j["terminates"].push_back({{"sent", t.term.sent},
+                                   {"layer", layer_name(t.term.layer)},
+                                   {"type", t.term.type},
+                                   {"code", t.term.code},
+                                   {"count", t.count}});
+    return j;
+}
+
+// @p now less @p was, counter by counter and Terminate kind by kind; a
+// counter less than before is a device deleted and made anew (counters
+// only grow): all of it is new. Terminate kinds that did not grow are
+// left out, as "stats" leaves out kinds never seen.
+xiw::Stats increase(const xiw::Stats& now, const xiw::Stats* was)
+{
+    auto less = [](uint64_t v, uint64_t before) { return v >= before ? v - before : v; };
+    xiw::Stats d = now;
+    d.terminates.clear();
+    for (auto& [name, value] : d.counters) {
+        uint64_t before = 0;
+        if (was)
+            for (const auto& [n, v] : was->counters)
+                if (n == name)
+                    before = v;
+        value = less(value, before);
+    }
+    for (const auto& t : now.terminates) {
+        uint64_t before = 0;
+        if (was)
+            for (const auto& w : was->terminates)
+                if (term_key(w.term) == term_key(t.term))
+                    before = w.count;
+        if (uint64_t c = less(t.count, before))
+            d.terminates.push_back({t.term, c});
+    }
+    return d;
+}
+
+// Every @p seconds, what changed since the last reading, until killed: for
+// each device whose counters changed, a line of the counters that grew and
+// by how much, or with -j the object "stats -j" prints for the device with
+// the increases as its values (every counter, Terminates that grew).
 int stats_watch(const xiwctl::Options& opt, xiw::XiwNetlink& xnl, const xiwctl::StatsShow& cmd)
 {
     auto last = read_stats(xnl, cmd.name);
     if (!last)
         return fail(last.error());
-    std::map<std::string, std::map<std::string, uint64_t>> before;
-    for (const auto& s : *last)
-        for (const auto& [k, v] : flat(s))
-            before[s.name][k] = v;
+    std::map<std::string, xiw::Stats> before;
+    for (auto& s : *last)
+        before[s.name] = std::move(s);
     for (;;) {
         std::this_thread::sleep_for(std::chrono::duration<double>(*cmd.watch));
         auto now = read_stats(xnl, cmd.name);
         if (!now)
             return fail(now.error());
-        for (const auto& s : *now) {
-            nlohmann::json j = {{"ifname", s.name}};
+        for (auto& s : *now) {
+            auto was = before.find(s.name);
+            xiw::Stats d = increase(s, was == before.end() ? nullptr : &was->second);
+            before[s.name] = std::move(s);
             std::string line;
-            auto& was = before[s.name];
-            for (const auto& [k, v] : flat(s)) {
-                // Counters only grow: less is a device deleted and made anew.
-                uint64_t d = v >= was[k] ? v - was[k] : v;
-                was[k] = v;
-                if (!d)
-                    continue;
-                j[k] = d;
-                line += " " + k + " +" + std::to_string(d);
-            }
+            for (const auto& [k, v] : flat(d))
+                if (v)
+                    line += " " + k + " +" + std::to_string(v);
             if (line.empty())
                 continue;
             if (opt.json)
-                std::cout << j.dump() << std::endl;
+                std::cout << stats_json(d).dump() << std::endl;
             else
-                std::cout << s.name << ":" << line << std::endl;
+                std::cout << d.name << ":" << line << std::endl;
         }
     }
 }
@@ -376,19 +419,8 @@ int stats_show(const xiwctl::Options& opt, const xiwctl::StatsShow& cmd)
     const auto& all = *got;
     if (opt.json) {
         nlohmann::json arr = nlohmann::json::array();
-        for (const auto& s : all) {
-            nlohmann::json j = {{"ifindex", s.index}, {"ifname", s.name}, {"port", 1}};
-            for (const auto& [name, value] : s.counters)
-                j[name] = value;
-            j["terminates"] = nlohmann::json::array();
-            for (const auto& t : s.terminates)
-                j["terminates"].push_back({{"sent", t.term.sent},
-                                           {"layer", layer_name(t.term.layer)},
-                                           {"type", t.term.type},
-                                           {"code", t.term.code},
-                                           {"count", t.count}});
-            arr.push_back(std::move(j));
-        }
+        for (const auto& s : all)
+            arr.push_back(stats_json(s));
         print_json(opt, arr);
         return 0;
     }
