@@ -1,7 +1,6 @@
 """iSER in the guest over two xiw devices: LIO's target (ib_isert, set up
 with rtslib-fb) and open-iscsi's initiator (ib_iser), as Debian ships
-them. scripts/iser-explore.py found the recipe; Documentation/admin.md
-has the administrator's version.
+them. Documentation/admin.md has the administrator's version.
 
 Setup traps:
 - ib_isert and ib_iser make their RDMA CM ids in the initial network
