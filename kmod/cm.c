@@ -1099,6 +1099,15 @@ static void xiw_cep_discard(struct xiw_cep *cep)
 	release_sock(sk);
 }
 
+/* What came of the MPA frame awaited, if one is: a Request or a Reply. */
+static void xiw_cep_take_mpa(struct xiw_cep *cep)
+{
+	if (cep->state == XIW_CEP_AWAIT_REQUEST)
+		xiw_cep_got_request(cep);
+	else if (cep->state == XIW_CEP_AWAIT_REPLY)
+		xiw_cep_got_reply(cep);
+}
+
 /*
  * Whether our Terminate is still on its way out, or went out and the
  * close it asked for (xiw_tx_fail(), EV_SHUTDOWN) is queued: the close
@@ -1133,23 +1142,13 @@ static void xiw_cep_sock_state(struct xiw_cep *cep)
 	 * first - an MPA Reject still rejects, a Request or Reply still
 	 * counts, a last FPDU is delivered or answered with a Terminate.
 	 */
-	switch (cep->state) {
-	case XIW_CEP_AWAIT_REQUEST:
+	if (cep->state == XIW_CEP_AWAIT_REQUEST ||
+	    cep->state == XIW_CEP_AWAIT_REPLY) {
 		lock_sock(sk);
 		release_sock(sk);
-		xiw_cep_got_request(cep);
-		break;
-	case XIW_CEP_AWAIT_REPLY:
-		lock_sock(sk);
-		release_sock(sk);
-		xiw_cep_got_reply(cep);
-		break;
-	case XIW_CEP_RTS:
-		if (state == TCP_CLOSE_WAIT)
-			xiw_cep_poke(cep);
-		break;
-	default:
-		break;
+		xiw_cep_take_mpa(cep);
+	} else if (cep->state == XIW_CEP_RTS && state == TCP_CLOSE_WAIT) {
+		xiw_cep_poke(cep);
 	}
 
 	switch (cep->state) {
@@ -1270,12 +1269,10 @@ static void xiw_cep_work(struct work_struct *w)
 			xiw_cep_finish(cep, err, true);
 	}
 	if (test_and_clear_bit(XIW_CEP_EV_DATA, &cep->events)) {
-		if (cep->state == XIW_CEP_AWAIT_REQUEST)
-			xiw_cep_got_request(cep);
-		else if (cep->state == XIW_CEP_AWAIT_REPLY)
-			xiw_cep_got_reply(cep);
-		else if (cep->state == XIW_CEP_LINGER)
+		if (cep->state == XIW_CEP_LINGER)
 			xiw_cep_discard(cep);
+		else
+			xiw_cep_take_mpa(cep);
 	}
 	/* After SQD drained, or after our Terminate went out. */
 	if (test_and_clear_bit(XIW_CEP_EV_SHUTDOWN, &cep->events) &&
