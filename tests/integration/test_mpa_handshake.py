@@ -58,14 +58,16 @@ def test_bad_mpa_request_is_dropped_without_an_event(short_timeouts, case):
            "--check")
 
 
-def fake_responder(vm, answer):
+def fake_responder(vm, answer, close=False):
     """A plain TCP listener in b that reads the MPA Request and answers
-    `answer`; returns the file its verdict goes to."""
+    `answer` (with close, its FIN in the answer's last segment); returns
+    the file its verdict goes to."""
     log = f"/tmp/mpa-peer-{FAKE_PORT}.log"
     # Emptied first: the job opens its log only after the fork, and the
     # last test's "listening" must not be read as this one's.
     vm.run(f": > {log}; ip netns exec b /usr/bin/python3 -S {PEER} listen "
-           f"{SERVER} {FAKE_PORT} '{answer}' --dump --wait 30 "
+           f"{SERVER} {FAKE_PORT} '{answer}' --dump --wait 30"
+           f"{' --close' if close else ''} "
            f">> {log} 2>&1 &")
     wait_until(vm, f"grep -q listening {log}", "fake responder listening")
     return log
@@ -132,11 +134,7 @@ def test_a_reject_that_comes_with_the_fin_still_rejects(pair):
     vm = pair
     cm_trace.start(vm)
     for _ in range(ROUNDS):
-        log = f"/tmp/mpa-peer-{FAKE_PORT}.log"
-        vm.run(f": > {log}; ip netns exec b /usr/bin/python3 -S {PEER} "
-               f"listen {SERVER} {FAKE_PORT} '{REJECT}' --close --wait 30 "
-               f">> {log} 2>&1 &")
-        wait_until(vm, f"grep -q listening {log}", "fake responder listening")
+        log = fake_responder(vm, REJECT, close=True)
         rc, r = client(vm, "a", SERVER, "--port", FAKE_PORT, "--op", "send",
                        "--size", 100, "--count", 1, check=False)
         assert rc == 1, r

@@ -72,9 +72,11 @@ def peer(pair):
     set_params(pair, crc_policy="preferred")
 
 
-def exchange(vm, *ulpdus, hello=HELLO, corrupt=None, port=18515):
+def exchange(vm, *ulpdus, hello=HELLO, corrupt=None, port=18515,
+             close=False):
     frames = b"".join(fpdu(u) for u in ulpdus)
     extra = f" --corrupt {corrupt}" if corrupt else ""
+    extra += " --close" if close else ""
     res = vm.ns("a", f"/usr/bin/python3 -S {PEER} rdma {SERVER} {port} "
                      f"{hello.hex()} {frames.hex()} --wait 30{extra}",
                 check=False, timeout=60)
@@ -101,13 +103,8 @@ def test_a_bad_fpdu_that_comes_with_the_fin_still_gets_its_terminate(peer):
     its FIN: TCP signals the close before the data, and still the FPDU
     is taken and answered with its Terminate before xiw closes. Twelve
     connections, each its own chance at the race."""
-    frames = fpdu(tagged(0, 0xDEAD0100, 0, b"abcd")).hex()
     for _ in range(12):
-        res = peer.ns("a", f"/usr/bin/python3 -S {PEER} rdma {SERVER} 18515 "
-                           f"{HELLO.hex()} {frames} --close --wait 30",
-                      check=False, timeout=60)
-        assert res.rc == 0, res
-        got = [json.loads(ln) for ln in res.out.splitlines() if ln.strip()]
+        got = exchange(peer, tagged(0, 0xDEAD0100, 0, b"abcd"), close=True)
         assert [f["opcode"] for f in got] == [TERMINATE], got
         assert got[0]["term_ctrl"] >> 16 == term(1, 1, 0) >> 16, got
 

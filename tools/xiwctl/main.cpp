@@ -340,32 +340,29 @@ nlohmann::json stats_json(const xiw::Stats& s)
     return j;
 }
 
-// @p now less @p was, counter by counter and Terminate kind by kind; a
-// counter less than before is a device deleted and made anew (counters
-// only grow): all of it is new. Terminate kinds that did not grow are
-// left out, as "stats" leaves out kinds never seen.
+// @p now less @p was, counter by counter and Terminate kind by kind (both
+// named as flat() names them); a counter less than before is a device
+// deleted and made anew (counters only grow): all of it is new. Terminate
+// kinds that did not grow are left out, as "stats" leaves out kinds never
+// seen.
 xiw::Stats increase(const xiw::Stats& now, const xiw::Stats* was)
 {
-    auto less = [](uint64_t v, uint64_t before) { return v >= before ? v - before : v; };
+    std::map<std::string, uint64_t> before;
+    if (was)
+        for (const auto& [k, v] : flat(*was))
+            before[k] = v;
+    auto grew = [&before](const std::string& key, uint64_t v) {
+        auto it = before.find(key);
+        uint64_t b = it == before.end() ? 0 : it->second;
+        return v >= b ? v - b : v;
+    };
     xiw::Stats d = now;
+    for (auto& [name, value] : d.counters)
+        value = grew(name, value);
     d.terminates.clear();
-    for (auto& [name, value] : d.counters) {
-        uint64_t before = 0;
-        if (was)
-            for (const auto& [n, v] : was->counters)
-                if (n == name)
-                    before = v;
-        value = less(value, before);
-    }
-    for (const auto& t : now.terminates) {
-        uint64_t before = 0;
-        if (was)
-            for (const auto& w : was->terminates)
-                if (term_key(w.term) == term_key(t.term))
-                    before = w.count;
-        if (uint64_t c = less(t.count, before))
+    for (const auto& t : now.terminates)
+        if (uint64_t c = grew("terminate_" + term_key(t.term), t.count))
             d.terminates.push_back({t.term, c});
-    }
     return d;
 }
 
