@@ -69,8 +69,8 @@ def exchange(vm):
                   f"(TCG: not hardware figures)")
         except (ValueError, IndexError, KeyError):
             print(f"  {op:5} FAILED: {(res.out + res.err).strip()[:200]}")
-    show(vm, "ip netns exec hostA xiwctl probe 192.0.2.2   # the peer's extensions",
-         f"ip netns exec hostA {XIWCTL} probe 192.0.2.2")
+    show(vm, "ip netns exec hostA xiwperf probe --addr 192.0.2.2   # the peer's extensions",
+         f"ip netns exec hostA {XIWPERF} probe --addr 192.0.2.2")
     vm.run("pkill -f 'xiwperf server'; sleep 0.5", check=False)
 
 

@@ -79,6 +79,8 @@ TEST(XiwctlCli, UsageErrorsNameTheProblem)
     const std::vector<UsageCase> cases = {
         {{}, "missing object"},
         {{"frob"}, "unknown object \"frob\""},
+        // Probing moved to xiwperf, which has the server it talks to.
+        {{"probe", "192.0.2.1"}, "xiwperf probe --addr ADDR"},
         {{"--bogus", "dev"}, "unknown option \"--bogus\""},
         {{"link"}, "missing command"},
         {{"link", "add"}, "missing device name"},
@@ -96,16 +98,15 @@ TEST(XiwctlCli, UsageErrorsNameTheProblem)
 
 TEST(XiwctlCli, AnAmbiguousObjectPrefixIsRefused)
 {
-    // "p" could be policy or probe: refused, not the first in some list.
+    // "m" could be mr or monitor: refused, not the first in some list.
     const std::vector<UsageCase> cases = {
-        {{"p"}, "object \"p\" is ambiguous (policy, probe)"},
         {{"m"}, "object \"m\" is ambiguous (mr, monitor)"},
         {{"c"}, "object \"c\" is ambiguous (caps, config)"},
     };
     expect_usage_errors(cases);
     // A prefix only one object has is that object.
     EXPECT_TRUE(std::holds_alternative<xiwctl::PolicyShow>(parse({"po"})->command));
-    EXPECT_TRUE(std::holds_alternative<xiwctl::Probe>(parse({"pr", "192.0.2.1"})->command));
+    EXPECT_TRUE(std::holds_alternative<xiwctl::PolicyShow>(parse({"p"})->command));
     EXPECT_TRUE(std::holds_alternative<xiwctl::ConfigShow>(parse({"co"})->command));
     EXPECT_TRUE(std::holds_alternative<xiwctl::Monitor>(parse({"mo"})->command));
 }
@@ -280,7 +281,7 @@ TEST(XiwctlCli, HelpOfTheNewObjects)
     EXPECT_NE(xiwctl::usage("mr").find("DOMAIN := { auto | dram | pmem | file }"),
               std::string::npos);
     EXPECT_NE(xiwctl::usage("").find("OBJECT := { dev | link | caps | config | policy | mr | "
-                                     "stats | monitor | probe | help }"),
+                                     "stats | monitor | help }"),
               std::string::npos);
 }
 

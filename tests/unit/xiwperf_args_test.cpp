@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <initializer_list>
 #include <string_view>
 #include <string>
@@ -1201,8 +1203,8 @@ TEST_F(XiwperfArgs, OptionWithoutValue)
 
 TEST_F(XiwperfArgs, UnknownWords)
 {
-    EXPECT_EQ(usage_error({}), "missing command (server, client)");
-    EXPECT_EQ(usage_error({"serve"}), "unknown command \"serve\" (server, client)");
+    EXPECT_EQ(usage_error({}), "missing command (server, client, probe)");
+    EXPECT_EQ(usage_error({"serve"}), "unknown command \"serve\" (server, client, probe)");
     EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--bogus"}),
               "client: unknown option \"--bogus\"");
     EXPECT_EQ(usage_error({"client", "--bogus=1"}), "client: unknown option \"--bogus\"");
@@ -1330,25 +1332,53 @@ TEST_F(XiwperfArgs, Help)
     }
     EXPECT_EQ(usage_error({"client", "--bogus", "--help"}), "client: unknown option \"--bogus\"");
     EXPECT_NE(xiwperf::usage().find("xiwperf client --addr IP"), std::string::npos);
-    EXPECT_NE(xiwperf::usage().find("[--sge N] [--inline]"), std::string::npos);
-    EXPECT_NE(xiwperf::usage().find("[--solicit N]"), std::string::npos);
-    EXPECT_NE(xiwperf::usage().find("--op ATOMIC --count N --remote-mr frwr"), std::string::npos);
-    EXPECT_NE(xiwperf::usage().find("fetch_add, cmp_swap, masked_fetch_add or masked_cmp_swap"),
-              std::string::npos);
-    EXPECT_NE(xiwperf::usage().find("--op atomic_write --count N"), std::string::npos);
-    EXPECT_NE(xiwperf::usage().find("atomic_write is an Atomic Write"), std::string::npos);
-    EXPECT_NE(xiwperf::usage().find("--op flush --size BYTES --count N"), std::string::npos);
-    EXPECT_NE(xiwperf::usage().find("{--persist,--global} [--range|--whole-mr]"),
-              std::string::npos);
-    EXPECT_NE(xiwperf::usage().find("flush is an RDMA Write"), std::string::npos);
-    EXPECT_NE(xiwperf::usage().find("--op verify --size BYTES --count N"), std::string::npos);
-    EXPECT_NE(xiwperf::usage().find("--hash {crc32c,sha256} [--expect [HEX]]"),
-              std::string::npos);
-    EXPECT_NE(xiwperf::usage().find("verify is an RDMA Write"), std::string::npos);
-    EXPECT_NE(xiwperf::usage().find("[--backing {file,pmem}:PATH]"), std::string::npos);
-    EXPECT_NE(xiwperf::usage().find("--backing file:PATH makes a regular file the buffer"),
-              std::string::npos);
-    EXPECT_NE(xiwperf::usage().find("--backing pmem:PATH maps a DAX device"), std::string::npos);
+    EXPECT_NE(xiwperf::usage().find("xiwperf(1)"), std::string::npos);
+}
+
+// The usage is a synopsis; the man page says what each option does. Both
+// name every operation, every fault and every option the parser takes.
+TEST_F(XiwperfArgs, UsageAndManPageNameEveryOptionOperationAndFault)
+{
+    std::ifstream f(XIWPERF_MAN_PAGE);
+    ASSERT_TRUE(f) << XIWPERF_MAN_PAGE;
+    std::string man((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    // roff escapes the hyphens of option names: \-\-name, dma\-invalidate.
+    auto in_man = [&man](std::string_view word) {
+        std::string roff;
+        for (char c : word)
+            roff += c == '-' ? std::string("\\-") : std::string(1, c);
+        return man.find(roff) != std::string::npos;
+    };
+    std::string usage = xiwperf::usage();
+    std::vector<std::string> words;
+    for (auto op : {Op::send, Op::write, Op::read, Op::fetch_add, Op::cmp_swap,
+                    Op::masked_fetch_add, Op::masked_cmp_swap, Op::write_imm, Op::imm,
+                    Op::atomic_write, Op::flush, Op::verify})
+        words.emplace_back(xiwperf::op_name(op));
+    for (auto k : {Inject::stag, Inject::bounds, Inject::rights, Inject::invalidated,
+                   Inject::dma_invalidate, Inject::wrap, Inject::foreign, Inject::lkey,
+                   Inject::unaligned, Inject::cq_overflow})
+        words.emplace_back(xiwperf::inject_name(k));
+    // Every option, each one known to some command (an unknown one is
+    // "unknown option"), so the list is checked against the parser too.
+    for (std::string_view opt :
+         {"--addr", "--port", "--json", "--help", "--size", "--backing", "--hash", "--op",
+          "--count", "--depth", "--qps", "--timeout", "--hold", "--sge", "--solicit", "--inline",
+          "--mr", "--remote-mr", "--inject", "--srq", "--idle", "--persist", "--global",
+          "--range", "--whole-mr", "--expect", "--no-write", "--add", "--compare", "--swap",
+          "--mask", "--imm", "--compare-mask", "--check"}) {
+        bool known = false;
+        for (std::string_view cmd : {"server", "client", "probe"}) {
+            auto r = parse(Words{cmd, opt});
+            known |= r || r.error().context.find("unknown option") == std::string::npos;
+        }
+        EXPECT_TRUE(known) << opt << ": no command takes it";
+        words.emplace_back(opt);
+    }
+    for (const auto& w : words) {
+        EXPECT_NE(usage.find(w), std::string::npos) << w << " not in the usage";
+        EXPECT_TRUE(in_man(w)) << w << " not in xiwperf.1";
+    }
 }
 
 TEST_F(XiwperfArgs, Sizes)

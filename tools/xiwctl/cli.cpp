@@ -9,7 +9,6 @@
 #include <system_error>
 #include <vector>
 
-#include "args.hpp"
 
 namespace xiwctl {
 
@@ -379,43 +378,6 @@ xiw::Result<Command> parse_config(Words& w)
     return Command{ConfigShow{*name}};
 }
 
-// probe ADDR [port PORT] [timeout SECONDS]
-xiw::Result<Command> parse_probe(Words& w)
-{
-    if (w.empty())
-        return usage_error("probe: missing the peer's address");
-    if (matches(w.peek(), "help"))
-        return Command{Help{"probe"}};
-    Probe p{std::string(w.next())};
-    if (auto a = xiwperf::parse_address(p.addr); !a)
-        return usage_error("probe: " + a.error().context);
-    bool port_seen = false, timeout_seen = false;
-    while (!w.empty()) {
-        std::string key(w.next());
-        bool port = matches(key, "port");
-        if (!port && !matches(key, "timeout"))
-            return usage_error("probe: unknown keyword \"" + key + "\"");
-        bool& seen = port ? port_seen : timeout_seen;
-        if (seen)
-            return usage_error("probe: \"" + key + "\" given twice");
-        seen = true;
-        if (w.empty())
-            return usage_error("probe: \"" + key + "\" needs a value");
-        std::string value(w.next());
-        std::uint64_t most = port ? 65535 : 3600;
-        auto n = xiwperf::parse_number(value, 1, most);
-        if (!n)
-            return usage_error("probe: " + std::string(port ? "port" : "timeout") + " \"" +
-                               value + "\" is not a number from 1 to " + std::to_string(most) +
-                               (port ? "" : " (seconds)"));
-        if (port)
-            p.port = static_cast<std::uint16_t>(*n);
-        else
-            p.timeout_ms = static_cast<std::uint32_t>(*n * 1000);
-    }
-    return Command{p};
-}
-
 }  // namespace
 
 bool matches(std::string_view word, std::string_view keyword)
@@ -465,11 +427,15 @@ xiw::Result<Invocation> parse(std::span<const std::string_view> args)
     }
     if (w.empty())
         return usage_error(
-            "missing object (dev, link, caps, config, policy, mr, stats, monitor, probe)");
+            "missing object (dev, link, caps, config, policy, mr, stats, monitor)");
 
-    static constexpr std::string_view objects[] = {"help",   "dev",  "link",  "caps",   "config",
-                                                   "policy", "mr",   "stats", "monitor", "probe"};
-    auto object = pick(w.next(), objects, "object");
+    static constexpr std::string_view objects[] = {"help",   "dev", "link",  "caps",   "config",
+                                                   "policy", "mr",  "stats", "monitor"};
+    std::string_view word = w.next();
+    auto object = pick(word, objects, "object");
+    if (!object && word == "probe")
+        return usage_error("unknown object \"probe\": a peer's extensions are probed by "
+                           "xiwperf (xiwperf probe --addr ADDR)");
     if (!object)
         return object.error();
     xiw::Result<Command> cmd = usage_error("");
@@ -489,8 +455,6 @@ xiw::Result<Invocation> parse(std::span<const std::string_view> args)
         cmd = parse_mr(w);
     else if (*object == "stats")
         cmd = parse_stats(w);
-    else if (*object == "probe")
-        cmd = parse_probe(w);
     else if (!w.empty() && matches(w.peek(), "help"))
         cmd = Command{Help{"monitor"}};
     else if (!w.empty())
@@ -543,21 +507,16 @@ std::string usage(std::string_view topic)
         return head + mr + values;
     const std::string stats = "       xiwctl [-j] [-p] stats [show] [NAME] [-w [SECONDS]]\n";
     const std::string monitor = "       xiwctl [-j] monitor\n";
-    const std::string probe =
-        "       xiwctl [-j] [-p] probe ADDR [port PORT] [timeout SECONDS]\n";
     if (topic == "config")
         return head + config + config_values;
     if (topic == "stats")
         return head + stats;
     if (topic == "monitor")
         return head + monitor;
-    if (topic == "probe")
-        return head + probe;
-    return head + dev + link + caps + config + policy + mr + stats + monitor + probe +
+    return head + dev + link + caps + config + policy + mr + stats + monitor +
            config_values +
            values +
-           "       OBJECT := { dev | link | caps | config | policy | mr | stats | monitor | probe "
-           "| help }\n"
+           "       OBJECT := { dev | link | caps | config | policy | mr | stats | monitor | help }\n"
            "       OPTIONS := { -j[son] | -p[retty] | -h[elp] | -V[ersion] }\n"
            "Keywords may be abbreviated to a prefix; one two OBJECTs share is refused.\n"
            "Exit status: 0 success, 1 the kernel or system refused, 2 usage error.\n";

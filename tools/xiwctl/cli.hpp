@@ -15,11 +15,6 @@
 
 namespace xiwctl {
 
-/// xiwperf's port (XIWPERF_DEFAULT_PORT), which probe tries unless told.
-constexpr std::uint16_t probe_default_port = 18515;
-/// How long one probe run may go without progress before it gives up.
-constexpr std::uint32_t probe_default_timeout_ms = 5000;
-
 struct Options {
     bool json = false;
     bool pretty = false;
@@ -79,16 +74,8 @@ struct StatsShow {
 /// monitor: print the events group's messages as they come
 struct Monitor {};
 
-/// probe ADDR [port PORT] [timeout SECONDS]: which extensions the peer at
-/// ADDR takes, tried against the xiwperf server listening there
-struct Probe {
-    std::string addr;                       ///< a numeric IPv4 or IPv6 address, checked
-    std::uint16_t port = probe_default_port;
-    std::uint32_t timeout_ms = probe_default_timeout_ms;  ///< each run's, without progress
-};
-
 using Command = std::variant<Help, Version, DevShow, LinkAdd, LinkDelete, CapsShow, PolicyShow, PolicySet,
-                             MrPolicyCmd, ConfigShow, ConfigSet, StatsShow, Monitor, Probe>;
+                             MrPolicyCmd, ConfigShow, ConfigSet, StatsShow, Monitor>;
 
 struct Invocation {
     Options options;
@@ -101,7 +88,7 @@ xiw::Result<Invocation> parse(std::span<const std::string_view> args);
 
 /// The one of @p keywords that @p word names: the keyword it equals, else
 /// the only one it is a prefix of; an Error (EINVAL) naming @p what ("an
-/// unknown object", "... is ambiguous (policy, probe)") when it is a
+/// unknown object", "... is ambiguous (mr, monitor)") when it is a
 /// prefix of none or of several.
 xiw::Result<std::string_view> pick(std::string_view word,
                                    std::span<const std::string_view> keywords,
@@ -111,7 +98,7 @@ xiw::Result<std::string_view> pick(std::string_view word,
 bool matches(std::string_view word, std::string_view keyword);
 
 /// Usage text for @p topic ("", "dev", "link", "caps", "policy", "mr", "config", "stats",
-/// "monitor", "probe").
+/// "monitor").
 std::string usage(std::string_view topic);
 
 }  // namespace xiwctl

@@ -13,8 +13,6 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.hpp"
-#include "device.hpp"
-#include "probe.hpp"
 #include "xiw/rdma_link.hpp"
 #include "xiw/xiw_events.hpp"
 #include "xiw/xiw_netlink.hpp"
@@ -481,106 +479,6 @@ int monitor(const xiwctl::Options& opt)
     return 0;
 }
 
-// How long a failed probe run waits for the Terminate's event. It was
-// sent to the events group before the run's QP was flushed, so it is
-// normally there already: the bound only keeps a lost one from hanging.
-constexpr std::chrono::milliseconds probe_event_wait{2000};
-
-struct ProbeRun {
-    xiwperf::Outcome out;
-    std::optional<xiw::TerminateInfo> received;  ///< the local device's, if one
-};
-
-// One run of the probe, and the Terminate its local device received:
-// subscribed before the run, so that none is missed.
-xiw::Result<ProbeRun> probe_run(xiwperf::Device& dev, const xiwperf::Client& args)
-{
-    auto events = xiw::XiwEvents::open();
-    if (!events)
-        return events.error();
-    ProbeRun r{dev.run(args), std::nullopt};
-    const xiwperf_result& res = r.out.result;
-    if (!r.out.error || !r.out.has_result || !res.device[0] ||
-        xiwctl::probe::next_step(r.out) != xiwctl::probe::Step::judged ||
-        res.reason == XIWPERF_REASON_UNSUPPORTED)
-        return r;
-    std::string name(res.device, strnlen(res.device, sizeof(res.device)));
-    auto st = events->watch_for(probe_event_wait, [&](const xiw::Event& e) {
-        if (e.kind != xiw::Event::Kind::qp_error || e.term.sent || e.dev_name != name)
-            return true;
-        r.received = e.term;
-        return false;
-    });
-    if (!st)
-        return st.error();
-    return r;
-}
-
-nlohmann::json terminate_json(const xiw::TerminateInfo& t)
-{
-    return {{"layer", layer_name(t.layer)}, {"type", t.type}, {"code", t.code}};
-}
-
-int probe(const xiwctl::Options& opt, const xiwctl::Probe& cmd)
-{
-    namespace probe = xiwctl::probe;
-    auto addr = xiwperf::parse_address(cmd.addr);
-    if (!addr)
-        return fail(addr.error());
-    auto dev = xiwperf::Device::open();
-    if (!dev)
-        return fail(dev.error());
-    std::vector<probe::Finding> found;
-    std::string local;
-    for (const auto& a : probe::attempts(*addr, cmd.port, cmd.timeout_ms)) {
-        const xiwperf::Client* args = &a.run;
-        auto r = probe_run(*dev, *args);
-        if (!r)
-            return fail(r.error());
-        if (probe::next_step(r->out) == probe::Step::fallback && a.fallback) {
-            args = &*a.fallback;
-            r = probe_run(*dev, *args);
-            if (!r)
-                return fail(r.error());
-        }
-        if (probe::next_step(r->out) == probe::Step::stop)
-            return fail(xiw::make_error(r->out.error, "probe: " + std::string(a.op) + ": " +
-                                                          xiwperf::error_message(*args, r->out)));
-        const xiwperf_result& res = r->out.result;
-        if (local.empty() && res.device[0])
-            local.assign(res.device, strnlen(res.device, sizeof(res.device)));
-        found.push_back(probe::judge(a, *args, r->out, r->received));
-    }
-    if (opt.json) {
-        nlohmann::json ops = nlohmann::json::array();
-        for (const auto& f : found) {
-            nlohmann::json j = {{"op", f.op},
-                                {"spec", f.spec},
-                                {"result", probe::verdict_name(f.verdict)},
-                                {"evidence", f.evidence},
-                                {"fallback", f.fallback}};
-            if (f.terminate)
-                j["terminate"] = terminate_json(*f.terminate);
-            ops.push_back(std::move(j));
-        }
-        print_json(opt, nlohmann::json::array(
-                            {{{"addr", cmd.addr}, {"port", cmd.port}, {"ifname", local},
-                              {"ops", std::move(ops)}}}));
-        return 0;
-    }
-    std::cout << "peer " << cmd.addr << " port " << cmd.port << " from " << local << "\n";
-    for (const auto& f : found) {
-        std::cout << "    " << f.spec << " " << f.op << " " << probe::verdict_name(f.verdict);
-        if (f.terminate)
-            std::cout << " terminate layer " << layer_name(f.terminate->layer) << " type "
-                      << unsigned{f.terminate->type} << " code " << code_hex(f.terminate->code);
-        else
-            std::cout << " (" << f.evidence << ")";
-        std::cout << "\n";
-    }
-    return 0;
-}
-
 int mr_policy(const xiwctl::Options& opt, const xiwctl::MrPolicyCmd& cmd)
 {
     auto xnl = xiw::XiwNetlink::open();
@@ -649,7 +547,7 @@ int main(int argc, char** argv)
             [&opt](const xiwctl::ConfigSet& cmd) { return config_set(opt, cmd); },
             [&opt](const xiwctl::StatsShow& cmd) { return stats_show(opt, cmd); },
             [&opt](const xiwctl::Monitor&) { return monitor(opt); },
-            [&opt](const xiwctl::Probe& cmd) { return probe(opt, cmd); },
         },
         inv->command);
 }
+

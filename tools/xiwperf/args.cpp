@@ -200,6 +200,7 @@ xiw::Result<Backing> parse_backing(std::string_view text)
 // The subcommands an option applies to.
 constexpr unsigned in_server = 1U << 0;
 constexpr unsigned in_client = 1U << 1;
+constexpr unsigned in_probe = 1U << 2;
 
 // Required options, noted when given.
 constexpr unsigned seen_addr = 1U << 0;
@@ -512,10 +513,10 @@ xiw::Status set_imm(Settings& s, std::string_view opt, std::string_view value)
 // Every option of both subcommands; an option's name may appear once per
 // subcommand (the server's --size is its buffer, the client's an operation).
 constexpr Option options[] = {
-    {"--addr", "-a", in_server | in_client, Takes::value, set_addr},
-    {"--port", "-p", in_server | in_client, Takes::value, set_port},
-    {"--json", "-j", in_server | in_client, Takes::flag, set_json},
-    {"--help", "-h", in_server | in_client, Takes::flag, set_help},
+    {"--addr", "-a", in_server | in_client | in_probe, Takes::value, set_addr},
+    {"--port", "-p", in_server | in_client | in_probe, Takes::value, set_port},
+    {"--json", "-j", in_server | in_client | in_probe, Takes::flag, set_json},
+    {"--help", "-h", in_server | in_client | in_probe, Takes::flag, set_help},
     {"--size", "-s", in_server, Takes::value, set_buffer},
     {"--backing", "", in_server, Takes::value, set_backing},
     {"--size", "-s", in_client, Takes::value, set_size},
@@ -524,7 +525,7 @@ constexpr Option options[] = {
     {"--depth", "-d", in_client, Takes::value,
      client_number<&Client::depth, 1, XIWPERF_MAX_DEPTH>},
     {"--qps", "-q", in_client, Takes::value, client_number<&Client::qps, 1, XIWPERF_MAX_QPS>},
-    {"--timeout", "-t", in_client, Takes::value, client_seconds<&Client::timeout_ms, 3600>},
+    {"--timeout", "-t", in_client | in_probe, Takes::value, client_seconds<&Client::timeout_ms, 3600>},
     {"--hold", "", in_client, Takes::value,
      client_seconds<&Client::hold_ms, XIWPERF_MAX_HOLD_MS / 1000>},
     {"--sge", "", in_client, Takes::value,
@@ -1099,142 +1100,67 @@ xiw::Result<Address> parse_address(std::string_view text)
     return usage_error(quoted(text) + " is not a numeric IPv4 or IPv6 address");
 }
 
+namespace {
+
+// probe --addr IP [--port N] [--timeout SEC] [--json]
+xiw::Result<Command> parse_probe(Words& w)
+{
+    auto s = parse_options(w, in_probe, "probe");
+    if (!s)
+        return s.error();
+    if (s->help)
+        return Command{Help{}};
+    if (!(s->seen & seen_addr))
+        return usage_error("probe: missing --addr IP (the peer's xiwperf server)");
+    if (s->port == 0)
+        return usage_error("probe: --port: must be 1 to 65535 (the server's port)");
+    return Command{Probe{s->addr, s->port,
+                         s->client.timeout_ms ? s->client.timeout_ms : probe_default_timeout_ms,
+                         s->json}};
+}
+
+}  // namespace
+
 xiw::Result<Command> parse(std::span<const std::string_view> args)
 {
     Words w(args);
     if (w.empty())
-        return usage_error("missing command (server, client)");
+        return usage_error("missing command (server, client, probe)");
     std::string_view cmd = w.next();
     if (cmd == "server")
         return parse_server(w);
     if (cmd == "client")
         return parse_client(w);
+    if (cmd == "probe")
+        return parse_probe(w);
     if (cmd == "help" || cmd == "-h" || cmd == "--help")
         return Command{Help{}};
-    return usage_error("unknown command " + quoted(cmd) + " (server, client)");
+    return usage_error("unknown command " + quoted(cmd) + " (server, client, probe)");
 }
 
 std::string usage()
 {
     return "Usage: xiwperf server --addr IP [--port N] [--size BYTES]\n"
            "                      [--backing {file,pmem}:PATH] [--hash {crc32c,sha256}] [--json]\n"
-           "       xiwperf client --addr IP [--port N] --op {send,write,read,write_imm} --size BYTES\n"
-           "                      --count N [--depth N] [--qps N] [--sge N] [--inline]\n"
-           "                      [--solicit N] [--mr {dma,frwr}] [--remote-mr {dma,frwr}]\n"
-           "                      [--inject KIND] [--srq] [--check] [--timeout SEC] [--hold SEC]\n"
-           "                      [--idle] [--json]\n"
-           "       xiwperf client --addr IP [--port N] --op {write_imm,imm} [--size BYTES]\n"
-           "                      --count N [--imm V] [--depth N] [--qps N] [--solicit N]\n"
-           "                      [--srq] [--check] [--timeout SEC] [--json] [...]\n"
-           "       xiwperf client --addr IP [--port N] --op ATOMIC --count N --remote-mr frwr\n"
-           "                      [--add V] [--compare V --swap V] [--mask M]\n"
-           "                      [--compare-mask M] [--depth N] [--qps N] [--mr {dma,frwr}]\n"
-           "                      [--inject KIND] [--check] [--timeout SEC] [--json]\n"
-           "       xiwperf client --addr IP [--port N] --op atomic_write --count N\n"
-           "                      --remote-mr frwr [--depth N] [--qps N] [--inject KIND]\n"
-           "                      [--check] [--timeout SEC] [--json]\n"
-           "       xiwperf client --addr IP [--port N] --op flush --size BYTES --count N\n"
-           "                      --remote-mr frwr {--persist,--global} [--range|--whole-mr]\n"
-           "                      [--depth N] [--qps N] [--sge N] [--inline] [--mr {dma,frwr}]\n"
-           "                      [--inject KIND] [--check] [--timeout SEC] [--json]\n"
-           "       xiwperf client --addr IP [--port N] --op verify --size BYTES --count N\n"
-           "                      --remote-mr frwr --hash {crc32c,sha256} [--expect [HEX]]\n"
-           "                      [--no-write]"
-           "                      [--depth N] [--qps N] [--sge N] [--inline] [--mr {dma,frwr}]\n"
-           "                      [--check] [--timeout SEC] [--json]\n"
-           "\n"
-           "server  listen on IP:PORT (default port " +
+           "       xiwperf client --addr IP [--port N] --op OP [--size BYTES] --count N\n"
+           "                      [--depth N] [--qps N] [--sge N] [--inline] [--solicit N]\n"
+           "                      [--mr {dma,frwr}] [--remote-mr {dma,frwr}] [--inject KIND]\n"
+           "                      [--srq] [--imm V] [--add V] [--compare V --swap V]\n"
+           "                      [--mask M] [--compare-mask M] [--persist] [--global]\n"
+           "                      [--range|--whole-mr] [--hash {crc32c,sha256}]\n"
+           "                      [--expect [HEX]] [--no-write] [--check] [--timeout SEC]\n"
+           "                      [--hold SEC [--idle]] [--json]\n"
+           "       xiwperf probe --addr IP [--port N] [--timeout SEC] [--json]\n"
+           "       xiwperf { help | --help | -h }\n"
+           "OP := { send | write | read | write_imm | imm | fetch_add | cmp_swap |\n"
+           "        masked_fetch_add | masked_cmp_swap | atomic_write | flush | verify }\n"
+           "KIND := { stag | bounds | rights | invalidated | dma-invalidate | wrap |\n"
+           "          foreign | lkey | unaligned | cq-overflow }\n"
+           "The default port is " +
            std::to_string(XIWPERF_DEFAULT_PORT) +
-           ") and serve clients until SIGINT/SIGTERM;\n"
-           "        --size is the buffer clients read and write (default 4M, at most 1G).\n"
-           "        --backing file:PATH makes a regular file the buffer (created if missing,\n"
-           "        grown to --size, never shrunk): what clients write lives in the file's\n"
-           "        page cache, and an RDMA Flush to persistence writes it back to the\n"
-           "        disk. --backing pmem:PATH maps a DAX device (/dev/daxN.M) or a file on\n"
-           "        a DAX filesystem as it is (neither created nor resized). Either way the\n"
-           "        server fills it with the read pattern at start (file: and syncs it);\n"
-           "        only an xiw device serves a backed buffer (others are rejected).\n"
-           "        --hash ALG is what the server's registrations verify with (xiw's\n"
-           "        per-MR attribute): a verify run asking another hash is rejected;\n"
-           "        without it, each verify run's --hash.\n"
-           "client  run COUNT operations of SIZE bytes (at most 4M; suffixes K, M, G) over QPS\n"
-           "        connections with DEPTH outstanding each (defaults 1); --check verifies\n"
-           "        every byte; --timeout gives up after SEC seconds without progress\n"
-           "        (default 15); --json prints one JSON object as the last line;\n"
-           "        --hold SEC keeps every connection open, idle, SEC seconds (at most 60)\n"
-           "        after the last operation, to measure what connected QPs cost; with\n"
-           "        --idle the QPs are set up (QP, CQs, buffers) but never connected, no\n"
-           "        operation runs, and the hold measures what an unconnected QP costs.\n"
-           "        --sge N (1 to " +
-           std::to_string(XIWPERF_MAX_SGE) +
-           ", default 1) splits each operation's buffer into N SGEs (the\n"
-           "        server's receives too); --inline posts send, write, write_imm and the\n"
-           "        Write of flush and verify with inline data. A device that cannot do\n"
-           "        either fails the run.\n"
-           "        --solicit N (send, write_imm, imm) sets the Solicited Event flag on every\n"
-           "        Nth message, the last one and any that takes the last credit; the server\n"
-           "        then processes its receives only when a solicited one wakes it.\n"
-           "        --mr frwr registers each operation's buffer by fast registration (and\n"
-           "        invalidates it after); --remote-mr frwr (write, write_imm, read) has the\n"
-           "        server register its buffer so too, per connection, instead of the global\n"
-           "        rkey.\n"
-           "        --inject KIND (write, read) makes the first operation break a rule the\n"
-           "        server must enforce; the run is expected to fail. KIND: stag (wrong\n"
-           "        key), bounds, rights (write through a read-only rkey), invalidated\n"
-           "        (Send with Invalidate first), dma-invalidate (of the global rkey);\n"
-           "        bounds, rights and invalidated need --remote-mr frwr. cq-overflow\n"
-           "        (send --solicit 3+ --depth 2+ --qps 2+) gives connection 0 a receive CQ\n"
-           "        of one entry at the server: it must fail alone, the others complete.\n"
-           "        --srq (send, write_imm, imm) has the server share one SRQ among the run's\n"
-           "        connections and report its limit events.\n"
-           "        ATOMIC is fetch_add, cmp_swap, masked_fetch_add or masked_cmp_swap: every\n"
-           "        operation of every connection and lane on the server's first 64-bit\n"
-           "        word (values decimal or 0x hex). --add V (default 1) for the fetch_adds;\n"
-           "        --compare V and --swap V for the cmp_swaps; --mask M the add mask (a set\n"
-           "        bit ends a field) or the swap mask; --compare-mask M (default all ones).\n"
-           "        --check reads the word before and after and checks every original value\n"
-           "        returned. --inject may also be unaligned (the word's address + 4).\n"
-           "        atomic_write is an Atomic Write (commit draft) of the same word, without\n"
-           "        operands or local buffer: operation K of connection Q places the tag\n"
-           "        K * QPS + Q in the word's upper half and its complement in the lower.\n"
-           "        --check reads the word before and after: it must be some connection's\n"
-           "        last value, never a torn one, and every completion an Atomic Write's.\n"
-           "        --inject as for ATOMIC, but not lkey (there is no local key).\n"
-           "        flush is an RDMA Write of SIZE bytes, as write, then an RDMA Flush (commit\n"
-           "        draft) of the region just written (--range, the default) or of the whole\n"
-           "        chunk MR holding it (--whole-mr); each operation completes with its\n"
-           "        Flush. --persist asks for persistence, --global for global visibility:\n"
-           "        one or both. Only the server's registrations (--remote-mr frwr) have the\n"
-           "        flush rights. --sge, --inline, --mr and --check (each region read back)\n"
-           "        as for write. --inject stag, or rights (with --remote-mr frwr), breaks\n"
-           "        the Flush after a good Write: its key, or its right (chunk 0's read-only\n"
-           "        rkey). Plain memory at the server refuses --persist (REM_ACCESS_ERR)\n"
-           "        unless xiw's module parameter dram_persistent=1; --global always works.\n"
-           "        verify is an RDMA Write of SIZE bytes, as write, then an RDMA Verify (xiw\n"
-           "        devices only) of the region just written: the server's device hashes it\n"
-           "        with --hash (crc32c or sha256, set on the server's registrations, so\n"
-           "        --remote-mr frwr) and returns the hash; each operation completes with\n"
-           "        its Verify. --check compares the returned hash with the client's own.\n"
-           "        --expect sends an expected hash with each Verify for the server to\n"
-           "        compare: alone, the client's own hash of what it wrote; --expect HEX\n"
-           "        (or --expect=HEX) a fixed one, two hex digits per octet, 1 to " +
-           std::to_string(XIWPERF_HASH_MAX) +
-           "\n"
-           "        octets. A hash other than the expected one terminates the stream: the\n"
-           "        run fails with a remote error. --sge, --inline and --mr as for write;\n"
-           "        no --inject. --no-write leaves the Write out: the Verify hashes what\n"
-           "        the region holds (what an earlier run wrote, or the server's\n"
-           "        pattern); without a hash of its own the client takes no --check,\n"
-           "        and --expect needs HEX.\n"
-           "        write_imm is an RDMA Write with Immediate (like write, --size bytes),\n"
-           "        imm a Send with Immediate without payload (--size 0 or omitted); each\n"
-           "        takes a receive at the server, which checks the completion and the\n"
-           "        immediate value: the operation's sequence number on its connection,\n"
-           "        or V (32 bits) with --imm V; write_imm --check also checks the data\n"
-           "        is in place when the server sees the completion.\n"
-           "\n"
-           "Needs the xiwperf module (modprobe xiwperf) and an RDMA device for IP.\n"
-           "Exit status: 0 success, 1 failure, 2 usage error, 3 data mismatch.\n";
+           "; sizes take K, M, G. Needs the xiwperf module (modprobe xiwperf).\n"
+           "Exit status: 0 success, 1 failure, 2 usage error, 3 data mismatch.\n"
+           "What each option does, and which go together: xiwperf(1).\n";
 }
 
 }  // namespace xiwperf

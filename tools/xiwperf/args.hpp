@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-// xiwperf's command line: "xiwperf server ..." and "xiwperf client ...".
+// xiwperf's command line: "xiwperf server ...", "xiwperf client ..." and
+// "xiwperf probe ...".
 #pragma once
 
 #include <array>
@@ -201,9 +202,21 @@ struct Client {
     bool json = false;
 };
 
+/// How long one probe run may go without progress unless --timeout says.
+constexpr std::uint32_t probe_default_timeout_ms = 5000;
+
+/// probe: which RFC 7306 and commit-draft operations the peer's xiwperf
+/// server takes (probe.hpp).
+struct Probe {
+    Address addr;
+    std::uint16_t port = 0;
+    std::uint32_t timeout_ms = probe_default_timeout_ms;  ///< each run's, without progress
+    bool json = false;
+};
+
 struct Help {};
 
-using Command = std::variant<Help, Server, Client>;
+using Command = std::variant<Help, Server, Client, Probe>;
 
 /// Parse argv[1..]. A usage error is an Error with code EINVAL whose
 /// context names the offending word.

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // xiwperf: RDMA test and benchmark over any kernel-verbs device, driven
-// through the xiwperf kernel module.
+// through the xiwperf kernel module; and the probe of a peer's extensions.
+#include <chrono>
 #include <csignal>
 #include <cstring>
 #include <iostream>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -14,7 +16,9 @@
 #include "args.hpp"
 #include "backing.hpp"
 #include "device.hpp"
+#include "probe.hpp"
 #include "report.hpp"
+#include "xiw/xiw_events.hpp"
 
 namespace {
 
@@ -143,6 +147,108 @@ int run_client(const Client& args)
     return exit_status(args, out);
 }
 
+// How long a failed probe run waits for the Terminate's event. It was
+// sent to the events group before the run's QP was flushed, so it is
+// normally there already: the bound only keeps a lost one from hanging.
+constexpr std::chrono::milliseconds probe_event_wait{2000};
+
+struct ProbeRun {
+    Outcome out;
+    std::optional<xiw::TerminateInfo> received;  // the local device's, if one
+};
+
+// One run of the probe, and the Terminate its local device received:
+// subscribed before the run, so that none is missed.
+xiw::Result<ProbeRun> probe_run(Device& dev, const Client& args)
+{
+    auto events = xiw::XiwEvents::open();
+    if (!events)
+        return events.error();
+    ProbeRun r{dev.run(args), std::nullopt};
+    const xiwperf_result& res = r.out.result;
+    if (!r.out.error || !r.out.has_result || !res.device[0] ||
+        probe::next_step(r.out) != probe::Step::judged || res.reason == XIWPERF_REASON_UNSUPPORTED)
+        return r;
+    std::string name = device_name(res.device, sizeof(res.device));
+    auto st = events->watch_for(probe_event_wait, [&](const xiw::Event& e) {
+        if (e.kind != xiw::Event::Kind::qp_error || e.term.sent || e.dev_name != name)
+            return true;
+        r.received = e.term;
+        return false;
+    });
+    if (!st)
+        return st.error();
+    return r;
+}
+
+void print_probe(const Probe& args, const std::string& local,
+                 const std::vector<probe::Finding>& found)
+{
+    if (args.json) {
+        nlohmann::json ops = nlohmann::json::array();
+        for (const auto& f : found) {
+            nlohmann::json j = {{"op", f.op},
+                                {"spec", f.spec},
+                                {"result", probe::verdict_name(f.verdict)},
+                                {"evidence", f.evidence},
+                                {"fallback", f.fallback}};
+            if (f.terminate)
+                j["terminate"] = {{"layer", probe::layer_name(f.terminate->layer)},
+                                  {"type", f.terminate->type},
+                                  {"code", f.terminate->code}};
+            ops.push_back(std::move(j));
+        }
+        std::cout << nlohmann::json{{"addr", args.addr.text},
+                                    {"port", args.port},
+                                    {"device", local},
+                                    {"ops", std::move(ops)}}
+                         .dump()
+                  << std::endl;
+        return;
+    }
+    std::cout << "peer " << args.addr.text << " port " << args.port << " from " << local << "\n";
+    for (const auto& f : found) {
+        std::cout << "    " << f.spec << " " << f.op << " " << probe::verdict_name(f.verdict);
+        if (f.terminate)
+            std::cout << " terminate layer " << probe::layer_name(f.terminate->layer) << " type "
+                      << unsigned{f.terminate->type} << " code "
+                      << probe::code_hex(f.terminate->code);
+        else
+            std::cout << " (" << f.evidence << ")";
+        std::cout << "\n";
+    }
+    std::cout << std::flush;
+}
+
+int run_probe(const Probe& args)
+{
+    auto dev = Device::open();
+    if (!dev)
+        return fail(dev.error().message());
+    std::vector<probe::Finding> found;
+    std::string local;
+    for (const auto& a : probe::attempts(args.addr, args.port, args.timeout_ms)) {
+        const Client* run = &a.run;
+        auto r = probe_run(*dev, *run);
+        if (!r)
+            return fail(r.error().message());
+        if (probe::next_step(r->out) == probe::Step::fallback && a.fallback) {
+            run = &*a.fallback;
+            r = probe_run(*dev, *run);
+            if (!r)
+                return fail(r.error().message());
+        }
+        if (probe::next_step(r->out) == probe::Step::stop)
+            return fail("probe: " + std::string(a.op) + ": " + error_message(*run, r->out));
+        const xiwperf_result& res = r->out.result;
+        if (local.empty() && res.device[0])
+            local = device_name(res.device, sizeof(res.device));
+        found.push_back(probe::judge(a, *run, r->out, r->received));
+    }
+    print_probe(args, local, found);
+    return exit_ok;
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -150,7 +256,8 @@ int main(int argc, char** argv)
     std::vector<std::string_view> words(argv + 1, argv + argc);
     auto cmd = parse(words);
     if (!cmd) {
-        std::cerr << "xiwperf: " << cmd.error().context << "\n" << usage();
+        std::cerr << "xiwperf: " << cmd.error().context << "\n"
+                  << "Try \"xiwperf --help\".\n";
         return exit_usage;
     }
     if (std::holds_alternative<Help>(*cmd)) {
@@ -159,5 +266,8 @@ int main(int argc, char** argv)
     }
     if (auto* s = std::get_if<Server>(&*cmd))
         return run_server(*s);
+    if (auto* p = std::get_if<Probe>(&*cmd))
+        return run_probe(*p);
     return run_client(std::get<Client>(*cmd));
 }
+

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include "probe.hpp"
 
+#include <cstdio>
+
 #include "uapi/xiwperf.h"
 
-namespace xiwctl::probe {
+namespace xiwperf::probe {
 
 namespace {
 
@@ -11,15 +13,16 @@ namespace {
 // RFC 5041 section 7.2, as xiw's events carry them).
 constexpr std::uint8_t layer_rdmap = 0;
 constexpr std::uint8_t layer_ddp = 1;
+constexpr std::uint8_t layer_llp = 2;
 constexpr std::uint8_t rdmap_remote_protection = 1;
 constexpr std::uint8_t rdmap_remote_operation = 2;
 constexpr std::uint8_t ddp_tagged_buffer = 1;
 constexpr std::uint8_t ddp_untagged_buffer = 2;
 
-xiwperf::Client base(const xiwperf::Address& addr, std::uint16_t port, std::uint32_t timeout_ms,
-                     xiwperf::Op op, std::uint64_t size)
+Client base(const Address& addr, std::uint16_t port, std::uint32_t timeout_ms,
+                     Op op, std::uint64_t size)
 {
-    xiwperf::Client c;
+    Client c;
     c.addr = addr;
     c.port = port;
     c.op = op;
@@ -31,21 +34,19 @@ xiwperf::Client base(const xiwperf::Address& addr, std::uint16_t port, std::uint
 
 // @c through the server's fast registrations, which alone carry the
 // rights the operation needs; the fallback through @fault instead.
-Attempt registered(std::string_view spec, xiwperf::Client c, xiwperf::Inject fault)
+Attempt registered(std::string_view spec, Client c, Inject fault)
 {
-    xiwperf::Client fb = c;
-    c.remote_mr = xiwperf::Mr::frwr;
+    Client fb = c;
+    c.remote_mr = Mr::frwr;
     fb.inject = fault;
-    return {xiwperf::op_name(c.op), spec, c, fb};
+    return {op_name(c.op), spec, c, fb};
 }
 
 }  // namespace
 
-std::vector<Attempt> attempts(const xiwperf::Address& addr, std::uint16_t port,
+std::vector<Attempt> attempts(const Address& addr, std::uint16_t port,
                               std::uint32_t timeout_ms)
 {
-    using xiwperf::Inject;
-    using xiwperf::Op;
     auto make = [&](Op op, std::uint64_t size) { return base(addr, port, timeout_ms, op, size); };
 
     // The atomics leave the word as it was: add 0; compare and swap in
@@ -53,21 +54,21 @@ std::vector<Attempt> attempts(const xiwperf::Address& addr, std::uint16_t port,
     // swap swaps no bit. Their fallback goes through the global rkey,
     // which has remote write but no atomic right (the draft's "buffer
     // with remote write permission").
-    xiwperf::Client fetch_add = make(Op::fetch_add, xiwperf::atomic_size);
+    Client fetch_add = make(Op::fetch_add, atomic_size);
     fetch_add.add = 0;
-    xiwperf::Client cmp_swap = make(Op::cmp_swap, xiwperf::atomic_size);
-    xiwperf::Client masked_fetch_add = make(Op::masked_fetch_add, xiwperf::atomic_size);
+    Client cmp_swap = make(Op::cmp_swap, atomic_size);
+    Client masked_fetch_add = make(Op::masked_fetch_add, atomic_size);
     masked_fetch_add.add = 0;
-    xiwperf::Client masked_cmp_swap = make(Op::masked_cmp_swap, xiwperf::atomic_size);
+    Client masked_cmp_swap = make(Op::masked_cmp_swap, atomic_size);
     masked_cmp_swap.compare_mask = 0;
 
-    xiwperf::Client flush = make(Op::flush, 64);
+    Client flush = make(Op::flush, 64);
     flush.global = true;  // to persistence depends on the server's memory
-    xiwperf::Client verify = make(Op::verify, 64);
-    verify.hash = xiwperf::Hash::crc32c;
-    xiwperf::Client write_imm = make(Op::write_imm, 64);
+    Client verify = make(Op::verify, 64);
+    verify.hash = Hash::crc32c;
+    Client write_imm = make(Op::write_imm, 64);
     write_imm.imm = 0;
-    xiwperf::Client imm = make(Op::imm, 0);
+    Client imm = make(Op::imm, 0);
     imm.imm = 0;
 
     return {
@@ -75,16 +76,33 @@ std::vector<Attempt> attempts(const xiwperf::Address& addr, std::uint16_t port,
         registered("rfc7306", cmp_swap, Inject::rights),
         registered("rfc7306", masked_fetch_add, Inject::rights),
         registered("rfc7306", masked_cmp_swap, Inject::rights),
-        {xiwperf::op_name(Op::write_imm), "rfc7306", write_imm, std::nullopt},
-        {xiwperf::op_name(Op::imm), "rfc7306", imm, std::nullopt},
+        {op_name(Op::write_imm), "rfc7306", write_imm, std::nullopt},
+        {op_name(Op::imm), "rfc7306", imm, std::nullopt},
         // The global rkey has no right for these three (and a Verify
         // needs the server's hash on the registration): a key the peer
         // has never seen, which a peer that knows them refuses with a
         // protection error.
-        registered("commit", make(Op::atomic_write, xiwperf::atomic_size), Inject::stag),
+        registered("commit", make(Op::atomic_write, atomic_size), Inject::stag),
         registered("commit", flush, Inject::stag),
         registered("commit", verify, Inject::stag),
     };
+}
+
+std::string_view layer_name(std::uint8_t layer)
+{
+    switch (layer) {
+    case layer_rdmap: return "rdmap";
+    case layer_ddp: return "ddp";
+    case layer_llp: return "llp";
+    default: return "unknown";
+    }
+}
+
+std::string code_hex(std::uint8_t code)
+{
+    char buf[8];
+    std::snprintf(buf, sizeof(buf), "0x%02x", code);
+    return buf;
 }
 
 std::string_view verdict_name(Verdict v)
@@ -98,7 +116,7 @@ std::string_view verdict_name(Verdict v)
     return "unknown";
 }
 
-Step next_step(const xiwperf::Outcome& out)
+Step next_step(const Outcome& out)
 {
     if (!out.error || !out.has_result)
         return out.error ? Step::stop : Step::judged;
@@ -119,11 +137,11 @@ Step next_step(const xiwperf::Outcome& out)
     }
 }
 
-Finding judge(const Attempt& attempt, const xiwperf::Client& args, const xiwperf::Outcome& out,
+Finding judge(const Attempt& attempt, const Client& args, const Outcome& out,
               const std::optional<xiw::TerminateInfo>& received)
 {
     Finding f{attempt.op, attempt.spec, Verdict::unknown, {}, received,
-              args.inject != xiwperf::Inject::none};
+              args.inject != Inject::none};
     if (!out.error) {
         f.verdict = Verdict::supported;
         f.evidence = "completed";
@@ -135,7 +153,7 @@ Finding judge(const Attempt& attempt, const xiwperf::Client& args, const xiwperf
         f.evidence = "local device";
         return f;
     }
-    f.evidence = xiwperf::error_message(args, out);
+    f.evidence = error_message(args, out);
     if (!received)
         return f;
     const xiw::TerminateInfo& t = *received;
@@ -153,4 +171,4 @@ Finding judge(const Attempt& attempt, const xiwperf::Client& args, const xiwperf
     return f;
 }
 
-}  // namespace xiwctl::probe
+}  // namespace xiwperf::probe

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-// xiwctl probe: its grammar, the runs it makes, and how it reads their ends.
+// xiwperf probe: its grammar, the runs it makes, and how it reads their ends.
 #include <gtest/gtest.h>
+
+#include <sys/socket.h>
 
 #include <cerrno>
 #include <cstring>
@@ -10,29 +12,29 @@
 #include <string_view>
 #include <vector>
 
-#include "cli.hpp"
+#include "args.hpp"
 #include "probe.hpp"
 #include "uapi/xiwperf.h"
 
 namespace {
 
-using xiwctl::probe::Step;
-using xiwctl::probe::Verdict;
+using xiwperf::probe::Step;
+using xiwperf::probe::Verdict;
 
-xiw::Result<xiwctl::Invocation> parse(std::initializer_list<std::string_view> words)
+xiw::Result<xiwperf::Command> parse(std::initializer_list<std::string_view> words)
 {
     std::vector<std::string_view> v(words);
-    return xiwctl::parse(v);
+    return xiwperf::parse(v);
 }
 
-std::vector<xiwctl::probe::Attempt> all()
+std::vector<xiwperf::probe::Attempt> all()
 {
     auto a = xiwperf::parse_address("192.0.2.2");
     EXPECT_TRUE(a);
-    return xiwctl::probe::attempts(*a, 18515, 5000);
+    return xiwperf::probe::attempts(*a, 18515, 5000);
 }
 
-const xiwctl::probe::Attempt& find(const std::vector<xiwctl::probe::Attempt>& v,
+const xiwperf::probe::Attempt& find(const std::vector<xiwperf::probe::Attempt>& v,
                                    std::string_view op)
 {
     for (const auto& a : v)
@@ -65,53 +67,64 @@ xiw::TerminateInfo term(std::uint8_t layer, std::uint8_t type, std::uint8_t code
 
 }  // namespace
 
-TEST(XiwctlProbe, ParsesAddressPortAndTimeout)
+TEST(XiwperfProbe, ParsesAddressPortAndTimeout)
 {
-    auto inv = parse({"probe", "192.0.2.2"});
-    ASSERT_TRUE(inv) << inv.error().context;
-    const auto& p = std::get<xiwctl::Probe>(inv->command);
-    EXPECT_EQ(p.addr, "192.0.2.2");
+    auto cmd = parse({"probe", "--addr", "192.0.2.2"});
+    ASSERT_TRUE(cmd) << cmd.error().context;
+    const auto& p = std::get<xiwperf::Probe>(*cmd);
+    EXPECT_EQ(p.addr.text, "192.0.2.2");
     EXPECT_EQ(p.port, XIWPERF_DEFAULT_PORT);
     EXPECT_EQ(p.timeout_ms, 5000u);
+    EXPECT_FALSE(p.json);
 
-    inv = parse({"-j", "pro", "fe80::1%2", "po", "7000", "timeout", "30"});
-    ASSERT_TRUE(inv) << inv.error().context;
-    const auto& q = std::get<xiwctl::Probe>(inv->command);
-    EXPECT_TRUE(inv->options.json);
-    EXPECT_EQ(q.addr, "fe80::1%2");
+    cmd = parse({"probe", "-a", "fe80::1%1", "--port=7000", "-t", "30", "--json"});
+    ASSERT_TRUE(cmd) << cmd.error().context;
+    const auto& q = std::get<xiwperf::Probe>(*cmd);
+    EXPECT_EQ(q.addr.text, "fe80::1%1");
+    EXPECT_EQ(q.addr.family, AF_INET6);
     EXPECT_EQ(q.port, 7000);
     EXPECT_EQ(q.timeout_ms, 30000u);
+    EXPECT_TRUE(q.json);
 
-    inv = parse({"probe", "help"});
-    ASSERT_TRUE(inv);
-    EXPECT_EQ(std::get<xiwctl::Help>(inv->command).topic, "probe");
-    EXPECT_NE(xiwctl::usage("probe").find("probe ADDR [port PORT] [timeout SECONDS]"),
+    cmd = parse({"probe", "--help"});
+    ASSERT_TRUE(cmd);
+    EXPECT_TRUE(std::holds_alternative<xiwperf::Help>(*cmd));
+    EXPECT_NE(xiwperf::usage().find("xiwperf probe --addr IP [--port N] [--timeout SEC] [--json]"),
               std::string::npos);
 }
 
-TEST(XiwctlProbe, RefusesBadWords)
+TEST(XiwperfProbe, RefusesBadWords)
 {
     const std::pair<std::vector<std::string_view>, std::string> cases[] = {
-        {{"probe"}, "missing the peer's address"},
-        {{"probe", "peer.example"}, "peer.example"},
-        {{"probe", "192.0.2.2", "bogus", "1"}, "unknown keyword \"bogus\""},
-        {{"probe", "192.0.2.2", "port"}, "\"port\" needs a value"},
-        {{"probe", "192.0.2.2", "port", "0"}, "not a number from 1 to 65535"},
-        {{"probe", "192.0.2.2", "port", "65536"}, "not a number from 1 to 65535"},
-        {{"probe", "192.0.2.2", "port", "1x"}, "not a number from 1 to 65535"},
-        {{"probe", "192.0.2.2", "timeout", "3601"}, "not a number from 1 to 3600"},
-        {{"probe", "192.0.2.2", "port", "1", "port", "2"}, "\"port\" given twice"},
+        {{"probe"}, "missing --addr"},
+        {{"probe", "--addr", "peer.example"}, "peer.example"},
+        {{"probe", "--addr", "192.0.2.2", "--op", "write"}, "probe: unknown option \"--op\""},
+        {{"probe", "--addr", "192.0.2.2", "--port"}, "--port needs a value"},
+        {{"probe", "--addr", "192.0.2.2", "--port", "0"}, "must be 1 to 65535"},
+        {{"probe", "--addr", "192.0.2.2", "--port", "65536"}, "--port"},
+        {{"probe", "--addr", "192.0.2.2", "--timeout", "3601"}, "--timeout"},
+        {{"probe", "--addr", "192.0.2.2", "--timeout", "0"}, "--timeout"},
     };
     for (const auto& [words, says] : cases) {
-        auto inv = xiwctl::parse(words);
-        ASSERT_FALSE(inv) << says;
-        EXPECT_EQ(inv.error().code, EINVAL);
-        EXPECT_NE(inv.error().context.find(says), std::string::npos)
-            << inv.error().context << " lacks " << says;
+        auto cmd = xiwperf::parse(words);
+        ASSERT_FALSE(cmd) << says;
+        EXPECT_EQ(cmd.error().code, EINVAL);
+        EXPECT_NE(cmd.error().context.find(says), std::string::npos)
+            << cmd.error().context << " lacks " << says;
     }
 }
 
-TEST(XiwctlProbe, TriesEveryExtensionOnceInItsOwnRun)
+TEST(XiwperfProbe, NamesTerminateLayersAndCodesAsXiwctlMonitorDoes)
+{
+    EXPECT_EQ(xiwperf::probe::layer_name(0), "rdmap");
+    EXPECT_EQ(xiwperf::probe::layer_name(1), "ddp");
+    EXPECT_EQ(xiwperf::probe::layer_name(2), "llp");
+    EXPECT_EQ(xiwperf::probe::layer_name(7), "unknown");
+    EXPECT_EQ(xiwperf::probe::code_hex(6), "0x06");
+    EXPECT_EQ(xiwperf::probe::code_hex(0xff), "0xff");
+}
+
+TEST(XiwperfProbe, TriesEveryExtensionOnceInItsOwnRun)
 {
     auto v = all();
     std::vector<std::string_view> ops;
@@ -134,7 +147,7 @@ TEST(XiwctlProbe, TriesEveryExtensionOnceInItsOwnRun)
         EXPECT_EQ(find(v, op).spec, "commit") << op;
 }
 
-TEST(XiwctlProbe, AtomicsLeaveThePeersWordAsItWas)
+TEST(XiwperfProbe, AtomicsLeaveThePeersWordAsItWas)
 {
     auto v = all();
     EXPECT_EQ(find(v, "fetch_add").run.add, 0u);
@@ -147,7 +160,7 @@ TEST(XiwctlProbe, AtomicsLeaveThePeersWordAsItWas)
     EXPECT_EQ(find(v, "masked_cmp_swap").run.compare_mask, 0u);
 }
 
-TEST(XiwctlProbe, RegisteredOperationsFallBackToAKeyThePeerMustRefuse)
+TEST(XiwperfProbe, RegisteredOperationsFallBackToAKeyThePeerMustRefuse)
 {
     using xiwperf::Inject;
     using xiwperf::Mr;
@@ -176,32 +189,32 @@ TEST(XiwctlProbe, RegisteredOperationsFallBackToAKeyThePeerMustRefuse)
     EXPECT_EQ(find(v, "imm").run.size, 0u);
 }
 
-TEST(XiwctlProbe, NextStepByHowTheRunEnded)
+TEST(XiwperfProbe, NextStepByHowTheRunEnded)
 {
-    EXPECT_EQ(xiwctl::probe::next_step(xiwperf::Outcome{}), Step::judged);
-    EXPECT_EQ(xiwctl::probe::next_step(failed(XIWPERF_REASON_WC)), Step::judged);
-    EXPECT_EQ(xiwctl::probe::next_step(failed(XIWPERF_REASON_DISCONNECTED)), Step::judged);
-    EXPECT_EQ(xiwctl::probe::next_step(failed(XIWPERF_REASON_TIMEOUT)), Step::judged);
-    EXPECT_EQ(xiwctl::probe::next_step(failed(XIWPERF_REASON_UNSUPPORTED)), Step::judged);
-    EXPECT_EQ(xiwctl::probe::next_step(
+    EXPECT_EQ(xiwperf::probe::next_step(xiwperf::Outcome{}), Step::judged);
+    EXPECT_EQ(xiwperf::probe::next_step(failed(XIWPERF_REASON_WC)), Step::judged);
+    EXPECT_EQ(xiwperf::probe::next_step(failed(XIWPERF_REASON_DISCONNECTED)), Step::judged);
+    EXPECT_EQ(xiwperf::probe::next_step(failed(XIWPERF_REASON_TIMEOUT)), Step::judged);
+    EXPECT_EQ(xiwperf::probe::next_step(failed(XIWPERF_REASON_UNSUPPORTED)), Step::judged);
+    EXPECT_EQ(xiwperf::probe::next_step(
                   failed(XIWPERF_REASON_UNSUPPORTED, XIWPERF_REJECT_UNSUPPORTED)),
               Step::fallback);
     for (std::uint32_t stop : {XIWPERF_REASON_ADDR, XIWPERF_REASON_ROUTE, XIWPERF_REASON_REFUSED,
                                XIWPERF_REASON_REJECTED, XIWPERF_REASON_UNREACHABLE,
                                XIWPERF_REASON_RESOURCES, XIWPERF_REASON_PROTOCOL})
-        EXPECT_EQ(xiwctl::probe::next_step(failed(stop)), Step::stop) << stop;
+        EXPECT_EQ(xiwperf::probe::next_step(failed(stop)), Step::stop) << stop;
     xiwperf::Outcome no_result;
     no_result.error = EFAULT;
-    EXPECT_EQ(xiwctl::probe::next_step(no_result), Step::stop);
+    EXPECT_EQ(xiwperf::probe::next_step(no_result), Step::stop);
 }
 
-TEST(XiwctlProbe, JudgesByCompletionAndTheTerminateReceived)
+TEST(XiwperfProbe, JudgesByCompletionAndTheTerminateReceived)
 {
     auto v = all();
     const auto& a = find(v, "flush");
     auto judge = [&a](const xiwperf::Outcome& out, std::optional<xiw::TerminateInfo> t,
                       bool fallback = false) {
-        return xiwctl::probe::judge(a, fallback ? *a.fallback : a.run, out, t);
+        return xiwperf::probe::judge(a, fallback ? *a.fallback : a.run, out, t);
     };
 
     auto f = judge(xiwperf::Outcome{}, std::nullopt);
@@ -242,10 +255,10 @@ TEST(XiwctlProbe, JudgesByCompletionAndTheTerminateReceived)
     EXPECT_EQ(f.evidence, "local device");
 }
 
-TEST(XiwctlProbe, VerdictNames)
+TEST(XiwperfProbe, VerdictNames)
 {
-    EXPECT_EQ(xiwctl::probe::verdict_name(Verdict::supported), "supported");
-    EXPECT_EQ(xiwctl::probe::verdict_name(Verdict::not_supported), "not_supported");
-    EXPECT_EQ(xiwctl::probe::verdict_name(Verdict::local), "local");
-    EXPECT_EQ(xiwctl::probe::verdict_name(Verdict::unknown), "unknown");
+    EXPECT_EQ(xiwperf::probe::verdict_name(Verdict::supported), "supported");
+    EXPECT_EQ(xiwperf::probe::verdict_name(Verdict::not_supported), "not_supported");
+    EXPECT_EQ(xiwperf::probe::verdict_name(Verdict::local), "local");
+    EXPECT_EQ(xiwperf::probe::verdict_name(Verdict::unknown), "unknown");
 }

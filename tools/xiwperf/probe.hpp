@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-// xiwctl probe: which RFC 7306 and commit-draft operations a peer takes.
+// xiwperf probe: which RFC 7306 and commit-draft operations a peer takes.
 //
 // There is no negotiation of these extensions on the wire, so the probe
 // does what the commit draft (section 3.1.4) recommends: it tries each
@@ -9,10 +9,11 @@
 // Operation Error, or a DDP error from a peer that took it for another
 // message) is not; a protection error means the peer knew the operation
 // and checked its key. The local xiw device reports the Terminate it
-// received through the events group. Documentation/admin.md ("Probing a
-// peer's extensions") has the rules and why.
+// received through the events group. Documentation/xiwperf.md ("Probing
+// a peer's extensions") has the rules and why.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,26 +23,26 @@
 #include "report.hpp"
 #include "xiw/xiw_netlink.hpp"
 
-namespace xiwctl::probe {
+namespace xiwperf::probe {
 
 /// One operation the probe tries.
 struct Attempt {
     std::string_view op;    ///< xiwperf's name of it ("fetch_add", ...)
     std::string_view spec;  ///< "rfc7306" or "commit"
     /// The run through the registration the operation needs.
-    xiwperf::Client run;
+    Client run;
     /// For a server whose device cannot register its buffer so (no fast
     /// registration, or no xiw device for a Verify): the same message
     /// through a key that device has, which it can only refuse: the kind
     /// of refusal tells whether it knew the operation. None where the
     /// operation needs no registration.
-    std::optional<xiwperf::Client> fallback;
+    std::optional<Client> fallback;
 };
 
 /// Every operation the probe tries, in the order it tries them, against
 /// the xiwperf server at @p addr, @p port; each run gives up after
 /// @p timeout_ms without progress.
-std::vector<Attempt> attempts(const xiwperf::Address& addr, std::uint16_t port,
+std::vector<Attempt> attempts(const Address& addr, std::uint16_t port,
                               std::uint32_t timeout_ms);
 
 enum class Verdict {
@@ -75,11 +76,18 @@ enum class Step {
 };
 
 /// What to do after a run that ended as @p out.
-Step next_step(const xiwperf::Outcome& out);
+Step next_step(const Outcome& out);
 
 /// The verdict of @p out, run as @p args, given the Terminate (if one)
 /// that the local device received on its connection.
-Finding judge(const Attempt& attempt, const xiwperf::Client& args, const xiwperf::Outcome& out,
+Finding judge(const Attempt& attempt, const Client& args, const Outcome& out,
               const std::optional<xiw::TerminateInfo>& received);
 
-}  // namespace xiwctl::probe
+/// A Terminate's layer as xiw's events name it: "rdmap", "ddp", "llp" or
+/// "unknown".
+std::string_view layer_name(std::uint8_t layer);
+
+/// A Terminate's error code as "0x06".
+std::string code_hex(std::uint8_t code);
+
+}  // namespace xiwperf::probe
