@@ -5,6 +5,7 @@
 
 #include <linux/netlink.h>
 
+#include <cstdint>
 #include <cstring>
 
 #include <netlink/attr.h>
@@ -57,4 +58,16 @@ TEST(Extack, EmptyWhenKernelSentNone)
 {
     auto m = error_reply(true, nullptr);
     EXPECT_EQ(xiw::nl::extack_message(err_of(m)), "");
+}
+
+// An echoed request whose length is not what the reply holds (too long,
+// wrapping, or shorter than a header) has no TLVs to be found: none is
+// read from outside the reply.
+TEST(Extack, NoneWhenTheEchoedLengthDoesNotFit)
+{
+    for (std::uint32_t len : {0xfffffff4U, 0x80000000U, 0x1000U, 4U}) {
+        auto m = error_reply(false, "unknown STag");
+        err_of(m)->msg.nlmsg_len = len;
+        EXPECT_EQ(xiw::nl::extack_message(err_of(m)), "") << len;
+    }
 }

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstddef>
 #include <optional>
 
 #include <netlink/attr.h>
@@ -83,11 +84,18 @@ std::string extack_message(nlmsgerr* err)
                                             NLMSG_HDRLEN);
     if (!(hdr->nlmsg_flags & NLM_F_ACK_TLVS))
         return {};
-    int payload = sizeof(*err);
-    if (!(hdr->nlmsg_flags & NLM_F_CAPPED))
-        payload += err->msg.nlmsg_len - NLMSG_HDRLEN;
+    // What comes before the TLVs: the nlmsgerr and, unless capped, the
+    // rest of the echoed request, whose length must lie within this reply.
+    std::size_t skip = sizeof(*err);
+    if (!(hdr->nlmsg_flags & NLM_F_CAPPED)) {
+        if (err->msg.nlmsg_len < NLMSG_HDRLEN)
+            return {};
+        skip += err->msg.nlmsg_len - NLMSG_HDRLEN;
+    }
+    if (hdr->nlmsg_len < NLMSG_HDRLEN || skip > hdr->nlmsg_len - NLMSG_HDRLEN)
+        return {};
     nlattr* tb[NLMSGERR_ATTR_MAX + 1] = {};
-    if (nlmsg_parse(hdr, payload, tb, NLMSGERR_ATTR_MAX, nullptr) < 0 ||
+    if (nlmsg_parse(hdr, static_cast<int>(skip), tb, NLMSGERR_ATTR_MAX, nullptr) < 0 ||
         !tb[NLMSGERR_ATTR_MSG])
         return {};
     return nla_get_string(tb[NLMSGERR_ATTR_MSG]);
