@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -505,10 +506,10 @@ template <class... Fs>
 struct Overloaded : Fs... {
     using Fs::operator()...;
 };
+template <class... Fs>
+Overloaded(Fs...) -> Overloaded<Fs...>;
 
-}  // namespace
-
-int main(int argc, char** argv)
+int run(int argc, char** argv)
 {
     std::vector<std::string_view> args(argv + 1, argv + argc);
     auto inv = xiwctl::parse(args);
@@ -551,3 +552,18 @@ int main(int argc, char** argv)
         inv->command);
 }
 
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    // What can throw is the C++ library's (std::bad_alloc; nlohmann::json
+    // refusing to encode a string that is not UTF-8): said, not an abort.
+    try {
+        return run(argc, argv);
+    } catch (const std::exception& e) {
+        std::cerr << "xiwctl: " << e.what() << "\n";
+    } catch (...) {
+        std::cerr << "xiwctl: unexpected error\n";
+    }
+    return exit_failed;
+}

@@ -197,6 +197,9 @@ xiw::Result<Backing> parse_backing(std::string_view text)
     return b;
 }
 
+// Operations on the word whose originals the module can check (--check).
+constexpr std::uint64_t max_atomic_check = static_cast<std::uint64_t>(XIWPERF_MAX_ATOMIC_CHECK);
+
 // The subcommands an option applies to.
 constexpr unsigned in_server = 1U << 0;
 constexpr unsigned in_client = 1U << 1;
@@ -689,9 +692,9 @@ xiw::Status check_atomic_write(const Client& c, const std::string& op)
         return usage_error(op + " needs --remote-mr frwr, as the atomic operations do (only an "
                                 "--inject run goes without)");
     // The module keeps the word's check within the atomic operations' bound.
-    if (c.check && c.count > XIWPERF_MAX_ATOMIC_CHECK)
+    if (c.check && c.count > max_atomic_check)
         return usage_error(op + " --check: --count must not exceed " +
-                           std::to_string(XIWPERF_MAX_ATOMIC_CHECK) +
+                           std::to_string(max_atomic_check) +
                            " (as for the atomic operations)");
     return xiw::Ok{};
 }
@@ -739,10 +742,10 @@ xiw::Status check_atomic(const Client& c, unsigned seen)
         return usage_error(op +
                            " needs --remote-mr frwr (the server's global rkey has no atomic "
                            "right; only an --inject run goes without)");
-    if (c.check && c.count > XIWPERF_MAX_ATOMIC_CHECK)
+    if (c.check && c.count > max_atomic_check)
         return usage_error("client: atomic --check keeps every original value: --count must "
                            "not exceed " +
-                           std::to_string(XIWPERF_MAX_ATOMIC_CHECK));
+                           std::to_string(max_atomic_check));
     return xiw::Ok{};
 }
 

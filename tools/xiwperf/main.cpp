@@ -4,6 +4,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstring>
+#include <exception>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -249,9 +250,7 @@ int run_probe(const Probe& args)
     return exit_ok;
 }
 
-}  // namespace
-
-int main(int argc, char** argv)
+int run(int argc, char** argv)
 {
     std::vector<std::string_view> words(argv + 1, argv + argc);
     auto cmd = parse(words);
@@ -271,3 +270,18 @@ int main(int argc, char** argv)
     return run_client(std::get<Client>(*cmd));
 }
 
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    // What can throw is the C++ library's (std::bad_alloc; nlohmann::json
+    // refusing to encode a string that is not UTF-8): said, not an abort.
+    try {
+        return run(argc, argv);
+    } catch (const std::exception& e) {
+        std::cerr << "xiwperf: " << e.what() << "\n";
+    } catch (...) {
+        std::cerr << "xiwperf: unexpected error\n";
+    }
+    return exit_failed;
+}

@@ -385,7 +385,8 @@ struct Required {
 };
 
 // EPROTO naming the first of @p required that @p tb lacks.
-Status require(nlattr* const* tb, std::initializer_list<Required> required, std::string what)
+Status require(nlattr* const* tb, std::initializer_list<Required> required,
+               const std::string& what)
 {
     for (const auto& r : required)
         if (!tb[r.type])
