@@ -2,13 +2,15 @@
 #
 #   make setup        install what the project needs (Debian bookworm, root)
 #   make              build kmod/xiw.ko, the xiwperf module and the C++ parts
-#   make check        setup, build, lint, KUnit (UML), GoogleTest, VM tests
+#   make check        setup, build, lint, KUnit (UML), GoogleTest (also under
+#                     ASan/UBSan), VM tests
 #   make demo         boot the VM and show xiw devices at work
 #   make bench        xiw vs siw vs rxe vs TCP, report and plots in bench/results/
 #   make bench-smoke  a few cells of it, to prove the tooling (part of make check)
 #   make fuzz         the hostile peer's full run (10^6 FPDUs; FUZZ_SEED=N replays)
 #   make vm-shell     a shell in the VM with xiw installed
-#   make lint         checkpatch --strict and sparse on kmod/ and the xiwperf module
+#   make lint         checkpatch --strict and sparse on kmod/ and the xiwperf
+#                     module, clang-tidy on the C++ (make tidy)
 #   make check-install install from the packages and make install in a VM
 #   make check-debug  the VM scenarios and the hostile peer on the debug kernel
 #                     (KASAN, lockdep, atomic-sleep, kmemleak...; built and
@@ -35,7 +37,7 @@ PYTEST_ARGS ?=
 XIWPERF_KMOD := $(CURDIR)/tools/xiwperf/kmod
 XIWTARGET_KMOD := $(CURDIR)/tests/reliability/target
 
-.PHONY: all kmod xiwperf-kmod xiwtarget-kmod siw userspace setup check lint sparse checkpatch kunit unit \
+.PHONY: all kmod xiwperf-kmod xiwtarget-kmod siw userspace setup check lint sparse checkpatch tidy kunit unit unit-sanitized \
 	integration demo bench bench-smoke fuzz vm-shell clean debug-kernel debug-kmod check-debug \
 	install install-kmod install-user install-xiwperf uninstall dkms-install deb check-install
 
@@ -152,7 +154,7 @@ setup:
 
 # third_party/ is left out of every checker: it is upstream code kept
 # byte-for-byte (third_party/*/README.md says how that is verified).
-lint: checkpatch sparse
+lint: checkpatch sparse tidy
 
 # kmod/trace.h is left out: TRACE_EVENT()'s own layout (open-ended
 # TP_STRUCT__entry( lines) is what every kernel trace header has, and what
@@ -178,6 +180,19 @@ kunit:
 
 unit: userspace
 	@cd $(CMAKE_BUILD) && ctest --output-on-failure
+
+# The GoogleTest suites again, built with ASan and UBSan (Debug, its own
+# build tree); a sanitizer's report fails the test that caused it.
+SANITIZED_BUILD := $(BUILD)/cmake-sanitized
+unit-sanitized:
+	@cmake -S . -B $(SANITIZED_BUILD) -DCMAKE_BUILD_TYPE=Debug -DXIW_WERROR=ON \
+		-DXIW_SANITIZE=ON >/dev/null
+	@cmake --build $(SANITIZED_BUILD) -j $$(nproc) --target xiw_unit_tests xiwperf_unit_tests
+	@cd $(SANITIZED_BUILD) && ctest --output-on-failure -L gtest
+
+# clang-tidy over userlib/ and tools/ (.clang-tidy has the checks and why).
+tidy: userspace
+	@scripts/tidy.sh $(CMAKE_BUILD)
 
 # The scenarios in XIW_SHARDS guests at once (scripts/integration.sh).
 XIW_SHARDS ?= 2

@@ -41,8 +41,8 @@ suite() {
 
 count_lint() {
 	local n
-	n=$(grep -c -E '^(checkpatch --strict|sparse): clean$' "$1")
-	echo "$n $((2 - n))"
+	n=$(grep -c -E '^(checkpatch --strict|sparse|clang-tidy): clean$' "$1")
+	echo "$n $((3 - n))"
 }
 # The modules, W=1 and warning-free, for each other Debian kernel xiw
 # supports that is installed (6.1: scripts/setup.sh installs it); make all
@@ -90,6 +90,7 @@ suite lint count_lint make --no-print-directory lint
 suite kernels count_kernels build_other_kernels
 suite kunit count_kunit scripts/kunit.sh
 suite unit count_ctest make --no-print-directory unit
+suite unit-sanitized count_ctest make --no-print-directory unit-sanitized
 suite integration count_pytest make --no-print-directory integration PYTEST_ARGS="-v -rfE --durations=0 --durations-min=2"
 suite integration-6.1 count_pytest integration_61
 

@@ -14,6 +14,7 @@ PKGS=(
 	libnl-3-dev libnl-genl-3-dev libnl-route-3-dev pkg-config
 	cmake g++ googletest libgtest-dev libgmock-dev nlohmann-json3-dev
 	python3 python3-pytest python3-jsonschema tshark sparse iproute2 procps
+	clang-tidy
 	nfs-kernel-server ndctl targetcli-fb python3-rtslib-fb open-iscsi
 	iperf3 gnuplot-nox
 	dkms dh-dkms debhelper fakeroot lintian
