@@ -7,25 +7,17 @@
  * runs over any RDMA device that provides them (siw, rxe, xiw).
  *
  * Rules of the ABI:
- *  - Every structure starts with @version, which the caller sets to
- *    XIWPERF_ABI_VERSION; any other value fails with EINVAL. The ioctl
- *    numbers encode the structure sizes, so a changed layout is a new
- *    number as well.
- *  - Fixed-size types only, no pointers, no implicit padding; the sizes
- *    are multiples of 8 and identical for 32- and 64-bit callers.
- *  - Fields named "reserved" and flag bits not defined here must be zero
- *    on input (EINVAL otherwise); they give room for later additions.
+ *  - The module and the command are built and shipped together and share
+ *    this header, so the layout may change with any commit: there is no
+ *    version field and no reserved space.
+ *  - Fixed-size types only, no pointers, no implicit padding (where
+ *    alignment needs it, an explicit field named "pad*", which is
+ *    ignored); the sizes are multiples of 8 and identical for 32- and
+ *    64-bit callers.
+ *  - Flag bits not defined here must be zero (EINVAL otherwise).
  *  - Addresses: IPv4 or IPv6, address bytes in network order, port in
  *    host order. rdma_cm ids are created in the network namespace of the
  *    calling process.
- *
- * Versions: 2 added the atomic operations and reserved space to struct
- * xiwperf_run (now 528 bytes) and struct xiwperf_result (336), so
- * XIWPERF_IOC_RUN has a new number; the other structures are unchanged.
- * The Immediate Data operations (also version 2, which was not released
- * without them) took run.imm and run.reserved_imm from that space,
- * without changing the size: the rest of it (run.reserved_imm and
- * run.reserved) must still be zero.
  *
  * Server (one per open file):
  *   XIWPERF_IOC_LISTEN binds and listens, allocates the target buffer and
@@ -49,7 +41,6 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define XIWPERF_ABI_VERSION	2
 #define XIWPERF_DEVICE		"/dev/xiwperf"
 #define XIWPERF_DEFAULT_PORT	18515
 
@@ -131,7 +122,7 @@
  *	must equal the client's own hash of what it wrote. With
  *	XIWPERF_F_EXPECT the request carries an expected hash, which the
  *	server compares (a mismatch terminates the stream): run.expect_len
- *	octets at run.expect, or, with run.expect_len 0, the client's own.
+ *	octets in run.expect, or, with run.expect_len 0, the client's own.
  *	With XIWPERF_F_NO_WRITE there is no Write: the Verify hashes the
  *	region as it stands.
  *
@@ -389,9 +380,9 @@ struct xiwperf_addr {
 
 /**
  * struct xiwperf_listen - argument of XIWPERF_IOC_LISTEN.
- * @version: in: XIWPERF_ABI_VERSION.
  * @flags: in: 0 or XIWPERF_LISTEN_BACKED.
  * @addr: in: address to listen on (may be the wildcard); out: port bound.
+ * @pad1: padding.
  * @size: in: target buffer size in bytes, 0 for XIWPERF_DEFAULT_BUF, at
  *	most XIWPERF_MAX_BUF; out: the size used.
  * @device: out: the RDMA device the address belongs to, "" for a wildcard.
@@ -406,19 +397,17 @@ struct xiwperf_addr {
  * @hash: in: enum xiwperf_hash the server's registrations verify with
  *	(server --hash), whatever XIWPERF_OP_VERIFY run asks another is
  *	rejected (XIWPERF_UNSUPPORTED_HASH); 0: each run's own.
- * @reserved32: in: zero.
- * @reserved: in: zero.
+ * @pad2: padding.
  */
 struct xiwperf_listen {
-	__u32 version;
 	__u32 flags;
 	struct xiwperf_addr addr;
+	__u32 pad1;
 	__u64 size;
 	char device[XIWPERF_NAME_MAX];
 	__u64 backing;
 	__u32 hash;
-	__u32 reserved32;
-	__u64 reserved[2];
+	__u32 pad2;
 };
 
 /* xiwperf_listen.flags: the buffer is the caller's mapping at @backing. */
@@ -426,8 +415,8 @@ struct xiwperf_listen {
 
 /**
  * struct xiwperf_serve - argument of XIWPERF_IOC_SERVE (counters are out).
- * @version: in: XIWPERF_ABI_VERSION.
  * @flags: in: 0.
+ * @pad: padding.
  * @connections: connections accepted since LISTEN.
  * @active: connections established now.
  * @rejected: connection requests refused (bad request, no resources).
@@ -438,11 +427,10 @@ struct xiwperf_listen {
  * @qp_req_err_events: IB_EVENT_QP_REQ_ERR events of its QPs.
  * @qp_access_err_events: IB_EVENT_QP_ACCESS_ERR events of its QPs.
  * @cq_err_events: IB_EVENT_CQ_ERR events of its CQs.
- * @reserved: in: zero.
  */
 struct xiwperf_serve {
-	__u32 version;
 	__u32 flags;
+	__u32 pad;
 	__u64 connections;
 	__u64 active;
 	__u64 rejected;
@@ -453,7 +441,6 @@ struct xiwperf_serve {
 	__u32 qp_req_err_events;
 	__u32 qp_access_err_events;
 	__u32 cq_err_events;
-	__u64 reserved[2];
 };
 
 /**
@@ -647,8 +634,7 @@ enum xiwperf_reject {
  * @cq_err_events: IB_EVENT_CQ_ERR events of its CQs.
  * @conns_failed: with XIWPERF_INJECT_CQ_OVERFLOW: connections that ended
  *	in failure while the others went on (0 or 1).
- * @reserved_events: zero.
- * @reserved: zero (on input too), for later additions.
+ * @pad: padding.
  */
 struct xiwperf_result {
 	char device[XIWPERF_NAME_MAX];
@@ -691,13 +677,11 @@ struct xiwperf_result {
 	__u32 qp_access_err_events;
 	__u32 cq_err_events;
 	__u32 conns_failed;
-	__u32 reserved_events;
-	__u64 reserved[5];
+	__u32 pad;
 };
 
 /**
  * struct xiwperf_run - argument of XIWPERF_IOC_RUN.
- * @version: in: XIWPERF_ABI_VERSION.
  * @flags: in: XIWPERF_F_*.
  * @addr: in: server address and port.
  * @op: in: enum xiwperf_op.
@@ -705,6 +689,7 @@ struct xiwperf_result {
  * @depth: in: outstanding operations per connection, 1..XIWPERF_MAX_DEPTH.
  * @timeout_ms: in: give up after this long without progress (connection
  *	setup or completions); 0 for XIWPERF_DEFAULT_TIMEOUT_MS.
+ * @pad: padding.
  * @size: in: bytes per operation, 1..XIWPERF_MAX_SIZE (0 for, and only
  *	for, XIWPERF_OP_IMM); @qps * @depth * @size at most
  *	XIWPERF_MAX_MEMORY.
@@ -741,37 +726,29 @@ struct xiwperf_result {
  * @imm: in: with XIWPERF_F_IMM the immediate value every operation
  *	carries (host order; it is sent as the verbs' __be32 imm_data);
  *	else zero.
- * @reserved_imm: in: zero.
  * @hash: in: XIWPERF_OP_VERIFY: enum xiwperf_hash; else zero.
  * @expect_len: in: XIWPERF_OP_VERIFY with XIWPERF_F_EXPECT: octets of the
- *	fixed expected hash at @expect (at most XIWPERF_HASH_MAX), 0 for
+ *	fixed expected hash in @expect (at most XIWPERF_HASH_MAX), 0 for
  *	the client's own hash of what it wrote; else zero.
- * @expect: in: with @expect_len, the user address of the expected hash.
+ * @expect: in: the fixed expected hash, its first @expect_len octets (the
+ *	others are ignored).
  * @hold_ms: in: keep every connection open, idle, this long after the
  *	last operation completed and before the teardown, at most
  *	XIWPERF_MAX_HOLD_MS; 0 for none (not with XIWPERF_F_IDLE). What
  *	connected QPs cost in memory is measured during the hold.
- * @reserved_hold: in: zero.
- * @reserved: in: zero, for later additions.
  * @result: out (with XIWPERF_F_SRQ also result.srq_stray_events).
  *
- * Version 1 had no reserved space left, so the results of its later
- * features are the "out" fields above, in this structure itself (whatever
- * they hold on input is ignored). The SRQ figures are the server's, for
- * the one SRQ of the whole run, from its verdict. Version 2 added the
- * atomic operands and @reserved here and in struct xiwperf_result, then
- * @imm and @reserved_imm out of the first 8 bytes of @reserved, then
- * @hash, @expect_len and @expect out of the next 16, then @hold_ms and
- * @reserved_hold out of the next 8.
+ * Whatever the "out" fields hold on input is ignored. The SRQ figures are
+ * the server's, for the one SRQ of the whole run, from its verdict.
  */
 struct xiwperf_run {
-	__u32 version;
 	__u32 flags;
 	struct xiwperf_addr addr;
 	__u32 op;
 	__u32 qps;
 	__u32 depth;
 	__u32 timeout_ms;
+	__u32 pad;
 	__u64 size;
 	__u64 count;
 	__u32 sge;
@@ -786,13 +763,10 @@ struct xiwperf_run {
 	__u64 compare_add_mask;
 	__u64 swap_mask;
 	__u32 imm;
-	__u32 reserved_imm;
 	__u32 hash;
 	__u32 expect_len;
-	__u64 expect;
+	__u8 expect[XIWPERF_HASH_MAX];
 	__u32 hold_ms;
-	__u32 reserved_hold;
-	__u64 reserved[4];
 	struct xiwperf_result result;
 };
 

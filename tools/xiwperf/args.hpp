@@ -186,8 +186,7 @@ struct Client {
     /// region holds (then no --check, and --expect needs HEX).
     bool no_write = false;
     /// --expect HEX: the expected hash, 1..XIWPERF_HASH_MAX octets; empty
-    /// for the client's own. run_request() points run.expect at it, so
-    /// the Client must outlive the ioctl that uses the request.
+    /// for the client's own. run_request() copies it into run.expect.
     std::vector<std::uint8_t> expect_hash;
     // Atomic operands, as the options give them (see atomic.hpp).
     std::uint64_t add = 1;                 ///< --add (fetch_add, masked_fetch_add)

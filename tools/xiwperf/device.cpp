@@ -5,19 +5,26 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "atomic.hpp"
 
 namespace xiwperf {
 
 static_assert(sizeof(xiwperf_addr) == 24);
-static_assert(sizeof(xiwperf_listen) == 136);
-static_assert(sizeof(xiwperf_serve) == 88);
-static_assert(sizeof(xiwperf_result) == 336);
-static_assert(sizeof(xiwperf_run) == 528);
+static_assert(sizeof(xiwperf_listen) == 120);
+static_assert(sizeof(xiwperf_serve) == 72);
+static_assert(sizeof(xiwperf_result) == 296);
+static_assert(sizeof(xiwperf_run) == 504);
+// No implicit padding (every byte belongs to a field): with the sizes
+// multiples of 8, a 32-bit caller's layout is the same.
+static_assert(std::has_unique_object_representations_v<xiwperf_listen>);
+static_assert(std::has_unique_object_representations_v<xiwperf_serve>);
+static_assert(std::has_unique_object_representations_v<xiwperf_run>);
 // run_request() passes enum class Op as enum xiwperf_op.
 static_assert(static_cast<int>(Op::send) == XIWPERF_OP_SEND);
 static_assert(static_cast<int>(Op::write) == XIWPERF_OP_WRITE);
@@ -83,7 +90,6 @@ xiw::Result<Device> Device::open()
 xiw::Status Device::listen(const Server& args, xiwperf_listen& out, std::uint64_t backing)
 {
     out = xiwperf_listen{};
-    out.version = XIWPERF_ABI_VERSION;
     out.addr = abi_address(args.addr, args.port);
     out.size = args.size;
     out.hash = static_cast<__u32>(args.hash);
@@ -109,7 +115,6 @@ xiw::Status Device::listen(const Server& args, xiwperf_listen& out, std::uint64_
 int Device::serve(xiwperf_serve& stats)
 {
     stats = xiwperf_serve{};
-    stats.version = XIWPERF_ABI_VERSION;
     if (::ioctl(fd_.get(), XIWPERF_IOC_SERVE, &stats) < 0)
         return errno;
     return 0;
@@ -118,7 +123,6 @@ int Device::serve(xiwperf_serve& stats)
 xiwperf_run run_request(const Client& args)
 {
     xiwperf_run run{};
-    run.version = XIWPERF_ABI_VERSION;
     run.flags = (args.check ? XIWPERF_F_CHECK : 0) | (args.inline_data ? XIWPERF_F_INLINE : 0) |
                 (args.solicit ? XIWPERF_F_SOLICIT : 0) |
                 (args.mr == Mr::frwr ? XIWPERF_F_FRWR : 0) |
@@ -146,13 +150,14 @@ xiwperf_run run_request(const Client& args)
     run.compare_add_mask = a.compare_add_mask;
     run.swap_mask = a.swap_mask;
     run.imm = args.imm.value_or(0);
-    // A Verify's algorithm, and with --expect HEX the expected hash: a
-    // pointer into args, which the caller keeps until the ioctl returns
-    // (--expect alone: length 0, null, the client's own hash).
+    // A Verify's algorithm, and with --expect HEX the expected hash, its
+    // octets copied in (--expect alone: length 0, the client's own hash).
+    // More than fit is not copied, and the module refuses its length.
     run.hash = static_cast<__u32>(args.hash);
     if (args.expect && !args.expect_hash.empty()) {
         run.expect_len = static_cast<__u32>(args.expect_hash.size());
-        run.expect = reinterpret_cast<std::uintptr_t>(args.expect_hash.data());
+        std::memcpy(run.expect, args.expect_hash.data(),
+                    std::min(args.expect_hash.size(), sizeof(run.expect)));
     }
     return run;
 }

@@ -59,9 +59,8 @@ private:
 xiwperf_addr abi_address(const Address& a, std::uint16_t port);
 
 /// The argument of XIWPERF_IOC_RUN for @p args (what Device::run() passes;
-/// apart so that it can be tested without the module). With --expect HEX
-/// its expect field points at @p args.expect_hash: @p args must live, and
-/// keep that vector unchanged, as long as the request is used.
+/// apart so that it can be tested without the module). It holds all it
+/// needs (with --expect HEX a copy of @p args.expect_hash).
 xiwperf_run run_request(const Client& args);
 
 }  // namespace xiwperf

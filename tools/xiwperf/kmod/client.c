@@ -857,13 +857,8 @@ int xp_client_run(struct xiwperf_run *run)
 			goto out;
 		}
 	}
-	if (cl->op == XIWPERF_OP_VERIFY) {
-		ret = xp_verify_start(cl, run);
-		if (ret) {
-			xp_fail(cl, ret, XIWPERF_REASON_RESOURCES);
-			goto out;
-		}
-	}
+	if (cl->op == XIWPERF_OP_VERIFY)
+		xp_verify_start(cl, run);
 	for (i = 0; i < cl->qps; i++) {
 		struct xp_cconn *c = kzalloc(sizeof(*c), GFP_KERNEL);
 

@@ -311,7 +311,7 @@ void xp_put_done(struct ib_cq *cq, struct ib_wc *wc);
 
 /* verify.c (xp_hash_len() in xiwperf.h) */
 bool xp_verify_valid(const struct xiwperf_run *run);
-int xp_verify_start(struct xp_client *cl, const struct xiwperf_run *run);
+void xp_verify_start(struct xp_client *cl, const struct xiwperf_run *run);
 void xp_verify_stop(struct xp_client *cl);
 bool xp_verify_supported(const struct xp_client *cl,
 			 const struct ib_device *dev);

@@ -27,18 +27,14 @@ struct xp_file {
 	struct xp_server *srv;
 };
 
-/*
- * What every ioctl argument starts with and carries: the ABI version, flag
- * bits of which only @known may be set, and reserved space that must be zero.
- */
-static int xp_check_header(u32 version, u32 flags, u32 known,
-			   const void *reserved, size_t len)
-{
-	if (version != XIWPERF_ABI_VERSION || flags & ~known ||
-	    (len && memchr_inv(reserved, 0, len)))
-		return -EINVAL;
-	return 0;
-}
+/* The flags of XIWPERF_IOC_RUN: any other bit is EINVAL. */
+#define XP_RUN_FLAGS	(XIWPERF_F_CHECK | XIWPERF_F_INLINE |		\
+			 XIWPERF_F_SOLICIT | XIWPERF_F_FRWR |		\
+			 XIWPERF_F_REMOTE_FRWR | XIWPERF_F_SRQ |	\
+			 XIWPERF_F_IMM | XIWPERF_F_PERSIST |		\
+			 XIWPERF_F_GLOBAL | XIWPERF_F_FLUSH_MR |	\
+			 XIWPERF_F_EXPECT | XIWPERF_F_NO_WRITE |	\
+			 XIWPERF_F_IDLE)
 
 /**
  * xp_sockaddr() - convert an ABI address to a socket address.
@@ -78,12 +74,9 @@ static long xp_ioctl_listen(struct xp_file *xf, void __user *uarg)
 
 	if (copy_from_user(&arg, uarg, sizeof(arg)))
 		return -EFAULT;
-	ret = xp_check_header(arg.version, arg.flags, XIWPERF_LISTEN_BACKED,
-			      arg.reserved, sizeof(arg.reserved));
-	if (ret)
-		return ret;
-	if ((!(arg.flags & XIWPERF_LISTEN_BACKED) && arg.backing) ||
-	    (arg.hash && !xp_hash_len(arg.hash)) || arg.reserved32)
+	if (arg.flags & ~XIWPERF_LISTEN_BACKED ||
+	    (!(arg.flags & XIWPERF_LISTEN_BACKED) && arg.backing) ||
+	    (arg.hash && !xp_hash_len(arg.hash)))
 		return -EINVAL;
 
 	mutex_lock(&xf->lock);
@@ -109,10 +102,8 @@ static long xp_ioctl_serve(struct xp_file *xf, void __user *uarg)
 
 	if (copy_from_user(&arg, uarg, sizeof(arg)))
 		return -EFAULT;
-	ret = xp_check_header(arg.version, arg.flags, 0, arg.reserved,
-			      sizeof(arg.reserved));
-	if (ret)
-		return ret;
+	if (arg.flags)
+		return -EINVAL;
 	mutex_lock(&xf->lock);
 	srv = xf->srv;		/* set once; freed only at release */
 	mutex_unlock(&xf->lock);
@@ -138,23 +129,12 @@ static long xp_ioctl_run(void __user *uarg)
 		goto out;
 	}
 	/* The fields after @inject up to @compare_add are out. */
-	ret = xp_check_header(run->version, run->flags,
-			      XIWPERF_F_CHECK | XIWPERF_F_INLINE |
-			      XIWPERF_F_SOLICIT | XIWPERF_F_FRWR |
-			      XIWPERF_F_REMOTE_FRWR | XIWPERF_F_SRQ |
-			      XIWPERF_F_IMM | XIWPERF_F_PERSIST |
-			      XIWPERF_F_GLOBAL | XIWPERF_F_FLUSH_MR |
-			      XIWPERF_F_EXPECT | XIWPERF_F_NO_WRITE |
-			      XIWPERF_F_IDLE,
-			      run->reserved, sizeof(run->reserved));
-	if (!ret && (run->reserved_imm || run->reserved_hold ||
-		     run->hold_ms > XIWPERF_MAX_HOLD_MS ||
-		     ((run->flags & XIWPERF_F_IDLE) && !run->hold_ms) ||
-		     memchr_inv(run->result.reserved, 0,
-				sizeof(run->result.reserved))))
+	if (run->flags & ~XP_RUN_FLAGS ||
+	    run->hold_ms > XIWPERF_MAX_HOLD_MS ||
+	    ((run->flags & XIWPERF_F_IDLE) && !run->hold_ms)) {
 		ret = -EINVAL;
-	if (ret)
 		goto out;
+	}
 	ret = xp_client_run(run);
 	if (ret == -EINVAL && !run->result.reason)
 		goto out;	/* rejected parameters: no result */
@@ -225,10 +205,10 @@ static struct miscdevice xp_misc = {
 static int __init xp_init(void)
 {
 	BUILD_BUG_ON(sizeof(struct xiwperf_addr) != 24);
-	BUILD_BUG_ON(sizeof(struct xiwperf_listen) != 136);
-	BUILD_BUG_ON(sizeof(struct xiwperf_serve) != 88);
-	BUILD_BUG_ON(sizeof(struct xiwperf_result) != 336);
-	BUILD_BUG_ON(sizeof(struct xiwperf_run) != 528);
+	BUILD_BUG_ON(sizeof(struct xiwperf_listen) != 120);
+	BUILD_BUG_ON(sizeof(struct xiwperf_serve) != 72);
+	BUILD_BUG_ON(sizeof(struct xiwperf_result) != 296);
+	BUILD_BUG_ON(sizeof(struct xiwperf_run) != 504);
 	/* An IB connect request leaves 56 bytes of private data. */
 	BUILD_BUG_ON(sizeof(struct xp_hello) > 56);
 	BUILD_BUG_ON(XP_MSG_BASE_LEN != 40);

@@ -14,7 +14,6 @@
 #include <linux/crc32c.h>
 #include <linux/module.h>
 #include <linux/string.h>
-#include <linux/uaccess.h>
 #include <xiw/compat.h>
 
 #include "client.h"
@@ -61,7 +60,7 @@ static void xp_hash(u32 alg, const void *buf, size_t len, u8 *out)
 bool xp_verify_valid(const struct xiwperf_run *run)
 {
 	if (run->op != XIWPERF_OP_VERIFY)
-		return !run->hash && !run->expect_len && !run->expect &&
+		return !run->hash && !run->expect_len &&
 		       !(run->flags & (XIWPERF_F_EXPECT | XIWPERF_F_NO_WRITE));
 	if ((run->flags & XIWPERF_F_NO_WRITE) &&
 	    ((run->flags & XIWPERF_F_CHECK) ||
@@ -71,29 +70,22 @@ bool xp_verify_valid(const struct xiwperf_run *run)
 	       (run->inject == XIWPERF_INJECT_STAG ||
 		(!run->inject && (run->flags & XIWPERF_F_REMOTE_FRWR))) &&
 	       run->expect_len <= XIWPERF_HASH_MAX &&
-	       !run->expect_len == !run->expect &&
 	       (!run->expect_len || (run->flags & XIWPERF_F_EXPECT));
 }
 
 /**
- * xp_verify_start() - a Verify run's setup: xiw's function, and the fixed
- *	expected hash from the caller.
- * @cl: the run (xp_verify_stop() undoes this, even when it fails).
- * @run: its parameters (valid), in the caller's context.
- *
- * Return: 0, -EFAULT for an expected hash that cannot be read.
+ * xp_verify_start() - a Verify run's setup: xiw's functions, and the fixed
+ *	expected hash.
+ * @cl: the run (xp_verify_stop() undoes this).
+ * @run: its parameters (valid).
  */
-int xp_verify_start(struct xp_client *cl, const struct xiwperf_run *run)
+void xp_verify_start(struct xp_client *cl, const struct xiwperf_run *run)
 {
 	cl->hash = run->hash;
 	cl->expect_len = run->expect_len;
-	if (run->expect_len &&
-	    copy_from_user(cl->expect, u64_to_user_ptr(run->expect),
-			   run->expect_len))
-		return -EFAULT;
+	memcpy(cl->expect, run->expect, run->expect_len);
 	cl->post_verify = symbol_get(xiw_post_verify);
 	cl->is_xiw = symbol_get(xiw_device);
-	return 0;
 }
 
 /**
