@@ -4,6 +4,8 @@
 #include <arpa/inet.h>
 #include <sys/socket.h>
 
+#include <cctype>
+#include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
@@ -56,7 +58,7 @@ protected:
         return c ? *c : Client{};
     }
 
-    // The usage error @words cause; a failure if they parse.
+    // The usage error @words cause, whole; a failure if they parse.
     static std::string usage_error(const Words& words)
     {
         auto cmd = parse(words);
@@ -66,9 +68,80 @@ protected:
         EXPECT_EQ(cmd.error().code, EINVAL);
         return cmd.error().context;
     }
+
+    // Whether @text has @word, not as part of a longer word or option ("--mr"
+    // is not in "--remote-mr"); "" stands for the empty value, quoted.
+    static bool has_word(std::string_view text, std::string_view word)
+    {
+        if (word.empty())
+            word = "\"\"";
+        auto in_word = [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+        };
+        for (auto at = text.find(word); at != std::string_view::npos;
+             at = text.find(word, at + 1)) {
+            auto end = at + word.size();
+            if ((at == 0 || !in_word(text[at - 1])) && (end == text.size() || !in_word(text[end])))
+                return true;
+        }
+        return false;
+    }
+
+    // Whether @r is a usage error (EINVAL) whose message names each of
+    // @names: the options and values it is about, or the rule's key words.
+    template <class T>
+    static ::testing::AssertionResult refused(const xiw::Result<T>& r, WordList names)
+    {
+        if (r)
+            return ::testing::AssertionFailure() << "accepted, not refused";
+        const xiw::Error& e = r.error();
+        if (e.code != EINVAL)
+            return ::testing::AssertionFailure() << "error " << e.code << ", not EINVAL";
+        if (names.size() == 0)
+            return ::testing::AssertionFailure() << "nothing to look for in \"" << e.context << '"';
+        for (auto name : names)
+            if (!has_word(e.context, name))
+                return ::testing::AssertionFailure()
+                       << '"' << e.context << "\" does not name " << name;
+        return ::testing::AssertionSuccess() << '"' << e.context << '"';
+    }
+
+    // Whether @words are refused so (see above).
+    static ::testing::AssertionResult refused(const Words& words, WordList names)
+    {
+        return refused(parse(words), names);
+    }
 };
 
 }  // namespace
+
+// The other tests say which words are refused and what the message names;
+// these few say it whole, one of each kind, so that the wording is read too.
+TEST_F(XiwperfArgs, UsageMessagesReadAsDocumented)
+{
+    const std::pair<Words, std::string_view> samples[] = {
+        {{"serve"}, "unknown command \"serve\" (server, client, probe)"},
+        {{"client", "--addr", "10.0.0.1", "--bogus"}, "client: unknown option \"--bogus\""},
+        {{"client", "--addr", "10.0.0.1", "--op", "read", "--count", "1"},
+         "client: missing --size BYTES"},
+        {{"client", "--addr", "10.0.0.1", "--op", "write", "--sge"}, "--sge needs a value"},
+        {one_op("write", {"--hold", "61"}), "--hold: \"61\" is not within 1 to 60"},
+        {one_op("read", {"--count", "1x"}), "--count: \"1x\" is not a number"},
+        {one_op("write", {"--mr", "fmr"}), "--mr: \"fmr\" is not one of dma, frwr"},
+        {one_op("read", {"--inline"}),
+         "client: --inline works with --op send, write, write_imm, flush and verify only"},
+        {one_op("send", {"--srq", "--solicit", "2"}),
+         "client: --srq and --solicit exclude each other"},
+        {one_op("write", {"--inject", "bounds"}),
+         "client: --inject bounds needs --remote-mr frwr (the server's global rkey has no "
+         "bounds, rights or invalidation)"},
+        {one_op("read", {"--count", "3", "--qps", "4"}),
+         "client: --count must be at least --qps (4)"},
+        {{"probe"}, "probe: missing --addr IP (the peer's xiwperf server)"},
+    };
+    for (const auto& [words, message] : samples)
+        EXPECT_EQ(usage_error(words), message);
+}
 
 TEST_F(XiwperfArgs, ClientMinimalUsesDefaults)
 {
@@ -119,12 +192,9 @@ TEST_F(XiwperfArgs, HoldKeepsConnectionsOpenForWholeSeconds)
                       "1"})
                   .hold_ms,
               0u);
-    EXPECT_EQ(usage_error(one_op("write", {"--hold", "0"})),
-              "--hold: \"0\" is not within 1 to 60");
-    EXPECT_EQ(usage_error(one_op("write", {"--hold", "61"})),
-              "--hold: \"61\" is not within 1 to 60");
-    EXPECT_EQ(usage_error(one_op("write", {"--hold", "1.5"})),
-              "--hold: \"1.5\" is not a number");
+    EXPECT_TRUE(refused(one_op("write", {"--hold", "0"}), {"--hold", "0"}));
+    EXPECT_TRUE(refused(one_op("write", {"--hold", "61"}), {"--hold", "61"}));
+    EXPECT_TRUE(refused(one_op("write", {"--hold", "1.5"}), {"--hold", "1.5"}));
 }
 
 TEST_F(XiwperfArgs, IdleHoldsQpsThatNeverConnect)
@@ -136,10 +206,9 @@ TEST_F(XiwperfArgs, IdleHoldsQpsThatNeverConnect)
     EXPECT_FALSE(client({"client", "--addr", "192.0.2.1", "--op", "write", "--size", "8",
                          "--count", "1"})
                      .idle);
-    EXPECT_EQ(usage_error(one_op("write", {"--idle"})),
-              "client: --idle needs --hold SEC (how long to keep the QPs)");
-    EXPECT_EQ(usage_error(one_op("write", {"--idle", "--hold", "1", "--check"})),
-              "client: --idle runs no operation: no --check or --inject");
+    EXPECT_TRUE(refused(one_op("write", {"--idle"}), {"--idle", "--hold"}));
+    EXPECT_TRUE(refused(one_op("write", {"--idle", "--hold", "1", "--check"}),
+                        {"--idle", "--check", "--inject"}));
 }
 
 TEST_F(XiwperfArgs, SgeAndInline)
@@ -157,16 +226,13 @@ TEST_F(XiwperfArgs, SgeAndInline)
     EXPECT_EQ(c.sge, 4u);
     EXPECT_FALSE(c.inline_data);
 
-    EXPECT_EQ(usage_error(one_op("write", {"--sge", "0"})), "--sge: \"0\" is not within 1 to 4");
-    EXPECT_EQ(usage_error(one_op("write", {"--sge", "5"})), "--sge: \"5\" is not within 1 to 4");
-    EXPECT_EQ(usage_error(one_op("write", {"--sge", "2x"})), "--sge: \"2x\" is not a number");
-    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "write", "--sge"}),
-              "--sge needs a value");
-    EXPECT_EQ(usage_error(one_op("read", {"--inline"})),
-              "client: --inline works with --op send, write, write_imm, flush and verify only");
-    EXPECT_EQ(usage_error({"client", "--inline=yes"}), "--inline takes no value");
-    EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "--sge", "2"}),
-              "server: unknown option \"--sge\"");
+    EXPECT_TRUE(refused(one_op("write", {"--sge", "0"}), {"--sge", "0"}));
+    EXPECT_TRUE(refused(one_op("write", {"--sge", "5"}), {"--sge", "5"}));
+    EXPECT_TRUE(refused(one_op("write", {"--sge", "2x"}), {"--sge", "2x"}));
+    EXPECT_TRUE(refused({"client", "--addr", "10.0.0.1", "--op", "write", "--sge"}, {"--sge"}));
+    EXPECT_TRUE(refused(one_op("read", {"--inline"}), {"--inline", "--op"}));
+    EXPECT_TRUE(refused({"client", "--inline=yes"}, {"--inline"}));
+    EXPECT_TRUE(refused({"server", "--addr", "10.0.0.1", "--sge", "2"}, {"--sge"}));
 }
 
 TEST_F(XiwperfArgs, Solicit)
@@ -178,18 +244,13 @@ TEST_F(XiwperfArgs, Solicit)
     // larger than --count: only the last Send (and credit-limited ones)
     EXPECT_EQ(client(one_op("send", {"--solicit", "4294967295"})).solicit, 4294967295u);
 
-    EXPECT_EQ(usage_error(one_op("send", {"--solicit", "0"})),
-              "--solicit: \"0\" is not within 1 to 4294967295");
-    EXPECT_EQ(usage_error(one_op("send", {"--solicit", "4294967296"})),
-              "--solicit: \"4294967296\" is not within 1 to 4294967295");
-    EXPECT_EQ(usage_error(one_op("send", {"--solicit", "-1"})),
-              "--solicit: \"-1\" is not a number");
-    EXPECT_EQ(usage_error(one_op("send", {"--solicit"})), "--solicit needs a value");
+    EXPECT_TRUE(refused(one_op("send", {"--solicit", "0"}), {"--solicit", "0"}));
+    EXPECT_TRUE(refused(one_op("send", {"--solicit", "4294967296"}), {"--solicit", "4294967296"}));
+    EXPECT_TRUE(refused(one_op("send", {"--solicit", "-1"}), {"--solicit", "-1"}));
+    EXPECT_TRUE(refused(one_op("send", {"--solicit"}), {"--solicit"}));
     for (auto op : {"write", "read"})
-        EXPECT_EQ(usage_error(one_op(op, {"--solicit", "2"})),
-                  "client: --solicit works with --op send, write_imm and imm only");
-    EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "--solicit", "2"}),
-              "server: unknown option \"--solicit\"");
+        EXPECT_TRUE(refused(one_op(op, {"--solicit", "2"}), {"--solicit", "--op"}));
+    EXPECT_TRUE(refused({"server", "--addr", "10.0.0.1", "--solicit", "2"}, {"--solicit"}));
 }
 
 TEST_F(XiwperfArgs, MemoryRegistrationDefaultsToDma)
@@ -213,19 +274,13 @@ TEST_F(XiwperfArgs, MrAndRemoteMrTakeDmaOrFrwr)
     }
     EXPECT_EQ(client(one_op("send", {"--remote-mr", "dma"})).remote_mr, Mr::dma);
 
-    EXPECT_EQ(usage_error(one_op("write", {"--mr", "fmr"})),
-              "--mr: \"fmr\" is not one of dma, frwr");
-    EXPECT_EQ(usage_error(one_op("write", {"--remote-mr", "FRWR"})),
-              "--remote-mr: \"FRWR\" is not one of dma, frwr");
-    EXPECT_EQ(usage_error(one_op("write", {"--mr"})), "--mr needs a value");
-    EXPECT_EQ(usage_error(one_op("send", {"--remote-mr", "frwr"})),
-              "client: --remote-mr works with --op write, write_imm, read, atomic_write, flush, "
-              "verify and the atomic operations only");
-    EXPECT_EQ(usage_error(one_op("send", {"--mr", "frwr", "--inline"})),
-              "client: --mr frwr and --inline exclude each other (inline data is not "
-              "registered)");
-    EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "--mr", "frwr"}),
-              "server: unknown option \"--mr\"");
+    EXPECT_TRUE(refused(one_op("write", {"--mr", "fmr"}), {"--mr", "fmr"}));
+    EXPECT_TRUE(refused(one_op("write", {"--remote-mr", "FRWR"}), {"--remote-mr", "FRWR"}));
+    EXPECT_TRUE(refused(one_op("write", {"--mr"}), {"--mr"}));
+    EXPECT_TRUE(refused(one_op("send", {"--remote-mr", "frwr"}), {"--remote-mr", "--op"}));
+    EXPECT_TRUE(refused(one_op("send", {"--mr", "frwr", "--inline"}),
+                        {"--mr", "frwr", "--inline"}));
+    EXPECT_TRUE(refused({"server", "--addr", "10.0.0.1", "--mr", "frwr"}, {"--mr"}));
 }
 
 TEST_F(XiwperfArgs, InjectNamesEveryKind)
@@ -260,26 +315,18 @@ TEST_F(XiwperfArgs, InjectNamesEveryKind)
 
 TEST_F(XiwperfArgs, InjectRefusesWhatCannotShowTheFault)
 {
-    EXPECT_EQ(usage_error(one_op("write", {"--inject", "wrong"})),
-              "--inject: \"wrong\" is not one of stag, bounds, rights, invalidated, "
-              "dma-invalidate, wrap, foreign, lkey, unaligned, cq-overflow");
-    EXPECT_EQ(usage_error(one_op("write", {"--inject", "foreign"})),
-              "client: --inject foreign needs --qps 2 or more (it uses connection 1's key on "
-              "connection 0)");
-    EXPECT_EQ(usage_error(one_op("send", {"--inject", "stag"})),
-              "client: --inject stag works with --op write, read, atomic_write, flush and the "
-              "atomic operations only");
-    EXPECT_EQ(usage_error(one_op("send", {"--inline", "--inject", "lkey"})),
-              "client: --inject lkey and --inline exclude each other (inline data has no local "
-              "key)");
+    EXPECT_TRUE(refused(one_op("write", {"--inject", "wrong"}), {"--inject", "wrong"}));
+    EXPECT_TRUE(refused(one_op("write", {"--inject", "foreign"}),
+                        {"--inject", "foreign", "--qps"}));
+    EXPECT_TRUE(refused(one_op("send", {"--inject", "stag"}), {"--inject", "stag", "--op"}));
+    EXPECT_TRUE(refused(one_op("send", {"--inline", "--inject", "lkey"}),
+                        {"--inject", "lkey", "--inline"}));
     for (auto kind : {"bounds", "rights", "invalidated"})
-        EXPECT_EQ(usage_error(one_op("write", {"--inject", kind})),
-                  std::string("client: --inject ") + kind +
-                      " needs --remote-mr frwr (the server's global rkey has no bounds, "
-                      "rights or invalidation)");
-    EXPECT_EQ(usage_error(one_op("read", {"--remote-mr", "frwr", "--inject", "rights"})),
-              "client: --inject rights works with --op write, atomic_write, flush and the atomic "
-              "operations only (through an rkey without the right)");
+        EXPECT_TRUE(refused(one_op("write", {"--inject", kind}),
+                            {"--inject", kind, "--remote-mr", "frwr"}))
+            << kind;
+    EXPECT_TRUE(refused(one_op("read", {"--remote-mr", "frwr", "--inject", "rights"}),
+                        {"--inject", "rights", "--op"}));
 }
 
 TEST_F(XiwperfArgs, SrqIsForSendWithoutSolicit)
@@ -289,11 +336,9 @@ TEST_F(XiwperfArgs, SrqIsForSendWithoutSolicit)
                         "--count", "800", "--qps", "8", "--srq", "--check"})
                     .srq);
     for (auto op : {"write", "read"})
-        EXPECT_EQ(usage_error(one_op(op, {"--srq"})),
-                  "client: --srq works with --op send, write_imm and imm only");
-    EXPECT_EQ(usage_error(one_op("send", {"--srq", "--solicit", "2"})),
-              "client: --srq and --solicit exclude each other");
-    EXPECT_EQ(usage_error(one_op("send", {"--srq=1"})), "--srq takes no value");
+        EXPECT_TRUE(refused(one_op(op, {"--srq"}), {"--srq", "--op"}));
+    EXPECT_TRUE(refused(one_op("send", {"--srq", "--solicit", "2"}), {"--srq", "--solicit"}));
+    EXPECT_TRUE(refused(one_op("send", {"--srq=1"}), {"--srq"}));
 }
 
 namespace {
@@ -361,79 +406,67 @@ TEST_F(XiwperfArgs, AtomicValuesAreDecimalOrHex64Bit)
     EXPECT_EQ(*xiwperf::parse_value("0xffffffffffffffff"), ~0ULL);
     EXPECT_EQ(*xiwperf::parse_value("0x0000000000000000001"), 1u);  // leading zeros
     for (auto bad : {"", "0x", "-1", "+1", "1k", "0x1g", "x1", "1.0", " 1", "0b101"})
-        EXPECT_EQ(xiwperf::parse_value(bad).error().context,
-                  std::string("\"") + bad + "\" is not a number (decimal, or hexadecimal after 0x)")
-            << bad;
-    EXPECT_EQ(xiwperf::parse_value("18446744073709551616").error().context,
-              "\"18446744073709551616\" does not fit in 64 bits");
-    EXPECT_EQ(xiwperf::parse_value("0x10000000000000000").error().context,
-              "\"0x10000000000000000\" does not fit in 64 bits");
+        EXPECT_TRUE(refused(xiwperf::parse_value(bad), {bad, "number"})) << bad;
+    EXPECT_TRUE(refused(xiwperf::parse_value("18446744073709551616"),
+                        {"18446744073709551616", "64 bits"}));
+    EXPECT_TRUE(refused(xiwperf::parse_value("0x10000000000000000"),
+                        {"0x10000000000000000", "64 bits"}));
 
-    EXPECT_EQ(usage_error(atomic("fetch_add", {"--add", "-1"})),
-              "--add: \"-1\" is not a number (decimal, or hexadecimal after 0x)");
-    EXPECT_EQ(usage_error(atomic("cmp_swap", {"--compare", "1", "--swap", "0x1ffffffffffffffff"})),
-              "--swap: \"0x1ffffffffffffffff\" does not fit in 64 bits");
-    EXPECT_EQ(usage_error(atomic("masked_fetch_add", {"--mask"})), "--mask needs a value");
-    EXPECT_EQ(usage_error(atomic("masked_cmp_swap", {"--compare-mask", "z"})),
-              "--compare-mask: \"z\" is not a number (decimal, or hexadecimal after 0x)");
+    EXPECT_TRUE(refused(atomic("fetch_add", {"--add", "-1"}), {"--add", "-1"}));
+    EXPECT_TRUE(refused(atomic("cmp_swap", {"--compare", "1", "--swap", "0x1ffffffffffffffff"}),
+                        {"--swap", "0x1ffffffffffffffff"}));
+    EXPECT_TRUE(refused(atomic("masked_fetch_add", {"--mask"}), {"--mask"}));
+    EXPECT_TRUE(refused(atomic("masked_cmp_swap", {"--compare-mask", "z"}),
+                        {"--compare-mask", "z"}));
 }
 
 TEST_F(XiwperfArgs, AtomicOperandsOnlyWhereTheyApply)
 {
-    const std::string fetch_adds = " works with --op fetch_add and masked_fetch_add only";
-    const std::string cmp_swaps = " works with --op cmp_swap and masked_cmp_swap only";
     for (auto op : {"cmp_swap", "masked_cmp_swap"})
-        EXPECT_EQ(usage_error(atomic(op, {"--compare", "1", "--swap", "2", "--mask", "3",
-                                          "--add", "1"})),
-                  "client: --add" + fetch_adds)
+        EXPECT_TRUE(refused(atomic(op, {"--compare", "1", "--swap", "2", "--mask", "3",
+                                        "--add", "1"}),
+                            {"--add", "--op"}))
             << op;
     for (auto op : {"send", "write", "read"})
-        EXPECT_EQ(usage_error(one_op(op, {"--add", "1"})), "client: --add" + fetch_adds) << op;
+        EXPECT_TRUE(refused(one_op(op, {"--add", "1"}), {"--add", "--op"})) << op;
     for (auto op : {"fetch_add", "masked_fetch_add"}) {
-        EXPECT_EQ(usage_error(atomic(op, {"--mask", "0", "--compare", "1"})),
-                  "client: --compare" + cmp_swaps)
+        EXPECT_TRUE(refused(atomic(op, {"--mask", "0", "--compare", "1"}), {"--compare", "--op"}))
             << op;
-        EXPECT_EQ(usage_error(atomic(op, {"--mask", "0", "--swap", "1"})),
-                  "client: --swap" + cmp_swaps)
+        EXPECT_TRUE(refused(atomic(op, {"--mask", "0", "--swap", "1"}), {"--swap", "--op"}))
             << op;
     }
-    EXPECT_EQ(usage_error(one_op("read", {"--swap", "1"})), "client: --swap" + cmp_swaps);
-    const std::string masks = " works with --op masked_fetch_add and masked_cmp_swap only";
-    EXPECT_EQ(usage_error(atomic("fetch_add", {"--mask", "0"})), "client: --mask" + masks);
-    EXPECT_EQ(usage_error(atomic("cmp_swap", {"--compare", "1", "--swap", "2", "--mask", "0"})),
-              "client: --mask" + masks);
-    const std::string masked_cmp_swap = "client: --compare-mask works with --op masked_cmp_swap "
-                                        "only";
-    EXPECT_EQ(usage_error(atomic("fetch_add", {"--compare-mask", "1"})), masked_cmp_swap);
-    EXPECT_EQ(usage_error(atomic("cmp_swap", {"--compare", "1", "--swap", "2", "--compare-mask",
-                                              "1"})),
-              masked_cmp_swap);
-    EXPECT_EQ(usage_error(atomic("masked_fetch_add", {"--mask", "0", "--compare-mask", "1"})),
-              masked_cmp_swap);
-    EXPECT_EQ(usage_error(one_op("write", {"--compare-mask", "1"})),
-              "client: --compare-mask works with --op masked_cmp_swap only");
-    EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "--add", "1"}),
-              "server: unknown option \"--add\"");
+    EXPECT_TRUE(refused(one_op("read", {"--swap", "1"}), {"--swap", "--op"}));
+    EXPECT_TRUE(refused(atomic("fetch_add", {"--mask", "0"}), {"--mask", "--op"}));
+    EXPECT_TRUE(refused(atomic("cmp_swap", {"--compare", "1", "--swap", "2", "--mask", "0"}),
+                        {"--mask", "--op"}));
+    const WordList compare_mask = {"--compare-mask", "--op"};
+    EXPECT_TRUE(refused(atomic("fetch_add", {"--compare-mask", "1"}), compare_mask));
+    EXPECT_TRUE(refused(atomic("cmp_swap", {"--compare", "1", "--swap", "2", "--compare-mask",
+                                            "1"}),
+                        compare_mask));
+    EXPECT_TRUE(refused(atomic("masked_fetch_add", {"--mask", "0", "--compare-mask", "1"}),
+                        compare_mask));
+    EXPECT_TRUE(refused(one_op("write", {"--compare-mask", "1"}), {"--compare-mask", "--op"}));
+    EXPECT_TRUE(refused({"server", "--addr", "10.0.0.1", "--add", "1"}, {"--add"}));
 }
 
 TEST_F(XiwperfArgs, AtomicOperandsThatMustBeGiven)
 {
     for (auto op : {"cmp_swap", "masked_cmp_swap"}) {
-        std::string need = std::string("client: --op ") + op + " needs --compare V and --swap V";
+        const WordList need = {"--op", op, "--compare", "--swap"};
         Words w = atomic(op);
         if (std::string_view(op) == "masked_cmp_swap")
             w.insert(w.end(), {"--mask", "1"});
-        EXPECT_EQ(usage_error(w), need);
+        EXPECT_TRUE(refused(w, need)) << op;
         Words c = w, s = w;
         c.insert(c.end(), {"--compare", "0"});
         s.insert(s.end(), {"--swap", "0"});
-        EXPECT_EQ(usage_error(c), need);
-        EXPECT_EQ(usage_error(s), need);
+        EXPECT_TRUE(refused(c, need)) << op;
+        EXPECT_TRUE(refused(s, need)) << op;
     }
-    EXPECT_EQ(usage_error(atomic("masked_fetch_add")),
-              "client: --op masked_fetch_add needs --mask M (a set bit ends a field)");
-    EXPECT_EQ(usage_error(atomic("masked_cmp_swap", {"--compare", "0", "--swap", "1"})),
-              "client: --op masked_cmp_swap needs --mask M (the bits to swap)");
+    EXPECT_TRUE(refused(atomic("masked_fetch_add"), {"--op", "masked_fetch_add", "--mask"}));
+    EXPECT_TRUE(refused(atomic("masked_cmp_swap", {"--compare", "0", "--swap", "1"}),
+                        {"--op", "masked_cmp_swap", "--mask"}));
     // a mask of 0, said: a plain add, or a CmpSwap that changes nothing
     EXPECT_EQ(client(atomic("masked_fetch_add", {"--mask", "0"})).mask, 0u);
 }
@@ -456,38 +489,25 @@ TEST_F(XiwperfArgs, AtomicRefusesWhatDoesNotFit)
         };
         EXPECT_TRUE(parse(with({}))) << op;
         for (auto size : {"1", "4", "16", "4K"})
-            EXPECT_EQ(usage_error(with({"--size", size})),
-                      "client: --size is 8 for the atomic operations (one 64-bit word)")
-                << op;
-        EXPECT_EQ(usage_error(with({"--sge", "2"})),
-                  "client: the atomic operations have one SGE (--sge 1)")
-            << op;
-        EXPECT_EQ(usage_error(with({"--inline"})),
-                  "client: --inline works with --op send, write, write_imm, flush and verify only")
-            << op;
-        EXPECT_EQ(usage_error(with({"--solicit", "1"})),
-                  "client: --solicit works with --op send, write_imm and imm only")
-            << op;
-        EXPECT_EQ(usage_error(with({"--srq"})), "client: --srq works with --op send, write_imm and imm only") << op;
-        EXPECT_EQ(usage_error(with({"--remote-mr", "dma"})),
-                  "client: --op " + op +
-                      " needs --remote-mr frwr (the server's global rkey has no atomic right; "
-                      "only an --inject run goes without)")
+            EXPECT_TRUE(refused(with({"--size", size}), {"--size"})) << op;
+        EXPECT_TRUE(refused(with({"--sge", "2"}), {"--sge"})) << op;
+        EXPECT_TRUE(refused(with({"--inline"}), {"--inline", "--op"})) << op;
+        EXPECT_TRUE(refused(with({"--solicit", "1"}), {"--solicit", "--op"})) << op;
+        EXPECT_TRUE(refused(with({"--srq"}), {"--srq", "--op"})) << op;
+        EXPECT_TRUE(refused(with({"--remote-mr", "dma"}),
+                            {"--op", op, "--remote-mr", "frwr", "--inject"}))
             << op;
         // --inject goes without: so that a test can show the missing right
         EXPECT_EQ(client(with({"--remote-mr", "dma", "--inject", "stag"})).remote_mr, Mr::dma)
             << op;
         EXPECT_TRUE(client(with({"--check", "--count", "1048576"})).check) << op;
-        EXPECT_EQ(usage_error(with({"--check", "--count", "1048577"})),
-                  "client: atomic --check keeps every original value: --count must not "
-                  "exceed 1048576")
-            << op;
+        EXPECT_TRUE(refused(with({"--check", "--count", "1048577"}), {"--check", "--count"})) << op;
         // without --check there is no such limit
         EXPECT_EQ(client(with({"--count", "1000000000000"})).count, 1000000000000u) << op;
     }
     // --size is still required for the other operations
-    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "write", "--count", "1"}),
-              "client: missing --size BYTES");
+    EXPECT_TRUE(refused({"client", "--addr", "10.0.0.1", "--op", "write", "--count", "1"},
+                        {"--size"}));
 }
 
 TEST_F(XiwperfArgs, AtomicInjectedFaults)
@@ -511,25 +531,20 @@ TEST_F(XiwperfArgs, AtomicInjectedFaults)
     for (auto kind : {"bounds", "invalidated"}) {
         Words w = dma;
         w.push_back(kind);
-        EXPECT_EQ(usage_error(w), std::string("client: --inject ") + kind +
-                                      " needs --remote-mr frwr (the server's global rkey has "
-                                      "no bounds, rights or invalidation)");
+        EXPECT_TRUE(refused(w, {"--inject", kind, "--remote-mr", "frwr"})) << kind;
     }
-    EXPECT_EQ(usage_error(atomic("fetch_add", {"--inject", "dma-invalidate"})),
-              "client: --inject dma-invalidate works with --op write and read only");
+    EXPECT_TRUE(refused(atomic("fetch_add", {"--inject", "dma-invalidate"}),
+                        {"--inject", "dma-invalidate", "--op"}));
     // an aligned word never straddles 2^64
-    EXPECT_EQ(usage_error(atomic("fetch_add", {"--inject", "wrap"})),
-              "client: --inject wrap works with --op write and read only");
-    EXPECT_EQ(usage_error(atomic("fetch_add", {"--inject", "foreign"})),
-              "client: --inject foreign needs --qps 2 or more (it uses connection 1's key on "
-              "connection 0)");
+    EXPECT_TRUE(refused(atomic("fetch_add", {"--inject", "wrap"}), {"--inject", "wrap", "--op"}));
+    EXPECT_TRUE(refused(atomic("fetch_add", {"--inject", "foreign"}),
+                        {"--inject", "foreign", "--qps"}));
     for (auto op : {"send", "write", "read"})
-        EXPECT_EQ(usage_error(one_op(op, {"--remote-mr", "dma", "--inject", "unaligned"})),
-                  "client: --inject unaligned works with the atomic operations and atomic_write "
-                  "only")
+        EXPECT_TRUE(refused(one_op(op, {"--remote-mr", "dma", "--inject", "unaligned"}),
+                            {"--inject", "unaligned"}))
             << op;
-    EXPECT_EQ(usage_error(one_op("send", {"--inject", "dma-invalidate"})),
-              "client: --inject dma-invalidate works with --op write and read only");
+    EXPECT_TRUE(refused(one_op("send", {"--inject", "dma-invalidate"}),
+                        {"--inject", "dma-invalidate", "--op"}));
 }
 
 TEST_F(XiwperfArgs, AtomicWriteAndItsDefaults)
@@ -568,50 +583,35 @@ TEST_F(XiwperfArgs, AtomicWriteAndItsDefaults)
 
 TEST_F(XiwperfArgs, AtomicWriteTakesNoOperands)
 {
-    EXPECT_EQ(usage_error(atomic("atomic_write", {"--add", "1"})),
-              "client: --add works with --op fetch_add and masked_fetch_add only");
-    EXPECT_EQ(usage_error(atomic("atomic_write", {"--compare", "1"})),
-              "client: --compare works with --op cmp_swap and masked_cmp_swap only");
-    EXPECT_EQ(usage_error(atomic("atomic_write", {"--swap", "1"})),
-              "client: --swap works with --op cmp_swap and masked_cmp_swap only");
-    EXPECT_EQ(usage_error(atomic("atomic_write", {"--mask", "1"})),
-              "client: --mask works with --op masked_fetch_add and masked_cmp_swap only");
-    EXPECT_EQ(usage_error(atomic("atomic_write", {"--compare-mask", "1"})),
-              "client: --compare-mask works with --op masked_cmp_swap only");
-    EXPECT_EQ(usage_error(atomic("atomic_write", {"--imm", "1"})),
-              "client: --imm works with --op write_imm and imm only");
+    EXPECT_TRUE(refused(atomic("atomic_write", {"--add", "1"}), {"--add", "--op"}));
+    EXPECT_TRUE(refused(atomic("atomic_write", {"--compare", "1"}), {"--compare", "--op"}));
+    EXPECT_TRUE(refused(atomic("atomic_write", {"--swap", "1"}), {"--swap", "--op"}));
+    EXPECT_TRUE(refused(atomic("atomic_write", {"--mask", "1"}), {"--mask", "--op"}));
+    EXPECT_TRUE(refused(atomic("atomic_write", {"--compare-mask", "1"}),
+                        {"--compare-mask", "--op"}));
+    EXPECT_TRUE(refused(atomic("atomic_write", {"--imm", "1"}), {"--imm", "--op"}));
 }
 
 TEST_F(XiwperfArgs, AtomicWriteRefusesWhatDoesNotFit)
 {
     for (auto size : {"1", "4", "16", "4K"})
-        EXPECT_EQ(usage_error(atomic("atomic_write", {"--size", size})),
-                  "client: --size is 8 for --op atomic_write (one 64-bit word)")
-            << size;
+        EXPECT_TRUE(refused(atomic("atomic_write", {"--size", size}), {"--size", "--op"})) << size;
     // the server's registrations, as for the atomic operations
-    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "atomic_write", "--count",
-                           "8"}),
-              "client: --op atomic_write needs --remote-mr frwr, as the atomic operations do "
-              "(only an --inject run goes without)");
-    EXPECT_EQ(usage_error(atomic("atomic_write", {"--remote-mr", "dma"})),
-              "client: --op atomic_write needs --remote-mr frwr, as the atomic operations do "
-              "(only an --inject run goes without)");
+    EXPECT_TRUE(refused({"client", "--addr", "10.0.0.1", "--op", "atomic_write", "--count",
+                         "8"},
+                        {"--op", "atomic_write", "--remote-mr", "frwr", "--inject"}));
+    EXPECT_TRUE(refused(atomic("atomic_write", {"--remote-mr", "dma"}),
+                        {"--op", "atomic_write", "--remote-mr", "frwr", "--inject"}));
     // no local buffer: the value is in the work request
-    EXPECT_EQ(usage_error(atomic("atomic_write", {"--sge", "2"})),
-              "client: --op atomic_write has no local buffer: no --sge");
-    EXPECT_EQ(usage_error(atomic("atomic_write", {"--mr", "frwr"})),
-              "client: --op atomic_write has no local buffer to register (--mr frwr)");
-    EXPECT_EQ(usage_error(atomic("atomic_write", {"--inline"})),
-              "client: --inline works with --op send, write, write_imm, flush and verify only");
-    EXPECT_EQ(usage_error(atomic("atomic_write", {"--solicit", "1"})),
-              "client: --solicit works with --op send, write_imm and imm only");
-    EXPECT_EQ(usage_error(atomic("atomic_write", {"--srq"})),
-              "client: --srq works with --op send, write_imm and imm only");
-    EXPECT_EQ(usage_error(atomic("atomic_write", {"--check", "--count", "1048577"})),
-              "client: --op atomic_write --check: --count must not exceed 1048576 (as for the "
-              "atomic operations)");
-    EXPECT_EQ(usage_error(atomic("atomic_write", {"--qps", "9"})),
-              "client: --count must be at least --qps (9)");
+    EXPECT_TRUE(refused(atomic("atomic_write", {"--sge", "2"}), {"--op", "atomic_write", "--sge"}));
+    EXPECT_TRUE(refused(atomic("atomic_write", {"--mr", "frwr"}),
+                        {"--op", "atomic_write", "--mr", "frwr"}));
+    EXPECT_TRUE(refused(atomic("atomic_write", {"--inline"}), {"--inline", "--op"}));
+    EXPECT_TRUE(refused(atomic("atomic_write", {"--solicit", "1"}), {"--solicit", "--op"}));
+    EXPECT_TRUE(refused(atomic("atomic_write", {"--srq"}), {"--srq", "--op"}));
+    EXPECT_TRUE(refused(atomic("atomic_write", {"--check", "--count", "1048577"}),
+                        {"--op", "atomic_write", "--check", "--count"}));
+    EXPECT_TRUE(refused(atomic("atomic_write", {"--qps", "9"}), {"--count", "--qps", "9"}));
 }
 
 TEST_F(XiwperfArgs, AtomicWriteInjectedFaults)
@@ -636,20 +636,16 @@ TEST_F(XiwperfArgs, AtomicWriteInjectedFaults)
     for (auto kind : {"rights", "bounds", "invalidated"}) {
         Words w = dma;
         w.push_back(kind);
-        EXPECT_EQ(usage_error(w), std::string("client: --inject ") + kind +
-                                      " needs --remote-mr frwr (the server's global rkey has "
-                                      "no bounds, rights or invalidation)");
+        EXPECT_TRUE(refused(w, {"--inject", kind, "--remote-mr", "frwr"})) << kind;
     }
-    EXPECT_EQ(usage_error(atomic("atomic_write", {"--inject", "lkey"})),
-              "client: --inject lkey does not work with --op atomic_write (it has no local "
-              "buffer, so no local key)");
+    EXPECT_TRUE(refused(atomic("atomic_write", {"--inject", "lkey"}),
+                        {"--inject", "lkey", "--op"}));
     for (auto kind : {"wrap", "dma-invalidate"})
-        EXPECT_EQ(usage_error(atomic("atomic_write", {"--inject", kind})),
-                  std::string("client: --inject ") + kind + " works with --op write and read only")
+        EXPECT_TRUE(refused(atomic("atomic_write", {"--inject", kind}), {"--inject", kind, "--op"}))
             << kind;
-    EXPECT_EQ(usage_error(atomic("atomic_write", {"--inject", "cq-overflow"})),
-              "client: --inject cq-overflow needs --op send, --solicit 3 or more, --depth 2 or "
-              "more and --qps 2 or more, without --srq");
+    EXPECT_TRUE(refused(atomic("atomic_write", {"--inject", "cq-overflow"}),
+                        {"--inject", "cq-overflow", "--op", "--solicit", "--depth", "--qps",
+                         "--srq"}));
 }
 
 namespace {
@@ -710,15 +706,14 @@ TEST_F(XiwperfArgs, FlushAndItsDefaults)
 
 TEST_F(XiwperfArgs, FlushNeedsADisposition)
 {
-    const std::string none = "client: --op flush needs --persist, --global or both (what the "
-                             "Flush brings the data to)";
-    EXPECT_EQ(usage_error(flush()), none);
-    EXPECT_EQ(usage_error(flush({"--range"})), none);
-    EXPECT_EQ(usage_error(flush({"--whole-mr", "--check"})), none);
+    const WordList none = {"--op", "flush", "--persist", "--global"};
+    EXPECT_TRUE(refused(flush(), none));
+    EXPECT_TRUE(refused(flush({"--range"}), none));
+    EXPECT_TRUE(refused(flush({"--whole-mr", "--check"}), none));
     // with an injected fault too
-    EXPECT_EQ(usage_error(flush({"--inject", "stag"})), none);
-    EXPECT_EQ(usage_error({"client", "--persist=yes"}), "--persist takes no value");
-    EXPECT_EQ(usage_error({"client", "--global=1"}), "--global takes no value");
+    EXPECT_TRUE(refused(flush({"--inject", "stag"}), none));
+    EXPECT_TRUE(refused({"client", "--persist=yes"}, {"--persist"}));
+    EXPECT_TRUE(refused({"client", "--global=1"}, {"--global"}));
 }
 
 TEST_F(XiwperfArgs, FlushRangeOrWholeMr)
@@ -731,64 +726,49 @@ TEST_F(XiwperfArgs, FlushRangeOrWholeMr)
     for (auto words : {WordList{"--range", "--whole-mr"}, WordList{"--whole-mr", "--range"}}) {
         Words w = flush({"--persist"});
         w.insert(w.end(), words);
-        EXPECT_EQ(usage_error(w), "client: --range and --whole-mr exclude each other");
+        EXPECT_TRUE(refused(w, {"--range", "--whole-mr"}));
     }
-    EXPECT_EQ(usage_error({"client", "--whole-mr=1"}), "--whole-mr takes no value");
+    EXPECT_TRUE(refused({"client", "--whole-mr=1"}, {"--whole-mr"}));
     // --mr is the client's own registration, not the Flush's level
-    EXPECT_EQ(usage_error(flush({"--persist", "--mr"})), "--mr needs a value");
-    EXPECT_EQ(usage_error(flush({"--persist", "--mr", "whole"})),
-              "--mr: \"whole\" is not one of dma, frwr");
+    EXPECT_TRUE(refused(flush({"--persist", "--mr"}), {"--mr"}));
+    EXPECT_TRUE(refused(flush({"--persist", "--mr", "whole"}), {"--mr", "whole"}));
 }
 
 TEST_F(XiwperfArgs, FlushOptionsWorkWithFlushOnly)
 {
     for (auto op : {"send", "write", "read", "write_imm"})
         for (auto opt : {"--persist", "--global", "--range", "--whole-mr"})
-            EXPECT_EQ(usage_error(one_op(op, {opt})),
-                      std::string("client: ") + opt + " works with --op flush only")
-                << op << " " << opt;
+            EXPECT_TRUE(refused(one_op(op, {opt}), {opt, "--op", "flush"})) << op << " " << opt;
     for (auto op : {"fetch_add", "atomic_write"})
-        EXPECT_EQ(usage_error(atomic(op, {"--persist"})),
-                  "client: --persist works with --op flush only")
-            << op;
-    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "imm", "--count", "1",
-                           "--global"}),
-              "client: --global works with --op flush only");
-    EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "--persist"}),
-              "server: unknown option \"--persist\"");
+        EXPECT_TRUE(refused(atomic(op, {"--persist"}), {"--persist", "--op"})) << op;
+    EXPECT_TRUE(refused({"client", "--addr", "10.0.0.1", "--op", "imm", "--count", "1",
+                         "--global"},
+                        {"--global", "--op"}));
+    EXPECT_TRUE(refused({"server", "--addr", "10.0.0.1", "--persist"}, {"--persist"}));
 }
 
 TEST_F(XiwperfArgs, FlushRefusesWhatDoesNotFit)
 {
     // the flush rights are the server's registrations'
-    const std::string frwr = "client: --op flush needs --remote-mr frwr (the server's global "
-                             "rkey has no flush right; only an --inject run goes without)";
-    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "flush", "--size", "4K",
-                           "--count", "8", "--persist"}),
-              frwr);
-    EXPECT_EQ(usage_error(flush({"--persist", "--remote-mr", "dma"})), frwr);
+    const WordList frwr = {"--op", "flush", "--remote-mr", "frwr", "--inject"};
+    EXPECT_TRUE(refused({"client", "--addr", "10.0.0.1", "--op", "flush", "--size", "4K",
+                         "--count", "8", "--persist"},
+                        frwr));
+    EXPECT_TRUE(refused(flush({"--persist", "--remote-mr", "dma"}), frwr));
     // a Write's --size
-    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "flush", "--count", "8",
-                           "--remote-mr", "frwr", "--persist"}),
-              "client: missing --size BYTES");
-    EXPECT_EQ(usage_error(flush({"--persist", "--size", "0"})),
-              "--size: must be 1 to 4194304 bytes");
-    EXPECT_EQ(usage_error(flush({"--persist", "--size", "5M"})),
-              "--size: must be 1 to 4194304 bytes");
+    EXPECT_TRUE(refused({"client", "--addr", "10.0.0.1", "--op", "flush", "--count", "8",
+                         "--remote-mr", "frwr", "--persist"},
+                        {"--size"}));
+    EXPECT_TRUE(refused(flush({"--persist", "--size", "0"}), {"--size"}));
+    EXPECT_TRUE(refused(flush({"--persist", "--size", "5M"}), {"--size"}));
     // no receive at the server, no operand, no immediate value
-    EXPECT_EQ(usage_error(flush({"--persist", "--solicit", "1"})),
-              "client: --solicit works with --op send, write_imm and imm only");
-    EXPECT_EQ(usage_error(flush({"--persist", "--srq"})),
-              "client: --srq works with --op send, write_imm and imm only");
-    EXPECT_EQ(usage_error(flush({"--persist", "--imm", "1"})),
-              "client: --imm works with --op write_imm and imm only");
-    EXPECT_EQ(usage_error(flush({"--persist", "--add", "1"})),
-              "client: --add works with --op fetch_add and masked_fetch_add only");
-    EXPECT_EQ(usage_error(flush({"--persist", "--mr", "frwr", "--inline"})),
-              "client: --mr frwr and --inline exclude each other (inline data is not "
-              "registered)");
-    EXPECT_EQ(usage_error(flush({"--persist", "--qps", "9"})),
-              "client: --count must be at least --qps (9)");
+    EXPECT_TRUE(refused(flush({"--persist", "--solicit", "1"}), {"--solicit", "--op"}));
+    EXPECT_TRUE(refused(flush({"--persist", "--srq"}), {"--srq", "--op"}));
+    EXPECT_TRUE(refused(flush({"--persist", "--imm", "1"}), {"--imm", "--op"}));
+    EXPECT_TRUE(refused(flush({"--persist", "--add", "1"}), {"--add", "--op"}));
+    EXPECT_TRUE(refused(flush({"--persist", "--mr", "frwr", "--inline"}),
+                        {"--mr", "frwr", "--inline"}));
+    EXPECT_TRUE(refused(flush({"--persist", "--qps", "9"}), {"--count", "--qps", "9"}));
 }
 
 TEST_F(XiwperfArgs, FlushInjectedFaults)
@@ -803,15 +783,12 @@ TEST_F(XiwperfArgs, FlushInjectedFaults)
               "4K",     "--count", "8",       "--global", "--inject", "stag"};
     EXPECT_EQ(client(dma).remote_mr, Mr::dma);
     dma.back() = "rights";
-    EXPECT_EQ(usage_error(dma), "client: --inject rights needs --remote-mr frwr (the server's "
-                                "global rkey has no bounds, rights or invalidation)");
+    EXPECT_TRUE(refused(dma, {"--inject", "rights", "--remote-mr", "frwr"}));
     // every other fault is the Write's or no Flush's
     for (auto kind : {"bounds", "invalidated", "dma-invalidate", "wrap", "foreign", "lkey",
                       "unaligned", "cq-overflow"})
-        EXPECT_EQ(usage_error(flush({"--persist", "--qps", "2", "--inject", kind})),
-                  std::string("client: --inject ") + kind +
-                      " does not work with --op flush (it takes stag and rights only: the "
-                      "Flush's key and its flush right)")
+        EXPECT_TRUE(refused(flush({"--persist", "--qps", "2", "--inject", kind}),
+                            {"--inject", kind, "--op", "flush"}))
             << kind;
 }
 
@@ -884,17 +861,14 @@ TEST_F(XiwperfArgs, VerifyAndItsDefaults)
 
 TEST_F(XiwperfArgs, VerifyNeedsAHash)
 {
-    const std::string none = "client: --op verify needs --hash {crc32c,sha256} (what the "
-                             "server's device hashes the region with)";
-    EXPECT_EQ(usage_error(verify()), none);
-    EXPECT_EQ(usage_error(verify({"--check"})), none);
-    EXPECT_EQ(usage_error(verify({"--expect"})), none);
-    EXPECT_EQ(usage_error(verify({"--expect", "00112233"})), none);
+    const WordList none = {"--op", "verify", "--hash"};
+    EXPECT_TRUE(refused(verify(), none));
+    EXPECT_TRUE(refused(verify({"--check"}), none));
+    EXPECT_TRUE(refused(verify({"--expect"}), none));
+    EXPECT_TRUE(refused(verify({"--expect", "00112233"}), none));
     for (auto bad : {"crc32", "CRC32C", "sha-256", "md5", ""})
-        EXPECT_EQ(usage_error(verify({"--hash", bad})),
-                  std::string("--hash: \"") + bad + "\" is not one of crc32c, sha256")
-            << bad;
-    EXPECT_EQ(usage_error(verify({"--hash"})), "--hash needs a value");
+        EXPECT_TRUE(refused(verify({"--hash", bad}), {"--hash", bad})) << bad;
+    EXPECT_TRUE(refused(verify({"--hash"}), {"--hash"}));
 }
 
 TEST_F(XiwperfArgs, VerifyExpectOwnOrFixed)
@@ -943,24 +917,15 @@ TEST_F(XiwperfArgs, VerifyExpectRefusesBadHex)
         return verify({"--hash", "sha256", "--expect", hex});
     };
     for (auto bad : {"0x1234", "12 34", "zz", "12g4", "+1", "12:34"})
-        EXPECT_EQ(usage_error(expect(bad)),
-                  std::string("--expect: \"") + bad +
-                      "\" is not a hash in hexadecimal (digits 0-9, a-f, two per octet, no 0x)")
-            << bad;
-    EXPECT_EQ(usage_error(expect("abc")),
-              "--expect: \"abc\" has an odd number of hex digits (3; two per octet)");
-    EXPECT_EQ(usage_error(expect("1")),
-              "--expect: \"1\" has an odd number of hex digits (1; two per octet)");
+        EXPECT_TRUE(refused(expect(bad), {"--expect", bad})) << bad;
+    EXPECT_TRUE(refused(expect("abc"), {"--expect", "abc"}));
+    EXPECT_TRUE(refused(expect("1"), {"--expect", "1"}));
     std::string too_long(2 * XIWPERF_HASH_MAX + 2, '0');
-    EXPECT_EQ(usage_error(expect(too_long)),
-              "--expect: 65 octets is too long: a hash has at most 64 (128 hex digits)");
+    EXPECT_TRUE(refused(expect(too_long), {"--expect", "65"}));
     // "--expect=" says it has a value, and it is empty
-    EXPECT_EQ(usage_error(verify({"--hash", "sha256", "--expect="})),
-              "--expect= needs a value (or give --expect alone)");
+    EXPECT_TRUE(refused(verify({"--hash", "sha256", "--expect="}), {"--expect"}));
     // a word that is no option is its value, not another word
-    EXPECT_EQ(usage_error(verify({"--hash", "sha256", "--expect", "extra"})),
-              "--expect: \"extra\" is not a hash in hexadecimal (digits 0-9, a-f, two per "
-              "octet, no 0x)");
+    EXPECT_TRUE(refused(verify({"--hash", "sha256", "--expect", "extra"}), {"--expect", "extra"}));
 }
 
 TEST_F(XiwperfArgs, VerifyWithoutWriteNeedsAFixedExpectOrNone)
@@ -975,106 +940,76 @@ TEST_F(XiwperfArgs, VerifyWithoutWriteNeedsAFixedExpectOrNone)
     // an option after --expect is not its value
     EXPECT_TRUE(client(verify({"--hash", "crc32c", "--expect", "01", "--no-write"})).no_write);
 
-    const std::string check = "client: --op verify --no-write takes no --check (nothing was "
-                              "written: the client has no hash of its own to compare; give "
-                              "--expect HEX for the server to compare)";
-    EXPECT_EQ(usage_error(verify({"--hash", "sha256", "--no-write", "--check"})), check);
-    EXPECT_EQ(usage_error(verify({"--check", "--hash", "sha256", "--expect", "01", "--no-write"})),
-              check);
-    const std::string own = "client: --op verify --no-write needs --expect HEX, not --expect "
-                            "alone (nothing was written: the client has no hash of its own to "
-                            "send)";
-    EXPECT_EQ(usage_error(verify({"--hash", "sha256", "--no-write", "--expect"})), own);
+    const WordList check = {"--op", "verify", "--no-write", "--check", "--expect"};
+    EXPECT_TRUE(refused(verify({"--hash", "sha256", "--no-write", "--check"}), check));
+    EXPECT_TRUE(refused(verify({"--check", "--hash", "sha256", "--expect", "01", "--no-write"}),
+                        check));
+    const WordList own = {"--op", "verify", "--no-write", "--expect"};
+    EXPECT_TRUE(refused(verify({"--hash", "sha256", "--no-write", "--expect"}), own));
     // the last --expect counts
-    EXPECT_EQ(usage_error(verify({"--hash", "sha256", "--no-write", "--expect", "01", "--expect"})),
-              own);
+    EXPECT_TRUE(refused(verify({"--hash", "sha256", "--no-write", "--expect", "01", "--expect"}),
+                        own));
 }
 
 TEST_F(XiwperfArgs, VerifyOptionsWorkWithVerifyOnly)
 {
     for (auto op : {"send", "write", "read", "write_imm"}) {
         for (auto words : {WordList{"--hash", "crc32c"}, WordList{"--hash", "sha256"}})
-            EXPECT_EQ(usage_error(one_op(op, words)),
-                      "client: --hash works with --op verify only")
-                << op;
+            EXPECT_TRUE(refused(one_op(op, words), {"--hash", "--op"})) << op;
         for (auto words : {WordList{"--expect"}, WordList{"--expect", "0011"},
                            WordList{"--expect=0011"}})
-            EXPECT_EQ(usage_error(one_op(op, words)),
-                      "client: --expect works with --op verify only")
-                << op;
+            EXPECT_TRUE(refused(one_op(op, words), {"--expect", "--op"})) << op;
     }
     for (auto op : {"fetch_add", "atomic_write"})
-        EXPECT_EQ(usage_error(atomic(op, {"--hash", "crc32c"})),
-                  "client: --hash works with --op verify only")
-            << op;
-    EXPECT_EQ(usage_error(flush({"--persist", "--expect"})),
-              "client: --expect works with --op verify only");
+        EXPECT_TRUE(refused(atomic(op, {"--hash", "crc32c"}), {"--hash", "--op"})) << op;
+    EXPECT_TRUE(refused(flush({"--persist", "--expect"}), {"--expect", "--op"}));
     for (auto op : {"send", "write", "read", "write_imm"})
-        EXPECT_EQ(usage_error(one_op(op, {"--no-write"})),
-                  "client: --no-write works with --op verify only")
-            << op;
-    EXPECT_EQ(usage_error(flush({"--persist", "--no-write"})),
-              "client: --no-write works with --op verify only");
-    EXPECT_EQ(usage_error(atomic("atomic_write", {"--no-write"})),
-              "client: --no-write works with --op verify only");
-    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "imm", "--count", "1",
-                           "--hash", "sha256"}),
-              "client: --hash works with --op verify only");
+        EXPECT_TRUE(refused(one_op(op, {"--no-write"}), {"--no-write", "--op"})) << op;
+    EXPECT_TRUE(refused(flush({"--persist", "--no-write"}), {"--no-write", "--op"}));
+    EXPECT_TRUE(refused(atomic("atomic_write", {"--no-write"}), {"--no-write", "--op"}));
+    EXPECT_TRUE(refused({"client", "--addr", "10.0.0.1", "--op", "imm", "--count", "1",
+                         "--hash", "sha256"},
+                        {"--hash", "--op"}));
     // the Flush's options are not a Verify's
-    EXPECT_EQ(usage_error(verify({"--hash", "crc32c", "--persist"})),
-              "client: --persist works with --op flush only");
-    EXPECT_EQ(usage_error(verify({"--hash", "crc32c", "--whole-mr"})),
-              "client: --whole-mr works with --op flush only");
-    EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "--expect"}),
-              "server: unknown option \"--expect\"");
+    EXPECT_TRUE(refused(verify({"--hash", "crc32c", "--persist"}), {"--persist", "--op"}));
+    EXPECT_TRUE(refused(verify({"--hash", "crc32c", "--whole-mr"}), {"--whole-mr", "--op"}));
+    EXPECT_TRUE(refused({"server", "--addr", "10.0.0.1", "--expect"}, {"--expect"}));
 }
 
 TEST_F(XiwperfArgs, VerifyRefusesWhatDoesNotFit)
 {
     // the hash algorithm is set on the server's registrations
-    const std::string frwr = "client: --op verify needs --remote-mr frwr (the server sets the "
-                             "hash algorithm on its fast registrations; its global rkey has "
-                             "none; only an --inject run goes without)";
-    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "verify", "--size", "4K",
-                           "--count", "8", "--hash", "crc32c"}),
-              frwr);
-    EXPECT_EQ(usage_error(verify({"--hash", "crc32c", "--remote-mr", "dma"})), frwr);
+    const WordList frwr = {"--op", "verify", "--remote-mr", "frwr", "--inject"};
+    EXPECT_TRUE(refused({"client", "--addr", "10.0.0.1", "--op", "verify", "--size", "4K",
+                         "--count", "8", "--hash", "crc32c"},
+                        frwr));
+    EXPECT_TRUE(refused(verify({"--hash", "crc32c", "--remote-mr", "dma"}), frwr));
     // a Write's --size, said
-    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "verify", "--count", "8",
-                           "--remote-mr", "frwr", "--hash", "crc32c"}),
-              "client: missing --size BYTES");
-    EXPECT_EQ(usage_error(verify({"--hash", "crc32c", "--size", "0"})),
-              "--size: must be 1 to 4194304 bytes");
-    EXPECT_EQ(usage_error(verify({"--hash", "crc32c", "--size", "5M"})),
-              "--size: must be 1 to 4194304 bytes");
+    EXPECT_TRUE(refused({"client", "--addr", "10.0.0.1", "--op", "verify", "--count", "8",
+                         "--remote-mr", "frwr", "--hash", "crc32c"},
+                        {"--size"}));
+    EXPECT_TRUE(refused(verify({"--hash", "crc32c", "--size", "0"}), {"--size"}));
+    EXPECT_TRUE(refused(verify({"--hash", "crc32c", "--size", "5M"}), {"--size"}));
     // no receive at the server, no operand, no immediate value
-    EXPECT_EQ(usage_error(verify({"--hash", "crc32c", "--solicit", "1"})),
-              "client: --solicit works with --op send, write_imm and imm only");
-    EXPECT_EQ(usage_error(verify({"--hash", "crc32c", "--srq"})),
-              "client: --srq works with --op send, write_imm and imm only");
-    EXPECT_EQ(usage_error(verify({"--hash", "crc32c", "--imm", "1"})),
-              "client: --imm works with --op write_imm and imm only");
-    EXPECT_EQ(usage_error(verify({"--hash", "crc32c", "--add", "1"})),
-              "client: --add works with --op fetch_add and masked_fetch_add only");
-    EXPECT_EQ(usage_error(verify({"--hash", "crc32c", "--mr", "frwr", "--inline"})),
-              "client: --mr frwr and --inline exclude each other (inline data is not "
-              "registered)");
-    EXPECT_EQ(usage_error(verify({"--hash", "crc32c", "--qps", "9"})),
-              "client: --count must be at least --qps (9)");
+    EXPECT_TRUE(refused(verify({"--hash", "crc32c", "--solicit", "1"}), {"--solicit", "--op"}));
+    EXPECT_TRUE(refused(verify({"--hash", "crc32c", "--srq"}), {"--srq", "--op"}));
+    EXPECT_TRUE(refused(verify({"--hash", "crc32c", "--imm", "1"}), {"--imm", "--op"}));
+    EXPECT_TRUE(refused(verify({"--hash", "crc32c", "--add", "1"}), {"--add", "--op"}));
+    EXPECT_TRUE(refused(verify({"--hash", "crc32c", "--mr", "frwr", "--inline"}),
+                        {"--mr", "frwr", "--inline"}));
+    EXPECT_TRUE(refused(verify({"--hash", "crc32c", "--qps", "9"}), {"--count", "--qps", "9"}));
 }
 
 TEST_F(XiwperfArgs, VerifyTakesOnlyABadKeyAsInjectedFault)
 {
-    const std::string only = "client: --op verify takes --inject stag only (the Verify's key)";
+    const WordList only = {"--op", "verify", "--inject"};
     for (auto kind : {"bounds", "rights", "invalidated", "dma-invalidate", "wrap", "foreign",
                       "lkey", "unaligned", "cq-overflow"}) {
-        EXPECT_EQ(usage_error(verify({"--hash", "crc32c", "--qps", "2", "--inject", kind})),
-                  only)
+        EXPECT_TRUE(refused(verify({"--hash", "crc32c", "--qps", "2", "--inject", kind}), only))
             << kind;
-        EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "verify", "--size", "4K",
-                               "--count", "8", "--hash", "sha256", "--expect", "--inject",
-                               kind}),
-                  only)
+        EXPECT_TRUE(refused({"client", "--addr", "10.0.0.1", "--op", "verify", "--size", "4K",
+                             "--count", "8", "--hash", "sha256", "--expect", "--inject", kind},
+                            only))
             << kind;
     }
     // A bad key needs no fast registrations: it also shows a peer
@@ -1084,11 +1019,9 @@ TEST_F(XiwperfArgs, VerifyTakesOnlyABadKeyAsInjectedFault)
     auto g = client({"client", "--addr", "10.0.0.1", "--op", "verify", "--size", "4K", "--count",
                      "8", "--hash", "sha256", "--inject", "stag"});
     EXPECT_EQ(g.inject, Inject::stag);
-    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "verify", "--size", "4K",
-                           "--count", "8", "--hash", "sha256"}),
-              "client: --op verify needs --remote-mr frwr (the server sets the hash algorithm "
-              "on its fast registrations; its global rkey has none; only an --inject run goes "
-              "without)");
+    EXPECT_TRUE(refused({"client", "--addr", "10.0.0.1", "--op", "verify", "--size", "4K",
+                         "--count", "8", "--hash", "sha256"},
+                        {"--op", "verify", "--remote-mr", "frwr", "--inject"}));
 }
 
 TEST_F(XiwperfArgs, CqOverflowNeedsTwoUnsolicitedSendsAndABystander)
@@ -1096,23 +1029,23 @@ TEST_F(XiwperfArgs, CqOverflowNeedsTwoUnsolicitedSendsAndABystander)
     WordList ok = {"--solicit", "3", "--depth", "2", "--qps", "2", "--count", "8",
                    "--inject", "cq-overflow"};
     EXPECT_EQ(client(one_op("send", ok)).inject, Inject::cq_overflow);
-    const std::string why = "client: --inject cq-overflow needs --op send, --solicit 3 or more, "
-                            "--depth 2 or more and --qps 2 or more, without --srq";
-    EXPECT_EQ(usage_error(one_op("send", {"--solicit", "2", "--depth", "2", "--qps", "2",
-                                          "--count", "8", "--inject", "cq-overflow"})),
-              why);
-    EXPECT_EQ(usage_error(one_op("send", {"--solicit", "3", "--depth", "1", "--qps", "2",
-                                          "--count", "8", "--inject", "cq-overflow"})),
-              why);
-    EXPECT_EQ(usage_error(one_op("send", {"--solicit", "3", "--depth", "2", "--qps", "1",
-                                          "--count", "8", "--inject", "cq-overflow"})),
-              why);
-    EXPECT_EQ(usage_error(one_op("send", {"--depth", "2", "--qps", "2", "--inject",
-                                          "cq-overflow"})),
-              why);
-    EXPECT_EQ(usage_error(one_op("write", {"--depth", "2", "--qps", "2", "--inject",
-                                           "cq-overflow"})),
-              why);
+    const WordList why = {"--inject", "cq-overflow", "--op", "--solicit", "--depth", "--qps",
+                          "--srq"};
+    EXPECT_TRUE(refused(one_op("send", {"--solicit", "2", "--depth", "2", "--qps", "2",
+                                        "--count", "8", "--inject", "cq-overflow"}),
+                        why));
+    EXPECT_TRUE(refused(one_op("send", {"--solicit", "3", "--depth", "1", "--qps", "2",
+                                        "--count", "8", "--inject", "cq-overflow"}),
+                        why));
+    EXPECT_TRUE(refused(one_op("send", {"--solicit", "3", "--depth", "2", "--qps", "1",
+                                        "--count", "8", "--inject", "cq-overflow"}),
+                        why));
+    EXPECT_TRUE(refused(one_op("send", {"--depth", "2", "--qps", "2", "--inject",
+                                        "cq-overflow"}),
+                        why));
+    EXPECT_TRUE(refused(one_op("write", {"--depth", "2", "--qps", "2", "--inject",
+                                         "cq-overflow"}),
+                        why));
 }
 
 TEST_F(XiwperfArgs, EqualsFormAndShortOptions)
@@ -1132,87 +1065,74 @@ TEST_F(XiwperfArgs, EqualsFormAndShortOptions)
 
 TEST_F(XiwperfArgs, ShortOptionsNameThemselvesInErrors)
 {
-    EXPECT_EQ(usage_error(one_op("read", {"-d", "0"})), "-d: \"0\" is not within 1 to 1024");
-    EXPECT_EQ(usage_error(one_op("read", {"-t", "0"})), "-t: \"0\" is not within 1 to 3600");
+    EXPECT_TRUE(refused(one_op("read", {"-d", "0"}), {"-d", "0"}));
+    EXPECT_TRUE(refused(one_op("read", {"-t", "0"}), {"-t", "0"}));
     // --size, --addr and --op say their long name whichever form was used
-    EXPECT_EQ(usage_error(one_op("read", {"-s", "0"})), "--size: must be 1 to 4194304 bytes");
-    EXPECT_EQ(usage_error(one_op("read", {"-o", "x"})),
-              "--op: \"x\" is not one of send, write, read, fetch_add, cmp_swap, "
-              "masked_fetch_add, masked_cmp_swap, write_imm, imm, atomic_write, flush, verify");
-    EXPECT_EQ(usage_error({"client", "-a", "x"}),
-              "--addr: \"x\" is not a numeric IPv4 or IPv6 address");
+    EXPECT_TRUE(refused(one_op("read", {"-s", "0"}), {"--size"}));
+    EXPECT_TRUE(refused(one_op("read", {"-o", "x"}), {"--op", "x"}));
+    EXPECT_TRUE(refused({"client", "-a", "x"}, {"--addr", "x"}));
 }
 
 TEST_F(XiwperfArgs, ClientRequiresAddrOpSizeCount)
 {
-    EXPECT_EQ(usage_error({"client", "--op", "read", "--size", "1", "--count", "1"}),
-              "client: missing --addr IP");
-    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--size", "1", "--count", "1"}),
-              "client: missing --op "
-              "{send,write,read,fetch_add,cmp_swap,masked_fetch_add,masked_cmp_swap,write_imm,imm,"
-              "atomic_write,flush,verify}");
-    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "read", "--count", "1"}),
-              "client: missing --size BYTES");
-    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "read", "--size", "1"}),
-              "client: missing --count N");
+    EXPECT_TRUE(refused({"client", "--op", "read", "--size", "1", "--count", "1"}, {"--addr"}));
+    EXPECT_TRUE(refused({"client", "--addr", "10.0.0.1", "--size", "1", "--count", "1"}, {"--op"}));
+    EXPECT_TRUE(refused({"client", "--addr", "10.0.0.1", "--op", "read", "--count", "1"},
+                        {"--size"}));
+    EXPECT_TRUE(refused({"client", "--addr", "10.0.0.1", "--op", "read", "--size", "1"},
+                        {"--count"}));
 }
 
 TEST_F(XiwperfArgs, ClientRejectsBadValues)
 {
-    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "atomic", "--size", "1",
-                           "--count", "1"}),
-              "--op: \"atomic\" is not one of send, write, read, fetch_add, cmp_swap, "
-              "masked_fetch_add, masked_cmp_swap, write_imm, imm, atomic_write, flush, verify");
-    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "read", "--size", "0",
-                           "--count", "1"}),
-              "--size: must be 1 to 4194304 bytes");
-    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "read", "--size", "5M",
-                           "--count", "1"}),
-              "--size: must be 1 to 4194304 bytes");
-    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "read", "--size", "1",
-                           "--count", "0"}),
-              "--count: \"0\" is not within 1 to 18446744073709551615");
-    EXPECT_EQ(usage_error(one_op("read", {"--depth", "1025"})),
-              "--depth: \"1025\" is not within 1 to 1024");
-    EXPECT_EQ(usage_error(one_op("read", {"--qps", "65"})), "--qps: \"65\" is not within 1 to 64");
-    EXPECT_EQ(usage_error(one_op("read", {"--port", "65536"})),
-              "--port: \"65536\" is not within 0 to 65535");
-    EXPECT_EQ(usage_error(one_op("read", {"--port", "0"})), "client: --port must be 1 to 65535");
-    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "read", "--size", "1",
-                           "--count", "1x"}),
-              "--count: \"1x\" is not a number");
+    EXPECT_TRUE(refused({"client", "--addr", "10.0.0.1", "--op", "atomic", "--size", "1",
+                         "--count", "1"},
+                        {"--op", "atomic"}));
+    EXPECT_TRUE(refused({"client", "--addr", "10.0.0.1", "--op", "read", "--size", "0",
+                         "--count", "1"},
+                        {"--size"}));
+    EXPECT_TRUE(refused({"client", "--addr", "10.0.0.1", "--op", "read", "--size", "5M",
+                         "--count", "1"},
+                        {"--size"}));
+    EXPECT_TRUE(refused({"client", "--addr", "10.0.0.1", "--op", "read", "--size", "1",
+                         "--count", "0"},
+                        {"--count", "0"}));
+    EXPECT_TRUE(refused(one_op("read", {"--depth", "1025"}), {"--depth", "1025"}));
+    EXPECT_TRUE(refused(one_op("read", {"--qps", "65"}), {"--qps", "65"}));
+    EXPECT_TRUE(refused(one_op("read", {"--port", "65536"}), {"--port", "65536"}));
+    EXPECT_TRUE(refused(one_op("read", {"--port", "0"}), {"--port"}));
+    EXPECT_TRUE(refused({"client", "--addr", "10.0.0.1", "--op", "read", "--size", "1",
+                         "--count", "1x"},
+                        {"--count", "1x"}));
 }
 
 TEST_F(XiwperfArgs, ClientCrossChecks)
 {
-    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "read", "--size", "1",
-                           "--count", "3", "--qps", "4"}),
-              "client: --count must be at least --qps (4)");
-    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "read", "--size", "4M",
-                           "--count", "2", "--depth", "256", "--qps", "2"}),
-              "client: --qps * --depth * --size must not exceed 1073741824 bytes");
+    EXPECT_TRUE(refused({"client", "--addr", "10.0.0.1", "--op", "read", "--size", "1",
+                         "--count", "3", "--qps", "4"},
+                        {"--count", "--qps", "4"}));
+    EXPECT_TRUE(refused({"client", "--addr", "10.0.0.1", "--op", "read", "--size", "4M",
+                         "--count", "2", "--depth", "256", "--qps", "2"},
+                        {"--qps", "--depth", "--size"}));
     EXPECT_TRUE(parse({"client", "--addr", "10.0.0.1", "--op", "read", "--size", "4M",
                        "--count", "1", "--depth", "256"}));
 }
 
 TEST_F(XiwperfArgs, OptionWithoutValue)
 {
-    EXPECT_EQ(usage_error({"client", "--addr"}), "--addr needs a value");
-    EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "--size"}), "--size needs a value");
+    EXPECT_TRUE(refused({"client", "--addr"}, {"--addr"}));
+    EXPECT_TRUE(refused({"server", "--addr", "10.0.0.1", "--size"}, {"--size"}));
 }
 
 TEST_F(XiwperfArgs, UnknownWords)
 {
-    EXPECT_EQ(usage_error({}), "missing command (server, client, probe)");
-    EXPECT_EQ(usage_error({"serve"}), "unknown command \"serve\" (server, client, probe)");
-    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--bogus"}),
-              "client: unknown option \"--bogus\"");
-    EXPECT_EQ(usage_error({"client", "--bogus=1"}), "client: unknown option \"--bogus\"");
-    EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "extra"}),
-              "server: unknown option \"extra\"");
-    EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "--json=yes"}),
-              "--json takes no value");
-    EXPECT_EQ(usage_error({"client", "--check=1"}), "--check takes no value");
+    EXPECT_TRUE(refused({}, {"missing", "command"}));
+    EXPECT_TRUE(refused({"serve"}, {"command", "serve"}));
+    EXPECT_TRUE(refused({"client", "--addr", "10.0.0.1", "--bogus"}, {"--bogus"}));
+    EXPECT_TRUE(refused({"client", "--bogus=1"}, {"--bogus"}));
+    EXPECT_TRUE(refused({"server", "--addr", "10.0.0.1", "extra"}, {"extra"}));
+    EXPECT_TRUE(refused({"server", "--addr", "10.0.0.1", "--json=yes"}, {"--json"}));
+    EXPECT_TRUE(refused({"client", "--check=1"}, {"--check"}));
 }
 
 TEST_F(XiwperfArgs, Server)
@@ -1238,15 +1158,11 @@ TEST_F(XiwperfArgs, Server)
     EXPECT_EQ(s.port, XIWPERF_DEFAULT_PORT);
     EXPECT_EQ(s.size, 0u);  // the module's default
 
-    EXPECT_EQ(usage_error({"server"}),
-              "server: missing --addr IP (0.0.0.0 or :: listens on all)");
-    EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "--size", "2G"}),
-              "--size: must be 1 to 1073741824 bytes");
-    EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "--size", "0"}),
-              "--size: must be 1 to 1073741824 bytes");
+    EXPECT_TRUE(refused({"server"}, {"--addr"}));
+    EXPECT_TRUE(refused({"server", "--addr", "10.0.0.1", "--size", "2G"}, {"--size"}));
+    EXPECT_TRUE(refused({"server", "--addr", "10.0.0.1", "--size", "0"}, {"--size"}));
     for (auto opt : {"--op", "--count", "--depth", "--qps", "--timeout", "--check", "--inline"})
-        EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", opt, "1"}),
-                  std::string("server: unknown option \"") + opt + "\"");
+        EXPECT_TRUE(refused({"server", "--addr", "10.0.0.1", opt, "1"}, {opt})) << opt;
 }
 
 TEST_F(XiwperfArgs, ServerHash)
@@ -1260,9 +1176,8 @@ TEST_F(XiwperfArgs, ServerHash)
     cmd = parse({"server", "--hash", "crc32c", "--addr", "10.0.0.1"});
     ASSERT_TRUE(cmd);
     EXPECT_EQ(std::get<Server>(*cmd).hash, xiwperf::Hash::crc32c);
-    EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "--hash", "md5"}),
-              "--hash: \"md5\" is not one of crc32c, sha256");
-    EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "--hash"}), "--hash needs a value");
+    EXPECT_TRUE(refused({"server", "--addr", "10.0.0.1", "--hash", "md5"}, {"--hash", "md5"}));
+    EXPECT_TRUE(refused({"server", "--addr", "10.0.0.1", "--hash"}, {"--hash"}));
     EXPECT_NE(xiwperf::usage().find("[--hash {crc32c,sha256}]"), std::string::npos);
 }
 
@@ -1306,19 +1221,17 @@ TEST_F(XiwperfArgs, ServerBackingRefusesWhatIsNoKindAndPath)
 {
     for (auto bad : {"x:y", "/tmp/buf", "file", "pmem", "FILE:/tmp/buf", "dax:/dev/dax0.0",
                      ":/tmp/buf", ""})
-        EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "--backing", bad}),
-                  std::string("--backing: \"") + bad + "\" is not file:PATH or pmem:PATH");
-    EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "--backing", "file:"}),
-              "--backing: \"file:\" has no PATH after the colon");
-    EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "--backing=pmem:"}),
-              "--backing: \"pmem:\" has no PATH after the colon");
-    EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "--backing"}),
-              "--backing needs a value");
+        EXPECT_TRUE(refused({"server", "--addr", "10.0.0.1", "--backing", bad}, {"--backing", bad}))
+            << bad;
+    EXPECT_TRUE(refused({"server", "--addr", "10.0.0.1", "--backing", "file:"},
+                        {"--backing", "file:"}));
+    EXPECT_TRUE(refused({"server", "--addr", "10.0.0.1", "--backing=pmem:"},
+                        {"--backing", "pmem:"}));
+    EXPECT_TRUE(refused({"server", "--addr", "10.0.0.1", "--backing"}, {"--backing"}));
     // a server option only
-    EXPECT_EQ(usage_error(one_op("write", {"--backing", "file:/tmp/buf"})),
-              "client: unknown option \"--backing\"");
-    EXPECT_EQ(usage_error(one_op("flush", {"--persist", "--backing=pmem:/dev/dax0.0"})),
-              "client: unknown option \"--backing\"");
+    EXPECT_TRUE(refused(one_op("write", {"--backing", "file:/tmp/buf"}), {"--backing"}));
+    EXPECT_TRUE(refused(one_op("flush", {"--persist", "--backing=pmem:/dev/dax0.0"}),
+                        {"--backing"}));
 }
 
 TEST_F(XiwperfArgs, Help)
@@ -1330,7 +1243,7 @@ TEST_F(XiwperfArgs, Help)
         ASSERT_TRUE(cmd);
         EXPECT_TRUE(std::holds_alternative<xiwperf::Help>(*cmd));
     }
-    EXPECT_EQ(usage_error({"client", "--bogus", "--help"}), "client: unknown option \"--bogus\"");
+    EXPECT_TRUE(refused({"client", "--bogus", "--help"}, {"--bogus"}));
     EXPECT_NE(xiwperf::usage().find("xiwperf client --addr IP"), std::string::npos);
     EXPECT_NE(xiwperf::usage().find("xiwperf(1)"), std::string::npos);
 }
@@ -1456,15 +1369,12 @@ TEST_F(XiwperfArgs, ImmediateDataOperations)
     EXPECT_FALSE(i.imm);
     EXPECT_EQ(client(imm_op({"--size", "0"})).size, 0u);
     for (auto size : {"1", "4K"})
-        EXPECT_EQ(usage_error(imm_op({"--size", size})),
-                  "client: --op imm has no payload: --size must be 0 or omitted")
-            << size;
+        EXPECT_TRUE(refused(imm_op({"--size", size}), {"--op", "imm", "--size"})) << size;
     // --size 0 is for imm only; write_imm needs a size
     for (auto op : {"write_imm", "write", "send", "read"})
-        EXPECT_EQ(usage_error(one_op(op, {"--size", "0"})), "--size: must be 1 to 4194304 bytes")
-            << op;
-    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "write_imm", "--count", "1"}),
-              "client: missing --size BYTES");
+        EXPECT_TRUE(refused(one_op(op, {"--size", "0"}), {"--size"})) << op;
+    EXPECT_TRUE(refused({"client", "--addr", "10.0.0.1", "--op", "write_imm", "--count", "1"},
+                        {"--size"}));
 }
 
 TEST_F(XiwperfArgs, ImmValue)
@@ -1473,24 +1383,17 @@ TEST_F(XiwperfArgs, ImmValue)
     EXPECT_EQ(client(imm_op({"--imm", "42"})).imm, 42u);
     EXPECT_EQ(client(imm_op({"--imm=0xdeadbeef"})).imm, 0xdeadbeefu);
     EXPECT_EQ(client(one_op("write_imm", {"--imm", "4294967295"})).imm, 4294967295u);
-    EXPECT_EQ(usage_error(imm_op({"--imm", "4294967296"})),
-              "--imm: \"4294967296\" does not fit in 32 bits (an immediate value)");
-    EXPECT_EQ(usage_error(imm_op({"--imm", "0x100000000"})),
-              "--imm: \"0x100000000\" does not fit in 32 bits (an immediate value)");
-    EXPECT_EQ(usage_error(imm_op({"--imm", "x"})),
-              "--imm: \"x\" is not a number (decimal, or hexadecimal after 0x)");
-    EXPECT_EQ(usage_error(imm_op({"--imm", "-1"})),
-              "--imm: \"-1\" is not a number (decimal, or hexadecimal after 0x)");
-    EXPECT_EQ(usage_error(imm_op({"--imm"})), "--imm needs a value");
+    EXPECT_TRUE(refused(imm_op({"--imm", "4294967296"}), {"--imm", "4294967296"}));
+    EXPECT_TRUE(refused(imm_op({"--imm", "0x100000000"}), {"--imm", "0x100000000"}));
+    EXPECT_TRUE(refused(imm_op({"--imm", "x"}), {"--imm", "x"}));
+    EXPECT_TRUE(refused(imm_op({"--imm", "-1"}), {"--imm", "-1"}));
+    EXPECT_TRUE(refused(imm_op({"--imm"}), {"--imm"}));
     for (auto op : {"send", "write", "read"})
-        EXPECT_EQ(usage_error(one_op(op, {"--imm", "1"})),
-                  "client: --imm works with --op write_imm and imm only")
-            << op;
-    EXPECT_EQ(usage_error({"client", "--addr", "10.0.0.1", "--op", "fetch_add", "--count", "1",
-                           "--remote-mr", "frwr", "--imm", "1"}),
-              "client: --imm works with --op write_imm and imm only");
-    EXPECT_EQ(usage_error({"server", "--addr", "10.0.0.1", "--imm", "1"}),
-              "server: unknown option \"--imm\"");
+        EXPECT_TRUE(refused(one_op(op, {"--imm", "1"}), {"--imm", "--op"})) << op;
+    EXPECT_TRUE(refused({"client", "--addr", "10.0.0.1", "--op", "fetch_add", "--count", "1",
+                         "--remote-mr", "frwr", "--imm", "1"},
+                        {"--imm", "--op"}));
+    EXPECT_TRUE(refused({"server", "--addr", "10.0.0.1", "--imm", "1"}, {"--imm"}));
 }
 
 TEST_F(XiwperfArgs, ImmediateDataOptions)
@@ -1506,11 +1409,9 @@ TEST_F(XiwperfArgs, ImmediateDataOptions)
     EXPECT_EQ(f.mr, Mr::frwr);
     EXPECT_EQ(f.remote_mr, Mr::frwr);
     EXPECT_TRUE(client(one_op("write_imm", {"--srq"})).srq);
-    EXPECT_EQ(usage_error(one_op("write_imm", {"--srq", "--check"})),
-              "client: --op write_imm --check does not work with --srq (a credit from the shared "
-              "queue does not say that the connection's earlier writes were checked)");
-    EXPECT_EQ(usage_error(one_op("write_imm", {"--srq", "--solicit", "2"})),
-              "client: --srq and --solicit exclude each other");
+    EXPECT_TRUE(refused(one_op("write_imm", {"--srq", "--check"}),
+                        {"--op", "write_imm", "--check", "--srq"}));
+    EXPECT_TRUE(refused(one_op("write_imm", {"--srq", "--solicit", "2"}), {"--srq", "--solicit"}));
 
     // imm
     Client i = client(imm_op({"--check", "--solicit", "1", "--imm", "7"}));
@@ -1519,17 +1420,14 @@ TEST_F(XiwperfArgs, ImmediateDataOptions)
     Client s = client(imm_op({"--srq", "--qps", "4", "--check"}));
     EXPECT_TRUE(s.srq);
     EXPECT_EQ(s.qps, 4u);
-    EXPECT_EQ(usage_error(imm_op({"--inline"})),
-              "client: --op imm has no payload: nothing to inline (--inline)");
-    EXPECT_EQ(usage_error(imm_op({"--sge", "2"})), "client: --op imm has no payload: no --sge");
-    EXPECT_EQ(usage_error(imm_op({"--mr", "frwr"})),
-              "client: --op imm has no local buffer to register (--mr frwr)");
-    EXPECT_EQ(usage_error(imm_op({"--remote-mr", "frwr"})),
-              "client: --op imm does not access the server's buffer (--remote-mr frwr)");
+    EXPECT_TRUE(refused(imm_op({"--inline"}), {"--op", "imm", "--inline"}));
+    EXPECT_TRUE(refused(imm_op({"--sge", "2"}), {"--op", "imm", "--sge"}));
+    EXPECT_TRUE(refused(imm_op({"--mr", "frwr"}), {"--op", "imm", "--mr", "frwr"}));
+    EXPECT_TRUE(refused(imm_op({"--remote-mr", "frwr"}), {"--op", "imm", "--remote-mr", "frwr"}));
 
     // no injected faults
-    EXPECT_EQ(usage_error(one_op("write_imm", {"--inject", "stag"})),
-              "client: --op write_imm takes no --inject");
-    EXPECT_EQ(usage_error(imm_op({"--inject", "lkey"})), "client: --op imm takes no --inject");
-    EXPECT_EQ(usage_error(imm_op({"--qps", "9"})), "client: --count must be at least --qps (9)");
+    EXPECT_TRUE(refused(one_op("write_imm", {"--inject", "stag"}),
+                        {"--op", "write_imm", "--inject"}));
+    EXPECT_TRUE(refused(imm_op({"--inject", "lkey"}), {"--op", "imm", "--inject"}));
+    EXPECT_TRUE(refused(imm_op({"--qps", "9"}), {"--count", "--qps", "9"}));
 }

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <random>
 #include <string>
+#include <string_view>
 
 #include "atomic.hpp"
 #include "report.hpp"
@@ -66,6 +69,47 @@ protected:
     {
         return to_json(a, o)["error"].get<std::string>();
     }
+
+    // Whether @text has @fact, not as part of a longer word or number ("1"
+    // is not in "1000", "--mr" not in "--remote-mr").
+    static bool has_word(std::string_view text, std::string_view fact)
+    {
+        auto in_word = [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+        };
+        for (auto at = text.find(fact); at != std::string_view::npos;
+             at = text.find(fact, at + 1)) {
+            auto end = at + fact.size();
+            if ((at == 0 || !in_word(text[at - 1])) && (end == text.size() || !in_word(text[end])))
+                return true;
+        }
+        return false;
+    }
+
+    // Whether @message says something, and each of @facts: the endpoint,
+    // the device, the numbers, the status or errno text, the reason's key word.
+    static ::testing::AssertionResult says(const std::string& message,
+                                           std::initializer_list<std::string_view> facts)
+    {
+        if (message.empty())
+            return ::testing::AssertionFailure() << "no message";
+        for (auto fact : facts)
+            if (fact.empty() || !has_word(message, fact))
+                return ::testing::AssertionFailure()
+                       << '"' << message << "\" does not say \"" << fact << '"';
+        return ::testing::AssertionSuccess() << '"' << message << '"';
+    }
+
+    // Whether the run of @a with outcome @o failed (exit_failed) and its
+    // error_message() says each of @facts.
+    static ::testing::AssertionResult fails(const Client& a, const Outcome& o,
+                                            std::initializer_list<std::string_view> facts)
+    {
+        if (int status = exit_status(a, o); status != exit_failed)
+            return ::testing::AssertionFailure() << "exit status " << status << ", not "
+                                                 << exit_failed;
+        return says(error_message(a, o), facts);
+    }
 };
 
 }  // namespace
@@ -121,9 +165,8 @@ TEST_F(XiwperfReport, MismatchIsExitThreeWithMessage)
     o.result.first_bad_seq = 17;
     o.result.first_bad_offset = 5;
     EXPECT_EQ(exit_status(args(), o), exit_mismatch);
-    EXPECT_EQ(mismatch_message(args(), o.result),
-              "data mismatch: 3 of 1000 operations had wrong data; first: connection 1, "
-              "operation 17, byte 5");
+    EXPECT_TRUE(says(mismatch_message(args(), o.result),
+                     {"mismatch", "3", "1000", "1", "17", "5"}));
     EXPECT_NE(mismatch_message(args(Op::read), o.result).find("read pattern"),
               std::string::npos);
     auto j = to_json(args(), o);
@@ -160,8 +203,7 @@ TEST_F(XiwperfReport, FailedIoctlMessages)
 {
     Client a = args();
     Outcome o = failed(ECONNREFUSED, XIWPERF_REASON_REFUSED);
-    EXPECT_EQ(error_message(a, o),
-              "connection to 10.1.0.1:9000 refused: no xiwperf server listening there");
+    EXPECT_TRUE(fails(a, o, {"10.1.0.1:9000", "refused"}));
     EXPECT_EQ(exit_status(a, o), exit_failed);
     auto j = to_json(a, o);
     EXPECT_EQ(j["error"], error_message(a, o));
@@ -171,55 +213,48 @@ TEST_F(XiwperfReport, FailedIoctlMessages)
 
     o.result.reason = XIWPERF_REASON_REJECTED;
     o.result.remote_reason = XIWPERF_REJECT_RESOURCES;
-    EXPECT_EQ(error_message(a, o),
-              "the server at 10.1.0.1:9000 rejected the connection: it could not allocate "
-              "the connection's resources");
+    EXPECT_TRUE(fails(a, o, {"10.1.0.1:9000", "rejected", "resources"}));
 
     o.error = EIO;
     o.result.reason = XIWPERF_REASON_WC;
     o.result.wc_status = 5;
     o.result.completed = 12;
-    EXPECT_EQ(error_message(a, o), "an operation failed with WR_FLUSH_ERR after 12 completed");
+    EXPECT_TRUE(fails(a, o, {"WR_FLUSH_ERR", "12"}));
 
     o.error = ETIMEDOUT;
     o.result.reason = XIWPERF_REASON_TIMEOUT;
-    EXPECT_EQ(error_message(a, o), "no progress for 15 s: gave up");
+    EXPECT_TRUE(fails(a, o, {"no progress", "15"}));
     a.timeout_ms = 2500;
-    EXPECT_EQ(error_message(a, o), "no progress for 2.5 s: gave up");
+    EXPECT_TRUE(fails(a, o, {"no progress", "2.5"}));
 
     o.error = EMSGSIZE;
     o.result.reason = XIWPERF_REASON_REMOTE_TOO_SMALL;
     o.result.remote_size = 1 << 20;
     o.result.regions = 16;
-    EXPECT_EQ(error_message(a, o),
-              "the server's buffer (1048576 bytes) holds 16 regions of 65536 bytes, write "
-              "--check needs one per outstanding operation (qps * depth = 32): start the "
-              "server with a larger --size");
+    EXPECT_TRUE(fails(a, o, {"1048576", "16", "65536", "write", "--check", "32", "--size"}));
     o.result.regions = 0;
-    EXPECT_EQ(error_message(a, o),
-              "the server's buffer (1048576 bytes) is smaller than --size");
+    EXPECT_TRUE(fails(a, o, {"1048576", "smaller", "--size"}));
 
     o.error = ENOENT;
     o.result.reason = XIWPERF_REASON_ADDR;
     o.result.cm_status = -ENOENT;
-    EXPECT_EQ(error_message(a, o),
-              "cannot resolve 10.1.0.1 to an RDMA device: No such file or directory");
+    EXPECT_TRUE(fails(a, o, {"10.1.0.1", "resolve", std::strerror(ENOENT)}));
 
     o.error = ETIMEDOUT;
     o.result.cm_status = -ETIMEDOUT;
-    EXPECT_EQ(error_message(a, o), "cannot resolve 10.1.0.1: no neighbour answered");
+    EXPECT_TRUE(fails(a, o, {"10.1.0.1", "resolve", "neighbour"}));
 
     o.error = EINTR;
     o.result.reason = XIWPERF_REASON_INTERRUPTED;
     o.result.completed = 7;
-    EXPECT_EQ(error_message(a, o), "interrupted after 7 operations completed");
+    EXPECT_TRUE(fails(a, o, {"interrupted", "7"}));
 }
 
 TEST_F(XiwperfReport, IoctlWithoutResult)
 {
     Outcome o;
     o.error = EINVAL;
-    EXPECT_EQ(error_message(args(), o), "running the test failed: Invalid argument");
+    EXPECT_TRUE(fails(args(), o, {"failed", std::strerror(EINVAL)}));
     EXPECT_EQ(exit_status(args(), o), exit_failed);
 }
 
@@ -266,8 +301,7 @@ TEST_F(XiwperfReport, UnsupportedMessages)
 
     Client a = args(Op::read);
     a.sge = 2;
-    EXPECT_EQ(error_message(a, o),
-              "device xiw0 does not support 2 SGEs per RDMA Read: its max_sge_rd is 1");
+    EXPECT_TRUE(fails(a, o, {"xiw0", "2", "SGEs", "Read", "max_sge_rd", "1"}));
     EXPECT_EQ(exit_status(a, o), exit_failed);
     auto j = to_json(a, o);
     EXPECT_EQ(j["error"], error_message(a, o));
@@ -276,24 +310,20 @@ TEST_F(XiwperfReport, UnsupportedMessages)
     // a buffer shorter than --sge uses one SGE per byte
     a.size = 3;
     a.sge = 4;
-    EXPECT_EQ(error_message(a, o),
-              "device xiw0 does not support 3 SGEs per RDMA Read: its max_sge_rd is 1");
+    EXPECT_TRUE(fails(a, o, {"xiw0", "3", "SGEs", "Read", "max_sge_rd", "1"}));
 
     a = args(Op::write);
     a.sge = 4;
     o.result.limit = 3;
-    EXPECT_EQ(error_message(a, o),
-              "device xiw0 does not support 4 SGEs per RDMA Write: its max_send_sge is 3");
+    EXPECT_TRUE(fails(a, o, {"xiw0", "4", "SGEs", "Write", "max_send_sge", "3"}));
     a.op = Op::send;
-    EXPECT_EQ(error_message(a, o),
-              "device xiw0 does not support 4 SGEs per Send: its max_send_sge is 3");
+    EXPECT_TRUE(fails(a, o, {"xiw0", "4", "SGEs", "Send", "max_send_sge", "3"}));
 
     o.result.unsupported = XIWPERF_UNSUPPORTED_RECV_SGE;
     o.result.remote_reason = XIWPERF_REJECT_UNSUPPORTED;
     o.result.limit = 2;
-    EXPECT_EQ(error_message(a, o),
-              "the server at 10.1.0.1:9000 rejected the connection: its device does not "
-              "support 4 SGEs per receive: its max_recv_sge is 2");
+    EXPECT_TRUE(fails(a, o,
+                      {"10.1.0.1:9000", "rejected", "4", "SGEs", "receive", "max_recv_sge", "2"}));
 
     a = args(Op::send);
     a.inline_data = true;
@@ -301,29 +331,23 @@ TEST_F(XiwperfReport, UnsupportedMessages)
     o.error = EINVAL;
     o.result.unsupported = XIWPERF_UNSUPPORTED_INLINE;
     o.result.limit = 0;
-    EXPECT_EQ(error_message(a, o),
-              "device xiw0 does not support 300 bytes of inline data: it refused the QP "
-              "(Invalid argument)");
+    EXPECT_TRUE(fails(a, o, {"xiw0", "300", "inline", std::strerror(EINVAL)}));
     o.error = EOPNOTSUPP;
     o.result.limit = 256;
-    EXPECT_EQ(error_message(a, o),
-              "device xiw0 does not support 300 bytes of inline data: it grants at most 256");
+    EXPECT_TRUE(fails(a, o, {"xiw0", "300", "inline", "256"}));
     a.size = 1;
-    EXPECT_EQ(error_message(a, o),
-              "device xiw0 does not support 1 byte of inline data: it grants at most 256");
+    EXPECT_TRUE(fails(a, o, {"xiw0", "1 byte", "inline", "256"}));
 
     std::memset(o.result.device, 0, sizeof(o.result.device));
     o.result.unsupported = 99;
-    EXPECT_EQ(error_message(a, o), "the device does not support what the run asks for");
+    EXPECT_TRUE(fails(a, o, {"device", "not support"}));
 }
 
 TEST_F(XiwperfReport, RejectedAsUnsupported)
 {
     Outcome o = failed(ECONNREFUSED, XIWPERF_REASON_REJECTED);
     o.result.remote_reason = XIWPERF_REJECT_UNSUPPORTED;
-    EXPECT_EQ(error_message(args(), o),
-              "the server at 10.1.0.1:9000 rejected the connection: its device does not "
-              "support what the request asks for");
+    EXPECT_TRUE(fails(args(), o, {"10.1.0.1:9000", "rejected", "not support"}));
 }
 
 TEST_F(XiwperfReport, MrInjectAndWcStatusAlwaysInJson)
@@ -372,7 +396,7 @@ TEST_F(XiwperfReport, InjectedFaultReportsTheFailedCompletion)
     auto j = to_json(a, o);
     EXPECT_EQ(j["inject"], "bounds");
     EXPECT_EQ(j["wc_status"], "WR_FLUSH_ERR");
-    EXPECT_EQ(j["error"], "an operation failed with WR_FLUSH_ERR after 1 completed");
+    EXPECT_TRUE(says(json_error(a, o), {"WR_FLUSH_ERR", "1"}));
     EXPECT_EQ(exit_status(a, o), exit_failed);
     EXPECT_NE(to_text(a, o).find(", remote mr frwr, inject bounds: 1 completed, 1 errors"),
               std::string::npos);
@@ -384,7 +408,7 @@ TEST_F(XiwperfReport, InjectedFaultReportsTheFailedCompletion)
     j = to_json(a, o);
     EXPECT_EQ(j["inject"], "dma-invalidate");
     EXPECT_EQ(j["wc_status"], "WR_FLUSH_ERR");
-    EXPECT_EQ(j["error"], "the server disconnected after 1 operations completed");
+    EXPECT_TRUE(says(json_error(a, o), {"disconnected", "1"}));
     EXPECT_EQ(exit_status(a, o), exit_failed);
 }
 
@@ -422,19 +446,16 @@ TEST_F(XiwperfReport, FrwrAndSrqUnsupportedMessages)
     Client a = args(Op::write);
     a.mr = Mr::frwr;
     a.size = 4 << 20;
-    EXPECT_EQ(error_message(a, o),
-              "device rxe0 does not support fast registration of 4194304 bytes: its "
-              "max_fast_reg_page_list_len is 512 pages");
+    EXPECT_TRUE(fails(a, o,
+                      {"rxe0", "4194304", "fast registration", "max_fast_reg_page_list_len",
+                       "512"}));
     o.result.unsupported = XIWPERF_UNSUPPORTED_REMOTE_FRWR;
     o.result.limit = 0;
-    EXPECT_EQ(error_message(a, o),
-              "the server at 10.1.0.1:9000 rejected the connection: its device does not "
-              "support fast registration of its buffer's chunks: its "
-              "max_fast_reg_page_list_len is 0 pages");
+    EXPECT_TRUE(fails(a, o,
+                      {"10.1.0.1:9000", "rejected", "fast registration",
+                       "max_fast_reg_page_list_len", "0"}));
     o.result.unsupported = XIWPERF_UNSUPPORTED_SRQ;
-    EXPECT_EQ(error_message(args(Op::send), o),
-              "the server at 10.1.0.1:9000 rejected the connection: its device does not "
-              "support shared receive queues: its max_srq_wr is 0");
+    EXPECT_TRUE(fails(args(Op::send), o, {"10.1.0.1:9000", "rejected", "max_srq_wr", "0"}));
 }
 
 TEST_F(XiwperfReport, SolicitOnlyWhenAsked)
@@ -479,7 +500,7 @@ TEST_F(XiwperfReport, SolicitFieldsOnFailure)
     Outcome o = failed(ETIMEDOUT, XIWPERF_REASON_TIMEOUT);
     o.result.solicited = 5;
     auto j = to_json(a, o);
-    EXPECT_EQ(j["error"], "no progress for 15 s: gave up");
+    EXPECT_TRUE(says(json_error(a, o), {"no progress", "15"}));
     EXPECT_EQ(j["solicited"], 5);
     EXPECT_EQ(j["notifications"], 0);
     EXPECT_EQ(j["first_batch"], 0);
@@ -738,36 +759,32 @@ TEST_F(XiwperfReport, AtomicMismatches)
     o.result.mismatches = 2;
     o.result.first_bad_qp = 1;
     o.result.first_bad_seq = 41;
-    const std::string originals =
-        "atomic mismatch: 2 of 1000 operations returned an original value no order of the "
-        "operations gives (or completed with the wrong opcode); first: connection 1, "
-        "operation 41";
-    EXPECT_EQ(mismatch_message(a, o.result), originals);
+    EXPECT_TRUE(says(mismatch_message(a, o.result),
+                     {"atomic mismatch", "2", "1000", "original value", "1", "41"}));
     EXPECT_EQ(exit_status(a, o), exit_mismatch);
     auto j = to_json(a, o);
     EXPECT_EQ(j["data_ok"], false);
-    EXPECT_EQ(j["error"], originals);
+    EXPECT_EQ(j["error"], mismatch_message(a, o.result));
 
     // a lost update: every original right, the word is not
     o = atomic_good(5);
     o.result.data_ok = 0;
     o.result.atomic_final = 1004;
-    EXPECT_EQ(mismatch_message(a, o.result),
-              "atomic mismatch: the word went from 0x5 to 0x3ec, expected 0x3ed");
+    EXPECT_TRUE(says(mismatch_message(a, o.result), {"atomic mismatch", "0x5", "0x3ec", "0x3ed"}));
     EXPECT_EQ(exit_status(a, o), exit_mismatch);
     EXPECT_EQ(to_json(a, o)["atomic_expected"], 1005);
 
     o.result.mismatches = 2;
     o.result.first_bad_qp = 1;
     o.result.first_bad_seq = 41;
-    EXPECT_EQ(mismatch_message(a, o.result),
-              originals + "; the word went from 0x5 to 0x3ec, expected 0x3ed");
+    EXPECT_TRUE(says(mismatch_message(a, o.result), {"atomic mismatch", "2", "1000",
+                                                     "original value", "41", "0x5", "0x3ec",
+                                                     "0x3ed"}));
 
     // the module's verdict stands even where this one sees nothing wrong
     o = atomic_good(5);
     o.result.data_ok = 0;
-    EXPECT_EQ(mismatch_message(a, o.result),
-              "atomic mismatch: the module found the word's final value wrong");
+    EXPECT_TRUE(says(mismatch_message(a, o.result), {"atomic mismatch", "module"}));
     EXPECT_EQ(exit_status(a, o), exit_mismatch);
     EXPECT_EQ(mismatch_message(a, atomic_good().result), "");
 }
@@ -777,19 +794,13 @@ TEST_F(XiwperfReport, AtomicUnsupported)
     Outcome o = failed(EOPNOTSUPP, XIWPERF_REASON_UNSUPPORTED);
     std::strcpy(o.result.device, "siw0");
     o.result.unsupported = XIWPERF_UNSUPPORTED_ATOMIC;
-    EXPECT_EQ(error_message(atomic_args(), o),
-              "device siw0 does not support atomic operations: its atomic_cap is "
-              "IB_ATOMIC_NONE");
+    EXPECT_TRUE(fails(atomic_args(), o, {"siw0", "atomic_cap", "IB_ATOMIC_NONE"}));
     EXPECT_EQ(exit_status(atomic_args(), o), exit_failed);
     std::strcpy(o.result.device, "rxe0");
     Client a = atomic_args(Op::masked_fetch_add);
-    EXPECT_EQ(error_message(a, o),
-              "device rxe0 does not support masked atomic operations: its masked_atomic_cap "
-              "is IB_ATOMIC_NONE");
+    EXPECT_TRUE(fails(a, o, {"rxe0", "masked_atomic_cap", "IB_ATOMIC_NONE"}));
     o.result.remote_reason = XIWPERF_REJECT_UNSUPPORTED;
-    EXPECT_EQ(error_message(a, o),
-              "the server at 10.1.0.1:9000 rejected the connection: its device does not "
-              "support masked atomic operations: its masked_atomic_cap is IB_ATOMIC_NONE");
+    EXPECT_TRUE(fails(a, o, {"10.1.0.1:9000", "rejected", "masked_atomic_cap", "IB_ATOMIC_NONE"}));
     auto j = to_json(a, o);
     EXPECT_EQ(j["error"], error_message(a, o));
     EXPECT_TRUE(j["atomic_init"].is_null());
@@ -859,25 +870,19 @@ TEST_F(XiwperfReport, ImmediateDataMismatches)
     o.result.first_bad_qp = 1;
     o.result.first_bad_seq = 41;
     o.result.first_bad_offset = XIWPERF_BAD_COMPLETION;
-    EXPECT_EQ(mismatch_message(a, o.result),
-              "immediate data mismatch: 2 of 1000 messages failed the server's check; first: "
-              "connection 1, operation 41: its receive completion was wrong (opcode, "
-              "IB_WC_WITH_IMM, length, or an immediate value other than its sequence number)");
+    EXPECT_TRUE(says(mismatch_message(a, o.result), {"mismatch", "2", "1000", "1", "41",
+                                                     "IB_WC_WITH_IMM", "sequence number"}));
     a.imm = 7;
-    EXPECT_EQ(mismatch_message(a, o.result),
-              "immediate data mismatch: 2 of 1000 messages failed the server's check; first: "
-              "connection 1, operation 41: its receive completion was wrong (opcode, "
-              "IB_WC_WITH_IMM, length, or an immediate value other than 0x7)");
+    EXPECT_TRUE(says(mismatch_message(a, o.result),
+                     {"mismatch", "2", "1000", "1", "41", "IB_WC_WITH_IMM", "0x7"}));
     EXPECT_EQ(json_error(a, o), mismatch_message(a, o.result));
     EXPECT_EQ(exit_status(a, o), exit_mismatch);
 
     // write_imm --check: the region was not written yet
     a = args(Op::write_imm);
     o.result.first_bad_offset = 100;
-    EXPECT_EQ(mismatch_message(a, o.result),
-              "immediate data mismatch: 2 of 1000 messages failed the server's check; first: "
-              "connection 1, operation 41: byte 100 of its region was not written when its "
-              "completion came");
+    EXPECT_TRUE(says(mismatch_message(a, o.result),
+                     {"mismatch", "2", "1000", "1", "41", "100", "not written"}));
     // without --check too (the server checks every completion)
     a.check = false;
     o.result.checked = 0;
@@ -886,16 +891,13 @@ TEST_F(XiwperfReport, ImmediateDataMismatches)
     Outcome f = failed(EMSGSIZE, XIWPERF_REASON_REMOTE_TOO_SMALL);
     f.result.remote_size = 1 << 20;
     f.result.regions = 16;
-    EXPECT_EQ(error_message(args(Op::write_imm), f),
-              "the server's buffer (1048576 bytes) holds 16 regions of 65536 bytes, write_imm "
-              "--check needs one per receive the server posts for each connection (qps * 2 * "
-              "depth, normally = 64): start the server with a larger --size");
+    EXPECT_TRUE(fails(args(Op::write_imm), f,
+                      {"1048576", "16", "65536", "write_imm", "--check", "64", "--size"}));
     Outcome p = failed(EINVAL, XIWPERF_REASON_POST);
-    EXPECT_EQ(error_message(args(Op::imm), p),
-              "posting a work request failed: Invalid argument (there is no capability bit for "
-              "Immediate Data: an iWARP device that does not implement RFC 7306, siw for one, "
-              "refuses it)");
-    EXPECT_EQ(error_message(args(Op::write), p), "posting a work request failed: Invalid argument");
+    EXPECT_TRUE(fails(args(Op::imm), p,
+                      {"posting", std::strerror(EINVAL), "Immediate Data", "RFC 7306"}));
+    EXPECT_TRUE(fails(args(Op::write), p, {"posting", std::strerror(EINVAL)}));
+    EXPECT_FALSE(has_word(error_message(args(Op::write), p), "RFC 7306"));
 }
 
 namespace {
@@ -1002,15 +1004,14 @@ TEST_F(XiwperfReport, AtomicWriteMismatches)
     Outcome o = atomic_write_good();
     o.result.data_ok = 0;
     o.result.atomic_final = torn;
-    const std::string word = "atomic write mismatch: the word ended as 0x3e6fffffc18, which is "
-                             "no connection's last Atomic Write (torn or out of order)";
-    EXPECT_EQ(mismatch_message(a, o.result), word);
+    EXPECT_TRUE(says(mismatch_message(a, o.result),
+                     {"atomic write mismatch", "0x3e6fffffc18", "torn"}));
     EXPECT_EQ(exit_status(a, o), exit_mismatch);
     auto j = to_json(a, o);
     EXPECT_EQ(j["data_ok"], false);
     EXPECT_EQ(j["atomic_final"].get<std::uint64_t>(), torn);
     EXPECT_TRUE(j["atomic_expected"].is_null());
-    EXPECT_EQ(j["error"], word);
+    EXPECT_EQ(j["error"], mismatch_message(a, o.result));
     EXPECT_NE(to_text(a, o).find("word 0x5 before, 0x3e6fffffc18 after (no connection's last "
                                  "Atomic Write)\n"),
               std::string::npos)
@@ -1027,21 +1028,21 @@ TEST_F(XiwperfReport, AtomicWriteMismatches)
     o.result.mismatches = 2;
     o.result.first_bad_qp = 1;
     o.result.first_bad_seq = 41;
-    const std::string opcodes = "2 of 1000 operations completed with the wrong opcode; first: "
-                                "connection 1, operation 41";
-    EXPECT_EQ(mismatch_message(a, o.result), "atomic write mismatch: " + opcodes);
-    EXPECT_EQ(json_error(a, o), "atomic write mismatch: " + opcodes);
+    EXPECT_TRUE(says(mismatch_message(a, o.result),
+                     {"atomic write mismatch", "2", "1000", "opcode", "1", "41"}));
+    EXPECT_TRUE(
+        says(json_error(a, o), {"atomic write mismatch", "2", "1000", "opcode", "1", "41"}));
     EXPECT_EQ(exit_status(a, o), exit_mismatch);
 
     // both
     o.result.atomic_final = torn;
-    EXPECT_EQ(mismatch_message(a, o.result), word + "; " + opcodes);
+    EXPECT_TRUE(says(mismatch_message(a, o.result), {"atomic write mismatch", "0x3e6fffffc18",
+                                                     "torn", "2", "1000", "opcode", "41"}));
 
     // the module's verdict stands even where this one sees nothing wrong
     o = atomic_write_good();
     o.result.data_ok = 0;
-    EXPECT_EQ(mismatch_message(a, o.result),
-              "atomic write mismatch: the module found the word's final value wrong");
+    EXPECT_TRUE(says(mismatch_message(a, o.result), {"atomic write mismatch", "module"}));
     EXPECT_EQ(exit_status(a, o), exit_mismatch);
     EXPECT_EQ(mismatch_message(a, atomic_write_good().result), "");
     // and where it finds nothing wrong, nothing is reported
@@ -1057,14 +1058,11 @@ TEST_F(XiwperfReport, AtomicWriteUnsupported)
     Outcome o = failed(EOPNOTSUPP, XIWPERF_REASON_UNSUPPORTED);
     std::strcpy(o.result.device, "rxe0");
     o.result.unsupported = XIWPERF_UNSUPPORTED_ATOMIC;
-    EXPECT_EQ(error_message(a, o),
-              "device rxe0 does not support Atomic Write: IB_DEVICE_ATOMIC_WRITE is not in its "
-              "device_cap_flags");
+    EXPECT_TRUE(fails(a, o, {"rxe0", "IB_DEVICE_ATOMIC_WRITE", "device_cap_flags"}));
     EXPECT_EQ(exit_status(a, o), exit_failed);
     o.result.remote_reason = XIWPERF_REJECT_UNSUPPORTED;
-    EXPECT_EQ(error_message(a, o),
-              "the server at 10.1.0.1:9000 rejected the connection: its device does not "
-              "support Atomic Write: IB_DEVICE_ATOMIC_WRITE is not in its device_cap_flags");
+    EXPECT_TRUE(fails(a, o,
+                      {"10.1.0.1:9000", "rejected", "IB_DEVICE_ATOMIC_WRITE", "device_cap_flags"}));
     auto j = to_json(a, o);
     EXPECT_EQ(j["error"], error_message(a, o));
     EXPECT_TRUE(j["atomic_init"].is_null());
@@ -1152,9 +1150,9 @@ TEST_F(XiwperfReport, FlushUnsupported)
     Outcome o = failed(EOPNOTSUPP, XIWPERF_REASON_UNSUPPORTED);
     std::strcpy(o.result.device, "siw0");
     o.result.unsupported = XIWPERF_UNSUPPORTED_FLUSH;
-    EXPECT_EQ(error_message(a, o),
-              "device siw0 does not support RDMA Flush to persistence: "
-              "IB_DEVICE_FLUSH_PERSISTENT is not in its device_cap_flags");
+    EXPECT_TRUE(fails(a, o,
+                      {"siw0", "Flush", "persistence", "IB_DEVICE_FLUSH_PERSISTENT",
+                       "device_cap_flags"}));
     EXPECT_EQ(exit_status(a, o), exit_failed);
     auto j = to_json(a, o);
     EXPECT_EQ(j["error"], error_message(a, o));
@@ -1162,14 +1160,14 @@ TEST_F(XiwperfReport, FlushUnsupported)
 
     a.persist = false;
     a.global = true;
-    EXPECT_EQ(error_message(a, o),
-              "device siw0 does not support RDMA Flush to global visibility: "
-              "IB_DEVICE_FLUSH_GLOBAL is not in its device_cap_flags");
+    EXPECT_TRUE(fails(a, o,
+                      {"siw0", "Flush", "global visibility", "IB_DEVICE_FLUSH_GLOBAL",
+                       "device_cap_flags"}));
     a.persist = true;
-    EXPECT_EQ(error_message(a, o),
-              "device siw0 does not support RDMA Flush to persistence and global visibility: "
-              "IB_DEVICE_FLUSH_PERSISTENT and IB_DEVICE_FLUSH_GLOBAL are not both in its "
-              "device_cap_flags");
+    EXPECT_TRUE(fails(a, o,
+                      {"siw0", "Flush", "persistence", "global visibility",
+                       "IB_DEVICE_FLUSH_PERSISTENT", "IB_DEVICE_FLUSH_GLOBAL",
+                       "device_cap_flags"}));
     o.result.device[0] = '\0';
     EXPECT_EQ(error_message(a, o).rfind("the device does not support RDMA Flush to ", 0), 0u)
         << error_message(a, o);
@@ -1182,36 +1180,33 @@ TEST_F(XiwperfReport, FlushFailures)
     Outcome o = failed(EIO, XIWPERF_REASON_WC);
     o.result.wc_status = 10;
     o.result.completed = 0;
-    const std::string refused = "an operation failed with REM_ACCESS_ERR after 0 completed";
-    const std::string dram = " (a server refuses a Flush to persistence of memory that is not "
-                             "persistent: xiw counts plain memory (DRAM) as persistent only "
-                             "with its module parameter dram_persistent=1)";
-    EXPECT_EQ(error_message(a, o), refused + dram);
-    EXPECT_EQ(json_error(a, o), refused + dram);
+    EXPECT_TRUE(fails(a, o, {"REM_ACCESS_ERR", "0", "DRAM", "dram_persistent=1"}));
+    EXPECT_TRUE(says(json_error(a, o), {"REM_ACCESS_ERR", "0", "DRAM", "dram_persistent=1"}));
     EXPECT_EQ(to_json(a, o)["wc_status"], "REM_ACCESS_ERR");
     EXPECT_EQ(exit_status(a, o), exit_failed);
     // not for global visibility alone, an injected fault or another status
     a.persist = false;
     a.global = true;
-    EXPECT_EQ(error_message(a, o), refused);
+    EXPECT_TRUE(fails(a, o, {"REM_ACCESS_ERR", "0"}));
+    EXPECT_FALSE(has_word(error_message(a, o), "dram_persistent=1"));
     a.persist = true;
     a.inject = Inject::rights;
-    EXPECT_EQ(error_message(a, o), refused);
+    EXPECT_TRUE(fails(a, o, {"REM_ACCESS_ERR", "0"}));
+    EXPECT_FALSE(has_word(error_message(a, o), "dram_persistent=1"));
     a.inject = Inject::none;
     o.result.wc_status = 5;
-    EXPECT_EQ(error_message(a, o), "an operation failed with WR_FLUSH_ERR after 0 completed");
+    EXPECT_TRUE(fails(a, o, {"WR_FLUSH_ERR", "0"}));
+    EXPECT_FALSE(has_word(error_message(a, o), "dram_persistent=1"));
     Client w = args(Op::write);
     o.result.wc_status = 10;
-    EXPECT_EQ(error_message(w, o), refused);
+    EXPECT_TRUE(fails(w, o, {"REM_ACCESS_ERR", "0"}));
+    EXPECT_FALSE(has_word(error_message(w, o), "dram_persistent=1"));
 
     // --check wants a region per outstanding operation, as write's
     o = failed(EMSGSIZE, XIWPERF_REASON_REMOTE_TOO_SMALL);
     o.result.remote_size = 1 << 20;
     o.result.regions = 16;
-    EXPECT_EQ(error_message(a, o),
-              "the server's buffer (1048576 bytes) holds 16 regions of 65536 bytes, flush "
-              "--check needs one per outstanding operation (qps * depth = 32): start the "
-              "server with a larger --size");
+    EXPECT_TRUE(fails(a, o, {"1048576", "16", "65536", "flush", "--check", "32", "--size"}));
 
     // a mismatch: wrong data read back, or a completion not a Flush's
     o = good();
@@ -1220,9 +1215,8 @@ TEST_F(XiwperfReport, FlushFailures)
     o.result.first_bad_qp = 1;
     o.result.first_bad_seq = 17;
     o.result.first_bad_offset = 5;
-    EXPECT_EQ(mismatch_message(a, o.result),
-              "data mismatch: 3 of 1000 operations had wrong data or completed with the wrong "
-              "opcode; first: connection 1, operation 17, byte 5");
+    EXPECT_TRUE(says(mismatch_message(a, o.result),
+                     {"mismatch", "3", "1000", "opcode", "1", "17", "5"}));
     EXPECT_EQ(json_error(a, o), mismatch_message(a, o.result));
     EXPECT_EQ(exit_status(a, o), exit_mismatch);
 }
@@ -1327,11 +1321,10 @@ TEST_F(XiwperfReport, VerifyMismatch)
     o.result.first_bad_qp = 1;
     o.result.first_bad_seq = 17;
     o.result.first_bad_offset = 5;  // no byte to name: hashes are compared
-    const std::string msg = "verify mismatch: 3 of 1000 Verify operations returned a hash other "
-                            "than the client's (or completed with the wrong opcode); first: "
-                            "connection 1, operation 17";
-    EXPECT_EQ(mismatch_message(a, o.result), msg);
-    EXPECT_EQ(json_error(a, o), msg);
+    EXPECT_TRUE(says(mismatch_message(a, o.result),
+                     {"verify mismatch", "3", "1000", "hash", "opcode", "1", "17"}));
+    EXPECT_FALSE(has_word(mismatch_message(a, o.result), "5"));
+    EXPECT_EQ(json_error(a, o), mismatch_message(a, o.result));
     EXPECT_EQ(exit_status(a, o), exit_mismatch);
     // none, none said
     EXPECT_EQ(mismatch_message(a, good().result), "");
@@ -1346,40 +1339,35 @@ TEST_F(XiwperfReport, VerifyFailures)
     Outcome o = failed(EIO, XIWPERF_REASON_WC);
     o.result.wc_status = 9;  // what xiw's Verify completes with on a mismatch
     o.result.completed = 7;
-    const std::string failed_op = "an operation failed with REM_INV_REQ_ERR after 7 completed";
-    EXPECT_EQ(error_message(a, o), failed_op);
+    EXPECT_TRUE(fails(a, o, {"REM_INV_REQ_ERR", "7"}));
+    EXPECT_FALSE(has_word(error_message(a, o), "--expect"));
 
     // with --expect the server's device ends the stream on a hash other
     // than the expected one: the run fails with the remote error
     a.expect = true;
-    const std::string own = " (with --expect the server's device terminates the stream when the "
-                            "region's hash is not the expected one)";
-    EXPECT_EQ(error_message(a, o), failed_op + own);
-    EXPECT_EQ(json_error(a, o), failed_op + own);
+    EXPECT_TRUE(fails(a, o, {"REM_INV_REQ_ERR", "7", "--expect", "terminates"}));
+    EXPECT_FALSE(has_word(error_message(a, o), "right"));
+    EXPECT_TRUE(says(json_error(a, o), {"REM_INV_REQ_ERR", "7", "--expect", "terminates"}));
     EXPECT_EQ(exit_status(a, o), exit_failed);
     a.expect_hash = {0x01, 0x02};
-    const std::string fixed = " (with --expect the server's device terminates the stream when "
-                              "the region's hash is not the expected one: is the --expect value "
-                              "right?)";
-    EXPECT_EQ(error_message(a, o), failed_op + fixed);
+    EXPECT_TRUE(fails(a, o, {"REM_INV_REQ_ERR", "7", "--expect", "terminates", "right"}));
     // or the connection's end, seen first
     Outcome d = failed(ECONNRESET, XIWPERF_REASON_DISCONNECTED);
     d.result.completed = 7;
-    EXPECT_EQ(error_message(a, d), "the server disconnected after 7 operations completed" + fixed);
+    EXPECT_TRUE(fails(a, d, {"disconnected", "7", "--expect", "terminates", "right"}));
     a.expect = false;
     a.expect_hash.clear();
-    EXPECT_EQ(error_message(a, d), "the server disconnected after 7 operations completed");
+    EXPECT_TRUE(fails(a, d, {"disconnected", "7"}));
+    EXPECT_FALSE(has_word(error_message(a, d), "--expect"));
     // not for the other operations
-    EXPECT_EQ(error_message(args(Op::write), o), failed_op);
+    EXPECT_TRUE(fails(args(Op::write), o, {"REM_INV_REQ_ERR", "7"}));
+    EXPECT_FALSE(has_word(error_message(args(Op::write), o), "--expect"));
 
     // --check wants a region per outstanding operation, as write's
     o = failed(EMSGSIZE, XIWPERF_REASON_REMOTE_TOO_SMALL);
     o.result.remote_size = 1 << 20;
     o.result.regions = 16;
-    EXPECT_EQ(error_message(a, o),
-              "the server's buffer (1048576 bytes) holds 16 regions of 65536 bytes, verify "
-              "--check needs one per outstanding operation (qps * depth = 32): start the "
-              "server with a larger --size");
+    EXPECT_TRUE(fails(a, o, {"1048576", "16", "65536", "verify", "--check", "32", "--size"}));
 }
 
 TEST_F(XiwperfReport, VerifyUnsupported)
@@ -1388,14 +1376,10 @@ TEST_F(XiwperfReport, VerifyUnsupported)
     Outcome o = failed(EOPNOTSUPP, XIWPERF_REASON_UNSUPPORTED);
     std::strcpy(o.result.device, "siw0");
     o.result.unsupported = XIWPERF_UNSUPPORTED_VERIFY;
-    EXPECT_EQ(error_message(a, o),
-              "device siw0 does not support RDMA Verify: it is not an xiw device (or the xiw "
-              "module is not loaded)");
+    EXPECT_TRUE(fails(a, o, {"siw0", "Verify", "xiw"}));
     EXPECT_EQ(exit_status(a, o), exit_failed);
     o.result.remote_reason = XIWPERF_REJECT_UNSUPPORTED;
-    EXPECT_EQ(error_message(a, o),
-              "the server at 10.1.0.1:9000 rejected the connection: its device does not "
-              "support RDMA Verify: it is not an xiw device (or the xiw module is not loaded)");
+    EXPECT_TRUE(fails(a, o, {"10.1.0.1:9000", "rejected", "Verify", "xiw"}));
 }
 
 TEST_F(XiwperfReport, ServerWithItsOwnHashRejectsAnother)
@@ -1405,10 +1389,8 @@ TEST_F(XiwperfReport, ServerWithItsOwnHashRejectsAnother)
     o.result.unsupported = XIWPERF_UNSUPPORTED_HASH;
     o.result.remote_reason = XIWPERF_REJECT_UNSUPPORTED;
     o.result.limit = XIWPERF_HASH_SHA256;
-    const std::string msg = "the server at 10.1.0.1:9000 rejected the connection: it verifies "
-                            "with sha256 only (its --hash), not crc32c";
-    EXPECT_EQ(error_message(a, o), msg);
-    EXPECT_EQ(json_error(a, o), msg);
+    EXPECT_TRUE(fails(a, o, {"10.1.0.1:9000", "rejected", "sha256", "crc32c"}));
+    EXPECT_EQ(json_error(a, o), error_message(a, o));
     EXPECT_EQ(exit_status(a, o), exit_failed);
     EXPECT_EQ(XIWPERF_UNSUPPORTED_HASH, 11);
 }
@@ -1420,15 +1402,95 @@ TEST_F(XiwperfReport, BackedServerRejectsOtherDevices)
     std::strcpy(o.result.device, "siw0");
     o.result.unsupported = XIWPERF_UNSUPPORTED_BACKING;
     o.result.remote_reason = XIWPERF_REJECT_UNSUPPORTED;
-    const std::string msg = "the server at 10.1.0.1:9000 rejected the connection: its buffer is "
-                            "backed by a file or DAX device, which only an xiw device serves";
-    EXPECT_EQ(error_message(a, o), msg);
-    EXPECT_EQ(json_error(a, o), msg);
+    EXPECT_TRUE(fails(a, o, {"10.1.0.1:9000", "rejected", "backed", "xiw"}));
+    EXPECT_EQ(json_error(a, o), error_message(a, o));
     EXPECT_EQ(exit_status(a, o), exit_failed);
     // whatever the operation, and an IPv6 server in brackets
     a = verify_args();
     a.addr = *parse_address("fd00::1");
+    EXPECT_TRUE(fails(a, o, {"[fd00::1]:9000", "rejected", "backed", "xiw"}));
+}
+
+// The other tests say which facts a failed run's message holds; these few
+// say it whole, one of each kind of reason, so that the wording is read too.
+TEST_F(XiwperfReport, ErrorMessagesReadAsDocumented)
+{
+    const Client a = args();
+    Outcome o = failed(ECONNREFUSED, XIWPERF_REASON_REFUSED);
     EXPECT_EQ(error_message(a, o),
+              "connection to 10.1.0.1:9000 refused: no xiwperf server listening there");
+
+    o = failed(ECONNREFUSED, XIWPERF_REASON_REJECTED);
+    o.result.remote_reason = XIWPERF_REJECT_RESOURCES;
+    EXPECT_EQ(error_message(a, o),
+              "the server at 10.1.0.1:9000 rejected the connection: it could not allocate "
+              "the connection's resources");
+
+    o = failed(EIO, XIWPERF_REASON_WC);
+    o.result.wc_status = 5;
+    o.result.completed = 12;
+    EXPECT_EQ(error_message(a, o), "an operation failed with WR_FLUSH_ERR after 12 completed");
+
+    Client slow = args();
+    slow.timeout_ms = 2500;
+    EXPECT_EQ(error_message(slow, failed(ETIMEDOUT, XIWPERF_REASON_TIMEOUT)),
+              "no progress for 2.5 s: gave up");
+
+    o = failed(EMSGSIZE, XIWPERF_REASON_REMOTE_TOO_SMALL);
+    o.result.remote_size = 1 << 20;
+    o.result.regions = 16;
+    EXPECT_EQ(error_message(a, o),
+              "the server's buffer (1048576 bytes) holds 16 regions of 65536 bytes, write "
+              "--check needs one per outstanding operation (qps * depth = 32): start the "
+              "server with a larger --size");
+
+    o = failed(ENOENT, XIWPERF_REASON_ADDR);
+    o.result.cm_status = -ENOENT;
+    EXPECT_EQ(error_message(a, o),
+              "cannot resolve 10.1.0.1 to an RDMA device: No such file or directory");
+
+    Outcome no_result;
+    no_result.error = EINVAL;
+    EXPECT_EQ(error_message(a, no_result), "running the test failed: Invalid argument");
+
+    Client read = args(Op::read);
+    read.sge = 2;
+    o = failed(EOPNOTSUPP, XIWPERF_REASON_UNSUPPORTED);
+    std::strcpy(o.result.device, "xiw0");
+    o.result.unsupported = XIWPERF_UNSUPPORTED_SGE;
+    o.result.limit = 1;
+    EXPECT_EQ(error_message(read, o),
+              "device xiw0 does not support 2 SGEs per RDMA Read: its max_sge_rd is 1");
+
+    o = failed(EOPNOTSUPP, XIWPERF_REASON_UNSUPPORTED);
+    o.result.unsupported = XIWPERF_UNSUPPORTED_BACKING;
+    o.result.remote_reason = XIWPERF_REJECT_UNSUPPORTED;
+    Client v6 = verify_args();
+    v6.addr = *parse_address("fd00::1");
+    EXPECT_EQ(error_message(v6, o),
               "the server at [fd00::1]:9000 rejected the connection: its buffer is backed by a "
               "file or DAX device, which only an xiw device serves");
+
+    o = failed(EIO, XIWPERF_REASON_WC);
+    o.result.wc_status = 10;
+    EXPECT_EQ(error_message(flush_args(), o),
+              "an operation failed with REM_ACCESS_ERR after 0 completed (a server refuses a "
+              "Flush to persistence of memory that is not persistent: xiw counts plain memory "
+              "(DRAM) as persistent only with its module parameter dram_persistent=1)");
+
+    o = good();
+    o.result.data_ok = 0;
+    o.result.mismatches = 3;
+    o.result.first_bad_qp = 1;
+    o.result.first_bad_seq = 17;
+    o.result.first_bad_offset = 5;
+    EXPECT_EQ(mismatch_message(a, o.result),
+              "data mismatch: 3 of 1000 operations had wrong data; first: connection 1, "
+              "operation 17, byte 5");
+
+    o = atomic_good(5);
+    o.result.data_ok = 0;
+    o.result.atomic_final = 1004;
+    EXPECT_EQ(mismatch_message(atomic_args(), o.result),
+              "atomic mismatch: the word went from 0x5 to 0x3ec, expected 0x3ed");
 }
