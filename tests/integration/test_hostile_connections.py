@@ -151,11 +151,14 @@ def restore(vm):
 
 
 # What a race does at its random point; each must complete (its timeout
-# is the hang check).
+# is the hang check). The response peer opens the target's debugfs files,
+# each open holding the module for its moment: the unload is retried
+# while one is open, and must end with the module gone.
 RACE_ACTIONS = {
     "link_delete": "ip netns exec b rdma link delete xiw1",
     "netdev_removal": "ip -n b link del v1",
-    "target_unload": "rmmod xiwtarget",
+    "target_unload": "for n in $(seq 100); do rmmod xiwtarget 2>/dev/null && "
+                     "break; sleep 0.1; done; ! lsmod | grep -q '^xiwtarget '",
     "xiw_unload": "rmmod xiwtarget; modprobe -r xiw",
     "peers_killed": "kill -9 $PEERS",
 }
@@ -178,8 +181,14 @@ def test_teardown_races(target):
             "2>&1 & echo $!").out.split()
         pids = " ".join(peers)
         vm.run(f"sleep {delay:.2f}")
-        vm.run(f"PEERS='{pids}'; {RACE_ACTIONS[action]}", timeout=60,
-               check=action != "xiw_unload")
+        res = vm.run(f"PEERS='{pids}'; {RACE_ACTIONS[action]}", timeout=60,
+                     check=False)
+        if res.rc != 0 and action != "xiw_unload":
+            # A hang: what the kernel's tasks wait on, for the report.
+            vm.run("echo w > /proc/sysrq-trigger", check=False, timeout=30)
+            trace = vm.run("dmesg | tail -n 400", check=False, timeout=30)
+            pytest.fail(f"race {i} ({action}, seed {seed}): {res}\n"
+                        f"blocked tasks:\n{trace.out}")
         # The traffic ends: failed by the removal or killed now.
         vm.run(f"kill -9 {pids} 2>/dev/null; true")
         restore(vm)
