@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "args.hpp"
+#include "has_word.hpp"
 #include "uapi/xiwperf.h"
 
 namespace {
@@ -73,18 +74,7 @@ protected:
     // is not in "--remote-mr"); "" stands for the empty value, quoted.
     static bool has_word(std::string_view text, std::string_view word)
     {
-        if (word.empty())
-            word = "\"\"";
-        auto in_word = [](char c) {
-            return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
-        };
-        for (auto at = text.find(word); at != std::string_view::npos;
-             at = text.find(word, at + 1)) {
-            auto end = at + word.size();
-            if ((at == 0 || !in_word(text[at - 1])) && (end == text.size() || !in_word(text[end])))
-                return true;
-        }
-        return false;
+        return xiw::test::has_word(text, word.empty() ? "\"\"" : word);
     }
 
     // Whether @r is a usage error (EINVAL) whose message names each of

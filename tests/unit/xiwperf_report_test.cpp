@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <gtest/gtest.h>
 
-#include <cctype>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -11,11 +10,13 @@
 #include <string_view>
 
 #include "atomic.hpp"
+#include "has_word.hpp"
 #include "report.hpp"
 
 namespace {
 
 using namespace xiwperf;
+using xiw::test::has_word;
 
 class XiwperfReport : public ::testing::Test {
 protected:
@@ -68,22 +69,6 @@ protected:
     static std::string json_error(const Client& a, const Outcome& o)
     {
         return to_json(a, o)["error"].get<std::string>();
-    }
-
-    // Whether @text has @fact, not as part of a longer word or number ("1"
-    // is not in "1000", "--mr" not in "--remote-mr").
-    static bool has_word(std::string_view text, std::string_view fact)
-    {
-        auto in_word = [](char c) {
-            return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
-        };
-        for (auto at = text.find(fact); at != std::string_view::npos;
-             at = text.find(fact, at + 1)) {
-            auto end = at + fact.size();
-            if ((at == 0 || !in_word(text[at - 1])) && (end == text.size() || !in_word(text[end])))
-                return true;
-        }
-        return false;
     }
 
     // Whether @message says something, and each of @facts: the endpoint,
