@@ -119,6 +119,17 @@ TEST(XiwNetlink, NamesAndParsersOfTheEnums)
     EXPECT_EQ(static_cast<int>(DramPersistent::on), XIW_DRAM_PERSISTENT_ON);
 }
 
+// What xiwctl monitor and stats and xiwperf probe print of a Terminate.
+TEST(XiwNetlink, NamesTerminateLayersAndCodes)
+{
+    EXPECT_EQ(xiw::terminate_layer_name(0), "rdmap");
+    EXPECT_EQ(xiw::terminate_layer_name(1), "ddp");
+    EXPECT_EQ(xiw::terminate_layer_name(2), "llp");
+    EXPECT_EQ(xiw::terminate_layer_name(7), "unknown");
+    EXPECT_EQ(xiw::terminate_code_hex(6), "0x06");
+    EXPECT_EQ(xiw::terminate_code_hex(0xff), "0xff");
+}
+
 TEST(XiwNetlink, DevGetIsADumpWithoutAName)
 {
     auto dump = xiw::xiw_nl::build_dev_get(family, std::nullopt);

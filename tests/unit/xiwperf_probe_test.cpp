@@ -114,16 +114,6 @@ TEST(XiwperfProbe, RefusesBadWords)
     }
 }
 
-TEST(XiwperfProbe, NamesTerminateLayersAndCodesAsXiwctlMonitorDoes)
-{
-    EXPECT_EQ(xiwperf::probe::layer_name(0), "rdmap");
-    EXPECT_EQ(xiwperf::probe::layer_name(1), "ddp");
-    EXPECT_EQ(xiwperf::probe::layer_name(2), "llp");
-    EXPECT_EQ(xiwperf::probe::layer_name(7), "unknown");
-    EXPECT_EQ(xiwperf::probe::code_hex(6), "0x06");
-    EXPECT_EQ(xiwperf::probe::code_hex(0xff), "0xff");
-}
-
 TEST(XiwperfProbe, TriesEveryExtensionOnceInItsOwnRun)
 {
     auto v = all();

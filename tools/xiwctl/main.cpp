@@ -280,28 +280,11 @@ int config_set(const xiwctl::Options& opt, const xiwctl::ConfigSet& cmd)
         config_json, print_config);
 }
 
-const char* layer_name(uint8_t layer)
-{
-    switch (layer) {
-    case 0: return "rdmap";
-    case 1: return "ddp";
-    case 2: return "llp";
-    default: return "unknown";
-    }
-}
-
-std::string code_hex(uint8_t code)
-{
-    char buf[8];
-    std::snprintf(buf, sizeof(buf), "0x%02x", code);
-    return buf;
-}
-
 // A Terminate's kind as one word: "sent_ddp_1_0x00".
 std::string term_key(const xiw::TerminateInfo& t)
 {
-    return std::string(t.sent ? "sent_" : "received_") + layer_name(t.layer) + "_" +
-           std::to_string(t.type) + "_" + code_hex(t.code);
+    return std::string(t.sent ? "sent_" : "received_") + std::string(xiw::terminate_layer_name(t.layer)) +
+           "_" + std::to_string(t.type) + "_" + xiw::terminate_code_hex(t.code);
 }
 
 // The counters of every device, or of the one named.
@@ -332,7 +315,7 @@ nlohmann::json stats_json(const xiw::Stats& s)
     j["terminates"] = nlohmann::json::array();
     for (const auto& t : s.terminates)
         j["terminates"].push_back({{"sent", t.term.sent},
-                                   {"layer", layer_name(t.term.layer)},
+                                   {"layer", xiw::terminate_layer_name(t.term.layer)},
                                    {"type", t.term.type},
                                    {"code", t.term.code},
                                    {"count", t.count}});
@@ -456,7 +439,7 @@ int monitor(const xiwctl::Options& opt)
                 j.update({{"qpn", e.qp_num},
                           {"terminate",
                            {{"sent", e.term.sent},
-                            {"layer", layer_name(e.term.layer)},
+                            {"layer", xiw::terminate_layer_name(e.term.layer)},
                             {"type", e.term.type},
                             {"code", e.term.code}}}});
             std::cout << j.dump() << std::endl;
@@ -470,8 +453,8 @@ int monitor(const xiwctl::Options& opt)
         else
             std::cout << "qp error " << e.dev_index << ": " << e.dev_name << " qp " << e.qp_num
                       << " terminate " << (e.term.sent ? "sent" : "received") << " layer "
-                      << layer_name(e.term.layer) << " type " << unsigned{e.term.type}
-                      << " code " << code_hex(e.term.code);
+                      << xiw::terminate_layer_name(e.term.layer) << " type " << unsigned{e.term.type}
+                      << " code " << xiw::terminate_code_hex(e.term.code);
         std::cout << std::endl;
         return true;
     });

@@ -194,7 +194,7 @@ void print_probe(const Probe& args, const std::string& local,
                                 {"evidence", f.evidence},
                                 {"fallback", f.fallback}};
             if (f.terminate)
-                j["terminate"] = {{"layer", probe::layer_name(f.terminate->layer)},
+                j["terminate"] = {{"layer", xiw::terminate_layer_name(f.terminate->layer)},
                                   {"type", f.terminate->type},
                                   {"code", f.terminate->code}};
             ops.push_back(std::move(j));
@@ -211,9 +211,9 @@ void print_probe(const Probe& args, const std::string& local,
     for (const auto& f : found) {
         std::cout << "    " << f.spec << " " << f.op << " " << probe::verdict_name(f.verdict);
         if (f.terminate)
-            std::cout << " terminate layer " << probe::layer_name(f.terminate->layer) << " type "
+            std::cout << " terminate layer " << xiw::terminate_layer_name(f.terminate->layer) << " type "
                       << unsigned{f.terminate->type} << " code "
-                      << probe::code_hex(f.terminate->code);
+                      << xiw::terminate_code_hex(f.terminate->code);
         else
             std::cout << " (" << f.evidence << ")";
         std::cout << "\n";

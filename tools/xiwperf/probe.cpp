@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include "probe.hpp"
 
-#include <cstdio>
 
 #include "uapi/xiwperf.h"
 
@@ -13,7 +12,6 @@ namespace {
 // RFC 5041 section 7.2, as xiw's events carry them).
 constexpr std::uint8_t layer_rdmap = 0;
 constexpr std::uint8_t layer_ddp = 1;
-constexpr std::uint8_t layer_llp = 2;
 constexpr std::uint8_t rdmap_remote_protection = 1;
 constexpr std::uint8_t rdmap_remote_operation = 2;
 constexpr std::uint8_t ddp_tagged_buffer = 1;
@@ -86,23 +84,6 @@ std::vector<Attempt> attempts(const Address& addr, std::uint16_t port,
         registered("commit", flush, Inject::stag),
         registered("commit", verify, Inject::stag),
     };
-}
-
-std::string_view layer_name(std::uint8_t layer)
-{
-    switch (layer) {
-    case layer_rdmap: return "rdmap";
-    case layer_ddp: return "ddp";
-    case layer_llp: return "llp";
-    default: return "unknown";
-    }
-}
-
-std::string code_hex(std::uint8_t code)
-{
-    char buf[8];
-    std::snprintf(buf, sizeof(buf), "0x%02x", code);
-    return buf;
 }
 
 std::string_view verdict_name(Verdict v)

@@ -83,11 +83,4 @@ Step next_step(const Outcome& out);
 Finding judge(const Attempt& attempt, const Client& args, const Outcome& out,
               const std::optional<xiw::TerminateInfo>& received);
 
-/// A Terminate's layer as xiw's events name it: "rdmap", "ddp", "llp" or
-/// "unknown".
-std::string_view layer_name(std::uint8_t layer);
-
-/// A Terminate's error code as "0x06".
-std::string code_hex(std::uint8_t code);
-
 }  // namespace xiwperf::probe

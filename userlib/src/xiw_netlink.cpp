@@ -103,6 +103,23 @@ Status put_name(nl_msg* msg, std::string_view name)
 
 }  // namespace
 
+std::string_view terminate_layer_name(uint8_t layer)
+{
+    switch (layer) {
+    case 0: return "rdmap";
+    case 1: return "ddp";
+    case 2: return "llp";
+    default: return "unknown";
+    }
+}
+
+std::string terminate_code_hex(uint8_t code)
+{
+    std::array<char, 8> buf{};
+    std::snprintf(buf.data(), buf.size(), "0x%02x", code);
+    return buf.data();
+}
+
 std::string persist_name(Persist p)
 {
     return name_of(persist_names, static_cast<unsigned>(p));

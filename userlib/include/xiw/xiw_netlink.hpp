@@ -134,6 +134,12 @@ struct TerminateInfo {
     uint8_t code = 0;
 };
 
+/// A Terminate's layer as xiw's events and xiwctl name it: "rdmap", "ddp",
+/// "llp"; "unknown" for any other value.
+XIW_API std::string_view terminate_layer_name(uint8_t layer);
+/// A Terminate's error code as two hex digits: "0x06".
+XIW_API std::string terminate_code_hex(uint8_t code);
+
 /// How many Terminates of one kind ended a device's connections.
 struct TerminateCount {
     TerminateInfo term;  ///< code 0xff: every code above 0x0e
