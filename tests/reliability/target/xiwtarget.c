@@ -35,8 +35,10 @@
  *            returns when ib_dereg_mr() did); read: "none", "running" or
  *            "done"
  *   reap     write N (or "all"): disconnect, destroy and free connection N
- *   release  (answer=hold only) write anything: let the held request's
- *            handler return
+ *   release  (answer=hold or hold_addr only) write anything: let the
+ *            held request's handler return
+ *   gate     (gate=1 only) read: how many accepts wait at the gate; write
+ *            anything: let them, and every later one, go on
  *   poke     write "N OP": a verbs call on connection N's QP that only a
  *            kernel ULP can make, its result in N/state ("poke ..."):
  *            inline_wrap  a Send with inline SGEs whose lengths wrap u32
@@ -63,10 +65,29 @@
  * ordered workqueue, so the listen's later requests queue up behind it
  * and use up its backlog.
  *
+ * With hold_addr=A it also listens on A:port, where every request is
+ * held as with answer=hold (its device is another one than addr's): an
+ * event of addr's device then waits behind it in iw_cm's queue. With
+ * gate=1 each accept waits, its request's handler running, until debugfs
+ * gate is written (at most XT_HOLD_SECS): what the peer does meanwhile
+ * is queued in iw_cm ahead of the connection's ESTABLISHED.
+ *
  * A connection lives until it is reaped, its device goes away or the
  * module is unloaded, so that its memory and state can be read after it
  * ended. When the device goes away the target lets go of everything it
  * holds there and stops listening: load it again for the next device.
+ * That happens in its ib_client's remove callback, which the RDMA core
+ * calls before the RDMA CM's (clients are removed in the reverse order
+ * of their registration), as nvme-rdma does, and not in the handler of
+ * the RDMA CM's DEVICE_REMOVAL event: that handler runs with the id's
+ * handler mutex held, and a QP destroyed there waits for iw_cm to let go
+ * of it, which iw_cm does in the turn of the connection's CLOSE event,
+ * on its one ordered workqueue. An earlier event of the same id still
+ * queued there (the ESTABLISHED of a connection accepted a moment
+ * before) waits for that mutex first: the removal never ends. Every
+ * iWARP driver waits in destroy_qp for iw_cm's reference (xiw, siw,
+ * cxgb4, irdma), so a ULP that destroys its QP in that handler can hang
+ * device removal on any of them (see Documentation/threat-model.md).
  */
 #include <linux/completion.h>
 #include <linux/debugfs.h>
@@ -106,6 +127,13 @@ MODULE_PARM_DESC(backlog, "Backlog of the rdma_cm listen");
 static char *answer = "accept";
 module_param(answer, charp, 0444);
 MODULE_PARM_DESC(answer, "What a connection request gets: accept, ignore or hold");
+
+static char *hold_addr = "";
+module_param(hold_addr, charp, 0444);
+MODULE_PARM_DESC(hold_addr, "IPv4 address of one more listener (on port), of another device, whose requests are held");
+static bool gate;
+module_param(gate, bool, 0444);
+MODULE_PARM_DESC(gate, "each accept waits until debugfs gate is written");
 
 static bool early_send;
 module_param(early_send, bool, 0444);
@@ -191,7 +219,9 @@ struct xt_wr {
  * @req_len: its completion's byte_len
  * @req_completions: how many it had (more than one is a bug)
  * @postmem: debugfs view of the post sink and its canary pages
- * @post_lock: serialises the writers of N/post
+ * @post_lock: serialises the writers of N/post, and the READY posts with
+ *	the connection's end
+ * @gone: the connection is being freed: post nothing more (@post_lock)
  * @wrs: the work requests posted through N/post
  * @wr_done: completions of @wrs so far
  * @poke: what the last poke returned
@@ -220,7 +250,8 @@ struct xt_conn {
 	struct debugfs_blob_wrapper blob;
 	struct debugfs_blob_wrapper postmem;
 	struct dentry *dir;
-	struct mutex post_lock;	/* the posting of @wrs */
+	struct mutex post_lock;	/* the posting of @wrs, @gone */
+	bool gone;
 	struct xt_wr wrs[XT_NWR];
 
 	spinlock_t lock;	/* the fields below, and @slots' results */
@@ -241,9 +272,11 @@ struct xt_conn {
 static struct dentry *xt_root;
 #define XT_MAX_LISTENERS	64
 
-/* Protects xt_listeners, xt_conns and xt_next. */
+/* Protects xt_listeners, xt_hold_listener, xt_conns and xt_next. */
 static DEFINE_MUTEX(xt_lock);
 static struct rdma_cm_id *xt_listeners[XT_MAX_LISTENERS];
+static struct rdma_cm_id *xt_hold_listener;
+static __be32 xt_hold_ip;
 static LIST_HEAD(xt_conns);
 static u32 xt_next;
 
@@ -261,6 +294,10 @@ struct xt_ignored {
 static LIST_HEAD(xt_ignored);
 static bool xt_holding;
 static DECLARE_COMPLETION(xt_released);
+
+/* gate=1: the accepts waiting at the gate, and the gate. */
+static atomic_t xt_gated = ATOMIC_INIT(0);
+static DECLARE_COMPLETION(xt_gate_open);
 
 static void xt_note(struct xt_conn *c, char *log, size_t size,
 		    const char *what)
@@ -792,6 +829,10 @@ static const struct file_operations xt_dereg_fops = {
 
 static void xt_conn_free(struct xt_conn *c)
 {
+	/* An ESTABLISHED handled from now on posts nothing. */
+	mutex_lock(&c->post_lock);
+	c->gone = true;
+	mutex_unlock(&c->post_lock);
 	debugfs_remove_recursive(c->dir);
 	if (c->id) {
 		if (c->id->qp) {
@@ -949,6 +990,11 @@ static int xt_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		if (ib_post_send(id->qp, &send, NULL))
 			xt_note(c, c->events, sizeof(c->events), "early_failed");
 	}
+	if (gate) {
+		atomic_inc(&xt_gated);
+		wait_for_completion_timeout(&xt_gate_open, XT_HOLD_SECS * HZ);
+		atomic_dec(&xt_gated);
+	}
 	param.private_data = &acc;
 	param.private_data_len = sizeof(acc);
 	param.responder_resources = min_t(u32, XT_IRD,
@@ -964,8 +1010,11 @@ static int xt_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 /*
  * @id's device is going away (@c is NULL for a listener): free what is
  * held on it. A non-zero return has the RDMA CM destroy @id; zero leaves
- * it to whoever already took it off the lists (xt_reap() or xt_exit()),
- * whose rdma_destroy_id() waits for this handler to return.
+ * it to whoever already took it off the lists (xt_reap(), xt_exit() or
+ * xt_remove_one()), whose rdma_destroy_id() waits for this handler to
+ * return. xt_remove_one() ran first and took the device's listeners and
+ * connections: what is left to come here are ids it could not see (a
+ * listener still being set up, an unanswered request's id).
  */
 static int xt_device_removal(struct rdma_cm_id *id, struct xt_conn *c)
 {
@@ -981,6 +1030,10 @@ static int xt_device_removal(struct rdma_cm_id *id, struct xt_conn *c)
 				xt_listeners[i] = NULL;
 				ours = true;
 			}
+		}
+		if (xt_hold_listener == id) {
+			xt_hold_listener = NULL;
+			ours = true;
 		}
 	} else {
 		list_for_each_entry(pos, &xt_conns, node) {
@@ -1001,8 +1054,22 @@ static int xt_device_removal(struct rdma_cm_id *id, struct xt_conn *c)
 	return 1;
 }
 
-/* answer=ignore or hold: keep the request's id, answer nothing. */
-static int xt_ignore(struct rdma_cm_id *id)
+/* A request to hold_addr's listener. */
+static bool xt_hold_request(struct rdma_cm_id *id)
+{
+	const struct sockaddr_in *sin =
+		(const struct sockaddr_in *)&id->route.addr.src_addr;
+
+	return xt_hold_ip && sin->sin_family == AF_INET &&
+	       sin->sin_addr.s_addr == xt_hold_ip;
+}
+
+/*
+ * answer=ignore or hold, or a request to hold_addr: keep the request's
+ * id, answer nothing; the first of answer=hold's or hold_addr's also
+ * blocks its handler until released.
+ */
+static int xt_ignore(struct rdma_cm_id *id, bool held)
 {
 	struct xt_ignored *ig = kzalloc(sizeof(*ig), GFP_KERNEL);
 	bool hold = false;
@@ -1011,7 +1078,7 @@ static int xt_ignore(struct rdma_cm_id *id)
 		return -ENOMEM;
 	ig->id = id;
 	mutex_lock(&xt_lock);
-	if (!strcmp(answer, "hold") && !xt_holding) {
+	if (held && !xt_holding) {
 		xt_holding = true;
 		hold = true;
 	}
@@ -1059,9 +1126,13 @@ static int xt_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	struct xt_conn *c = id->context;
 
-	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
-		return strcmp(answer, "accept") ? xt_ignore(id) :
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
+		if (xt_hold_request(id))
+			return xt_ignore(id, true);
+		return strcmp(answer, "accept") ?
+		       xt_ignore(id, !strcmp(answer, "hold")) :
 		       xt_accept(id, ev);
+	}
 	/* An ignored request's id goes with its device. */
 	if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL && !c &&
 	    xt_forget_ignored(id))
@@ -1071,8 +1142,12 @@ static int xt_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	if (!c)
 		return 0;	/* the listener's own events */
 	xt_note(c, c->events, sizeof(c->events), rdma_event_msg(ev->event));
-	if (ev->event == RDMA_CM_EVENT_ESTABLISHED)
-		xt_conn_ready(c);
+	if (ev->event == RDMA_CM_EVENT_ESTABLISHED) {
+		mutex_lock(&c->post_lock);
+		if (!c->gone)
+			xt_conn_ready(c);
+		mutex_unlock(&c->post_lock);
+	}
 	return 0;
 }
 
@@ -1114,16 +1189,35 @@ static const struct file_operations xt_reap_fops = {
 	.write = xt_reap_write,
 };
 
-static ssize_t xt_release_write(struct file *f, const char __user *ubuf,
-				size_t len, loff_t *pos)
+/* release and gate: write anything to complete the file's completion. */
+static ssize_t xt_complete_write(struct file *f, const char __user *ubuf,
+				 size_t len, loff_t *pos)
 {
-	complete_all(&xt_released);
+	complete_all(f->private_data);
 	return len;
 }
 
 static const struct file_operations xt_release_fops = {
 	.owner = THIS_MODULE,
-	.write = xt_release_write,
+	.open = simple_open,
+	.write = xt_complete_write,
+};
+
+static ssize_t xt_gate_read(struct file *f, char __user *ubuf, size_t len,
+			    loff_t *pos)
+{
+	char buf[24];
+	int n = scnprintf(buf, sizeof(buf), "%d waiting\n",
+			  atomic_read(&xt_gated));
+
+	return simple_read_from_buffer(ubuf, len, pos, buf, n);
+}
+
+static const struct file_operations xt_gate_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = xt_gate_read,
+	.write = xt_complete_write,
 };
 
 static void xt_err_work(struct work_struct *w)
@@ -1275,30 +1369,29 @@ static const struct file_operations xt_poke_fops = {
 	.write = xt_poke_write,
 };
 
-/* Listen on port + @i, as xt_listeners[@i]. */
-static int xt_listen(const struct sockaddr_in *base, int i)
+/* Listen on @sin, as *@slot (xt_listeners[] or xt_hold_listener). */
+static int xt_listen(const struct sockaddr_in *sin, struct rdma_cm_id **slot)
 {
-	struct sockaddr_in sin = *base;
 	struct rdma_cm_id *id;
 	int ret;
 
-	sin.sin_port = htons(port + i);
 	id = rdma_create_id(current->nsproxy->net_ns, xt_cm_handler, NULL,
 			    RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(id))
 		return PTR_ERR(id);
 	/* Published first: a device removal may come as soon as it is bound. */
 	mutex_lock(&xt_lock);
-	xt_listeners[i] = id;
+	*slot = id;
 	mutex_unlock(&xt_lock);
-	ret = rdma_bind_addr(id, (struct sockaddr *)&sin);
+	ret = rdma_bind_addr(id, (struct sockaddr *)sin);
 	if (!ret)
 		ret = rdma_listen(id, backlog);
 	if (ret) {
 		mutex_lock(&xt_lock);
-		if (xt_listeners[i] != id)
-			id = NULL;	/* the RDMA CM destroyed it */
-		xt_listeners[i] = NULL;
+		if (*slot != id)
+			id = NULL;	/* the RDMA CM or xt_remove_one() took it */
+		else
+			*slot = NULL;
 		mutex_unlock(&xt_lock);
 		if (id)
 			rdma_destroy_id(id);
@@ -1306,29 +1399,96 @@ static int xt_listen(const struct sockaddr_in *base, int i)
 	return ret;
 }
 
-/* Stop listening: every listener the device's removal has not taken. */
-static void xt_unlisten(void)
+/*
+ * The listeners on @dev (every one when @dev is NULL), taken off the
+ * lists into @ids: the caller destroys them. Returns how many.
+ */
+static int xt_take_listeners(struct ib_device *dev,
+			     struct rdma_cm_id *ids[XT_MAX_LISTENERS + 1])
 {
-	struct rdma_cm_id *ids[XT_MAX_LISTENERS];
-	int i;
+	int i, n = 0;
 
 	mutex_lock(&xt_lock);
-	memcpy(ids, xt_listeners, sizeof(ids));
-	memset(xt_listeners, 0, sizeof(xt_listeners));
+	for (i = 0; i < XT_MAX_LISTENERS; i++) {
+		if (xt_listeners[i] &&
+		    (!dev || xt_listeners[i]->device == dev)) {
+			ids[n++] = xt_listeners[i];
+			xt_listeners[i] = NULL;
+		}
+	}
+	if (xt_hold_listener && (!dev || xt_hold_listener->device == dev)) {
+		ids[n++] = xt_hold_listener;
+		xt_hold_listener = NULL;
+	}
 	mutex_unlock(&xt_lock);
-	for (i = 0; i < XT_MAX_LISTENERS; i++)
-		if (ids[i])
-			rdma_destroy_id(ids[i]);
+	return n;
 }
+
+/*
+ * Stop listening on @dev (on every device when NULL): every listener the
+ * device's removal has not taken. Once done, no request is being handled
+ * there any more: the connections of @dev are all on xt_conns.
+ */
+static void xt_unlisten(struct ib_device *dev)
+{
+	struct rdma_cm_id *ids[XT_MAX_LISTENERS + 1];
+	int i, n = xt_take_listeners(dev, ids);
+
+	for (i = 0; i < n; i++)
+		rdma_destroy_id(ids[i]);
+}
+
+/* Disconnect, destroy and free the connections of @dev. */
+static void xt_reap_device(struct ib_device *dev)
+{
+	struct xt_conn *c, *tmp;
+	LIST_HEAD(doomed);
+
+	mutex_lock(&xt_lock);
+	list_for_each_entry_safe(c, tmp, &xt_conns, node) {
+		if (c->dev == dev)
+			list_move_tail(&c->node, &doomed);
+	}
+	mutex_unlock(&xt_lock);
+	list_for_each_entry_safe(c, tmp, &doomed, node)
+		xt_conn_free(c);
+}
+
+static int xt_add_one(struct ib_device *dev)
+{
+	return 0;
+}
+
+/*
+ * @dev is being unregistered: let go of everything on it, outside any
+ * RDMA CM handler (see the top of the file), before the RDMA CM's own
+ * removal sends its DEVICE_REMOVAL events.
+ */
+static void xt_remove_one(struct ib_device *dev, void *client_data)
+{
+	xt_unlisten(dev);
+	xt_reap_device(dev);
+}
+
+static struct ib_client xt_client = {
+	.name = "xiwtarget",
+	.add = xt_add_one,
+	.remove = xt_remove_one,
+};
+
+static bool xt_client_registered;
 
 /* Let go of everything: module unload, or a load that failed midway. */
 static void xt_teardown(void)
 {
 	/* A held handler would keep the listen's destruction waiting. */
 	complete_all(&xt_released);
-	xt_unlisten();
+	complete_all(&xt_gate_open);
+	xt_unlisten(NULL);
 	xt_destroy_ignored();
 	xt_reap("all");
+	if (xt_client_registered)
+		ib_unregister_client(&xt_client);
 	debugfs_remove_recursive(xt_root);
 	if (put_delay_us)
 		unregister_kprobe(&xt_put_probe);
@@ -1337,10 +1497,18 @@ static void xt_teardown(void)
 static int __init xt_init(void)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct sockaddr_in hold = { .sin_family = AF_INET,
+				    .sin_port = htons(port) };
 	int ret, i;
 
 	if (!in4_pton(addr, -1, (u8 *)&sin.sin_addr.s_addr, -1, NULL))
 		return -EINVAL;
+	if (*hold_addr &&
+	    (!in4_pton(hold_addr, -1, (u8 *)&hold.sin_addr.s_addr, -1, NULL) ||
+	     !hold.sin_addr.s_addr ||
+	     hold.sin_addr.s_addr == sin.sin_addr.s_addr))
+		return -EINVAL;
+	xt_hold_ip = hold.sin_addr.s_addr;
 	if (strcmp(answer, "accept") && strcmp(answer, "ignore") &&
 	    strcmp(answer, "hold"))
 		return -EINVAL;
@@ -1356,12 +1524,25 @@ static int __init xt_init(void)
 	}
 	xt_root = debugfs_create_dir("xiwtarget", NULL);
 	debugfs_create_file("reap", 0200, xt_root, NULL, &xt_reap_fops);
-	if (!strcmp(answer, "hold"))
-		debugfs_create_file("release", 0200, xt_root, NULL,
+	if (!strcmp(answer, "hold") || xt_hold_ip)
+		debugfs_create_file("release", 0200, xt_root, &xt_released,
 				    &xt_release_fops);
+	if (gate)
+		debugfs_create_file("gate", 0600, xt_root, &xt_gate_open,
+				    &xt_gate_fops);
 	debugfs_create_file("poke", 0200, xt_root, NULL, &xt_poke_fops);
+	ret = ib_register_client(&xt_client);
+	if (ret)
+		goto fail;
+	xt_client_registered = true;
 	for (i = 0; i < listeners; i++) {
-		ret = xt_listen(&sin, i);
+		sin.sin_port = htons(port + i);
+		ret = xt_listen(&sin, &xt_listeners[i]);
+		if (ret)
+			goto fail;
+	}
+	if (xt_hold_ip) {
+		ret = xt_listen(&hold, &xt_hold_listener);
 		if (ret)
 			goto fail;
 	}
