@@ -871,6 +871,8 @@ int xp_server_listen(struct xp_server **srvp, struct xiwperf_listen *arg)
 				xp_pattern_seed(XIWPERF_OP_READ, 0, 0),
 				(u64)i * srv->chunk, false);
 	}
+	if (srv->pages)
+		xp_backing_dirty(srv);
 	srv->wq = alloc_workqueue("xiwperf_srv", WQ_UNBOUND, 0);
 	if (!srv->wq)
 		goto err;

@@ -266,6 +266,7 @@ int xp_sconn_setup_verify(struct xp_sconn *c, u32 alg);
 
 /* backing.c */
 int xp_backing_pin(struct xp_server *srv, u64 uaddr);
+void xp_backing_dirty(struct xp_server *srv);
 void xp_backing_release(struct xp_server *srv);
 bool xp_backing_device_ok(const struct xp_server *srv,
 			  const struct ib_device *dev);
