@@ -283,8 +283,9 @@ int config_set(const xiwctl::Options& opt, const xiwctl::ConfigSet& cmd)
 // A Terminate's kind as one word: "sent_ddp_1_0x00".
 std::string term_key(const xiw::TerminateInfo& t)
 {
-    return std::string(t.sent ? "sent_" : "received_") + std::string(xiw::terminate_layer_name(t.layer)) +
-           "_" + std::to_string(t.type) + "_" + xiw::terminate_code_hex(t.code);
+    return std::string(t.sent ? "sent_" : "received_") +
+           std::string(xiw::terminate_layer_name(t.layer)) + "_" + std::to_string(t.type) + "_" +
+           xiw::terminate_code_hex(t.code);
 }
 
 // The counters of every device, or of the one named.
@@ -453,8 +454,8 @@ int monitor(const xiwctl::Options& opt)
         else
             std::cout << "qp error " << e.dev_index << ": " << e.dev_name << " qp " << e.qp_num
                       << " terminate " << (e.term.sent ? "sent" : "received") << " layer "
-                      << xiw::terminate_layer_name(e.term.layer) << " type " << unsigned{e.term.type}
-                      << " code " << xiw::terminate_code_hex(e.term.code);
+                      << xiw::terminate_layer_name(e.term.layer) << " type "
+                      << unsigned{e.term.type} << " code " << xiw::terminate_code_hex(e.term.code);
         std::cout << std::endl;
         return true;
     });

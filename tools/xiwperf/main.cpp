@@ -211,8 +211,8 @@ void print_probe(const Probe& args, const std::string& local,
     for (const auto& f : found) {
         std::cout << "    " << f.spec << " " << f.op << " " << probe::verdict_name(f.verdict);
         if (f.terminate)
-            std::cout << " terminate layer " << xiw::terminate_layer_name(f.terminate->layer) << " type "
-                      << unsigned{f.terminate->type} << " code "
+            std::cout << " terminate layer " << xiw::terminate_layer_name(f.terminate->layer)
+                      << " type " << unsigned{f.terminate->type} << " code "
                       << xiw::terminate_code_hex(f.terminate->code);
         else
             std::cout << " (" << f.evidence << ")";

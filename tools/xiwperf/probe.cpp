@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include "probe.hpp"
 
-
 #include "uapi/xiwperf.h"
 
 namespace xiwperf::probe {
