@@ -108,6 +108,36 @@ void xiw_cq_add(struct xiw_cq *cq, const struct ib_wc *wc, bool solicited)
 }
 
 /**
+ * xiw_cq_purge() - drop a destroyed QP's completions from a CQ
+ * @cq: the CQ
+ * @qp: the QP, on its way out: it adds no completion any more
+ *
+ * What the QP left in the CQ names it by pointer (ib_wc.qp), and the RDMA
+ * core frees the QP once destroy_qp returns: a consumer polling after
+ * that would read freed memory (the core's poll command for a process
+ * reads wc->qp->qp_num). Those completions go, the others keep their
+ * order.
+ */
+void xiw_cq_purge(struct xiw_cq *cq, const struct ib_qp *qp)
+{
+	unsigned long flags;
+	u32 i, kept;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	for (i = cq->tail, kept = cq->tail; i != cq->head; i++) {
+		const struct ib_wc *wc = &cq->ring[i % cq->size];
+
+		if (wc->qp == qp)
+			continue;
+		if (kept != i)
+			cq->ring[kept % cq->size] = *wc;
+		kept++;
+	}
+	cq->head = kept;
+	spin_unlock_irqrestore(&cq->lock, flags);
+}
+
+/**
  * xiw_poll_cq() - take up to @num completions
  * @ibcq: the CQ
  * @num: room in @wc

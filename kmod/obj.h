@@ -767,6 +767,7 @@ static inline struct xiw_qp *to_xiw_qp(struct ib_qp *qp)
 
 /* cq.c */
 void xiw_cq_add(struct xiw_cq *cq, const struct ib_wc *wc, bool solicited);
+void xiw_cq_purge(struct xiw_cq *cq, const struct ib_qp *qp);
 
 /* mr.c */
 struct xiw_mr *xiw_mr_lookup(struct xiw_device *xdev, u32 stag,

@@ -196,6 +196,10 @@ fail:
  * @ibqp: the QP
  * @udata: unused
  *
+ * Its work requests still outstanding are flushed, and then every
+ * completion of the QP still in its CQs is dropped (xiw_cq_purge()): a
+ * consumer that destroys a QP gives up what it did not poll.
+ *
  * Return: 0.
  */
 int xiw_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
@@ -210,6 +214,9 @@ int xiw_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	/* No connection refers to the QP now: the receive engine is idle. */
 	xiw_rx_reset(qp);
 	xiw_qp_flush(qp);
+	xiw_cq_purge(to_xiw_cq(ibqp->send_cq), ibqp);
+	if (ibqp->recv_cq != ibqp->send_cq)
+		xiw_cq_purge(to_xiw_cq(ibqp->recv_cq), ibqp);
 	xiw_qp_free_queues(qp);
 	mutex_destroy(&qp->teardown);
 	return 0;

@@ -139,6 +139,8 @@ def test_perftest_runs_between_namespaces(user, tool, args):
 
 ABUSE = os.path.join(TOP, "build", "cmake", "tests", "userspace",
                      "xiw_uverbs_abuse")
+CLAIM = os.path.join(TOP, "build", "cmake", "tests", "userspace",
+                     "xiw_qp_claim")
 ABUSE_ROUNDS = int(os.environ.get("XIW_USER_ABUSE_ROUNDS", "40"))
 
 
@@ -168,3 +170,13 @@ def test_a_hostile_process_is_refused_and_leaves_nothing(user):
     wait_until(vm, "! rdma resource show ctx | grep -q xiw_uverbs",
                "the processes' contexts are gone")
     assert resources(vm, "xiw0") == before
+
+
+def test_a_destroyed_qp_leaves_no_completion_in_its_cq(user):
+    """A QP's four receives complete flushed when it goes to error; polled
+    before the destroy, the CQ holds the four, destroyed first, nothing:
+    the completions named the QP the RDMA core frees, and the core's poll
+    command read it (wc->qp->qp_num) after the destroy."""
+    res = user.run(f"env {ENV}{CLAIM} orphan xiw0", timeout=60, check=False)
+    assert res.rc == 0, res
+    assert json.loads(res.out) == {"flushed": 4, "after_destroy": 0}, res
