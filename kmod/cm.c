@@ -689,9 +689,10 @@ static bool xiw_crc_reply(const struct xiw_cep *cep)
  *
  * A request that cannot be accepted is rejected: iw_cm forgets it.
  *
- * Return: 0, -EINVAL (no such QP, private data too long), -ECONNRESET
- * (the request is no longer pending: timed out, peer or device gone), or
- * a socket error.
+ * Return: 0, -EINVAL (no such QP, private data too long), -EPERM (not
+ * the caller's QP), -EBUSY (the QP is not idle, or another connection
+ * holds it: xiw_qp_claim()), -ECONNRESET (the request is no longer
+ * pending: timed out, peer or device gone), or a socket error.
  */
 int xiw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 {
@@ -718,6 +719,12 @@ int xiw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	qp = xiw_qp_lookup(to_xiw_dev(id->device), param->qpn);
 	if (!qp)
 		goto out_refuse;
+	kref_get(&cep->ref);	/* the QP's, once it refers to the endpoint */
+	err = xiw_qp_claim(qp, cep);
+	if (err) {
+		xiw_cep_put(cep);	/* not taken: the request's remains */
+		goto out_refuse;
+	}
 	xiw_cep_disarm(cep);
 	cep->crc = xiw_crc_reply(cep);
 	cep->markers_tx = cep->hdr.markers;
@@ -747,11 +754,6 @@ int xiw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	id->add_ref(id);
 	cep->qp = qp;		/* takes the lookup's reference */
 	qp = NULL;
-	kref_get(&cep->ref);
-	spin_lock_bh(&cep->qp->lock);
-	cep->qp->cep = cep;
-	cep->qp->cep_held = true;
-	spin_unlock_bh(&cep->qp->lock);
 
 	err = xiw_cep_go_rdma(cep);
 	if (!err) {
@@ -1009,13 +1011,15 @@ static void xiw_cep_got_reply(struct xiw_cep *cep)
  * @param: QP number, IRD/ORD, private data
  *
  * Return: 0 (connecting), -EINVAL (no such QP, private data too long),
- * -ENOMEM.
+ * -EPERM (not the caller's QP), -EBUSY (the QP is not idle, or another
+ * connection holds it: xiw_qp_claim()), -ENOMEM.
  */
 int xiw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 {
 	struct xiw_device *xdev = to_xiw_dev(id->device);
 	struct xiw_cep *cep;
 	struct xiw_qp *qp;
+	int err;
 
 	if (param->private_data_len > XIW_MPA_PD_MAX - sizeof(struct xiw_mpa_v2_data))
 		return -EINVAL;
@@ -1027,6 +1031,14 @@ int xiw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 		xiw_qp_put(qp);
 		return -ENOMEM;
 	}
+	kref_get(&cep->ref);	/* the QP's, once it refers to the endpoint */
+	err = xiw_qp_claim(qp, cep);
+	if (err) {
+		xiw_cep_put(cep);	/* the QP's, not taken */
+		xiw_cep_put(cep);	/* ours: no one else knows it */
+		xiw_qp_put(qp);
+		return err;
+	}
 	memcpy(cep->buf, param->private_data, param->private_data_len);
 	cep->pd_len = param->private_data_len;
 	cep->ird = min_t(u32, param->ird, XIW_MAX_IRD);
@@ -1036,11 +1048,6 @@ int xiw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	id->add_ref(id);
 	id->provider_data = cep;
 	cep->qp = qp;
-	kref_get(&cep->ref);
-	spin_lock_bh(&qp->lock);
-	qp->cep = cep;
-	qp->cep_held = true;
-	spin_unlock_bh(&qp->lock);
 
 	xiw_cep_event(cep, XIW_CEP_EV_CONNECT);
 	xiw_cep_put(cep);	/* the QP and the queued work hold it */

@@ -804,6 +804,7 @@ void xiw_qp_to_error(struct xiw_qp *qp);
 bool xiw_qp_holds_mr(struct xiw_qp *qp, struct xiw_mr *mr);
 void xiw_qp_flush(struct xiw_qp *qp);
 void xiw_qp_open_tx(struct xiw_qp *qp);
+int xiw_qp_claim(struct xiw_qp *qp, struct xiw_cep *cep);
 void xiw_qp_cep_release(struct xiw_qp *qp);
 int xiw_qp_start(struct xiw_qp *qp, struct socket *sock,
 		 const struct xiw_stream_params *p);

@@ -2,6 +2,8 @@
 /*
  * Queue pairs: creation, state, posting, in-order completion and flush.
  */
+#include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/net.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
@@ -45,12 +47,14 @@ void xiw_qp_put(struct xiw_qp *qp)
 }
 
 /**
- * xiw_qp_add_ref() - iw_cm's reference on a QP
+ * xiw_qp_add_ref() - iw_cm's reference on a QP: taken by xiw_get_qp()
  * @ibqp: the QP
+ *
+ * iw_cm calls it right after xiw_get_qp() (its only caller), which took
+ * the reference already.
  */
 void xiw_qp_add_ref(struct ib_qp *ibqp)
 {
-	xiw_qp_get(to_xiw_qp(ibqp));
 }
 
 /**
@@ -83,9 +87,15 @@ struct xiw_qp *xiw_qp_lookup(struct xiw_device *xdev, u32 qpn)
 }
 
 /**
- * xiw_get_qp() - iw_cm's QP lookup; iw_cm takes its reference separately
+ * xiw_get_qp() - iw_cm's QP lookup, and iw_cm's reference on the QP
  * @ibdev: the device
  * @qpn: QP number
+ *
+ * iw_cm (connect and accept, the only callers) follows each lookup that
+ * found a QP with iw_add_ref() and lets go with iw_rem_ref(). The
+ * reference is taken here, in the lookup: taken in iw_add_ref() after
+ * this one's was dropped, a destroy_qp() of the QP in between (another
+ * thread of the process that names it) would free it first.
  *
  * Return: the QP or NULL.
  */
@@ -93,10 +103,7 @@ struct ib_qp *xiw_get_qp(struct ib_device *ibdev, int qpn)
 {
 	struct xiw_qp *qp = xiw_qp_lookup(to_xiw_dev(ibdev), qpn);
 
-	if (!qp)
-		return NULL;
-	xiw_qp_put(qp);
-	return &qp->ibqp;
+	return qp ? &qp->ibqp : NULL;
 }
 
 static int xiw_qp_check_caps(struct ib_qp_cap *cap)
@@ -1219,6 +1226,67 @@ void xiw_qp_open_tx(struct xiw_qp *qp)
 	/* Pairs with the acquire in xiw_tx_work(). */
 	smp_store_release(&qp->tx_open, true);
 	xiw_tx_kick(qp);
+}
+
+/*
+ * Whether the caller of a connect or an accept may name @qp. iw_cm hands
+ * the driver the QP number its caller gave, and the RDMA CM's user
+ * command passes a process's number as it is (rdma_connect() and
+ * rdma_accept() of an id without a QP: conn_param.qp_num), so any
+ * process could otherwise name any QP of the device. A QP is the
+ * caller's when the caller is the kernel or an administrator
+ * (CAP_NET_ADMIN), or when it is a user's QP and its creator had the
+ * caller's effective user ID. Both verbs run in their caller's context.
+ */
+static bool xiw_qp_callers(struct xiw_qp *qp)
+{
+	const struct rdma_restrack_entry *res = &qp->ibqp.res;
+	bool ours = false;
+
+	if (!current->mm || capable(CAP_NET_ADMIN))
+		return true;
+	if (rdma_is_kernel_res(res))
+		return false;
+	rcu_read_lock();
+	if (res->task)
+		ours = uid_eq(task_euid(res->task), current_euid());
+	rcu_read_unlock();
+	return ours;
+}
+
+/**
+ * xiw_qp_claim() - bind a connection's endpoint to the QP its connect or
+ *	accept named
+ * @qp: the QP, referenced by the caller
+ * @cep: the endpoint; the QP refers to it from now on (qp->cep, whose
+ *	reference the caller took for it)
+ *
+ * Only an idle QP (created or reset, never connected since) that no
+ * endpoint holds can be claimed: a number naming a QP that is
+ * connecting, connected or being torn down changes nothing of it. Taken
+ * under @qp->teardown, so that a reset (which runs under it) either
+ * finishes before or finds the QP held.
+ *
+ * Return: 0, -EPERM (not the caller's QP: xiw_qp_callers()) or -EBUSY.
+ */
+int xiw_qp_claim(struct xiw_qp *qp, struct xiw_cep *cep)
+{
+	unsigned long flags;
+	int err = 0;
+
+	if (!xiw_qp_callers(qp))
+		return -EPERM;
+	mutex_lock(&qp->teardown);
+	spin_lock_irqsave(&qp->lock, flags);
+	if (qp->state != XIW_QPS_IDLE || qp->cep || qp->cep_held) {
+		err = -EBUSY;
+	} else {
+		qp->cep = cep;
+		qp->cep_held = true;
+	}
+	spin_unlock_irqrestore(&qp->lock, flags);
+	mutex_unlock(&qp->teardown);
+	return err;
 }
 
 /**
