@@ -1175,18 +1175,24 @@ int xiw_qp_start(struct xiw_qp *qp, struct socket *sock,
 	irq = kcalloc(irq_size, sizeof(*irq), GFP_KERNEL);
 	if (!irq)
 		return -ENOMEM;
-	spin_lock_irqsave(&qp->lock, flags);
-	if (qp->state != XIW_QPS_IDLE) {
-		spin_unlock_irqrestore(&qp->lock, flags);
-		kfree(irq);
-		return -EINVAL;
-	}
-	/* Idle: no engine runs, the queue is empty. */
+	/*
+	 * The QP is claimed (xiw_qp_claim()) and no engine runs: the queue
+	 * is empty. Swapped under the lock that guards it, which
+	 * xiw_qp_holds_mr() takes to look into it.
+	 */
+	spin_lock_irqsave(&qp->sq_lock, flags);
 	old = qp->irq;
 	qp->irq = irq;
 	qp->irq_size = irq_size;
 	qp->irq_head = 0;
 	qp->irq_tail = 0;
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	kfree(old);
+	spin_lock_irqsave(&qp->lock, flags);
+	if (qp->state != XIW_QPS_IDLE) {
+		spin_unlock_irqrestore(&qp->lock, flags);
+		return -EINVAL;
+	}
 	qp->sock = sock;
 	qp->crc = p->crc;
 	qp->mulpdu = max(xiw_mpa_mulpdu(tcp_sk(sock->sk)->mss_cache,
@@ -1207,7 +1213,6 @@ int xiw_qp_start(struct xiw_qp *qp, struct socket *sock,
 	}
 	qp->state = XIW_QPS_RTS;
 	spin_unlock_irqrestore(&qp->lock, flags);
-	kfree(old);
 	/* Nothing goes out before xiw_qp_open_tx(). */
 	return 0;
 }
