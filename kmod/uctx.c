@@ -49,7 +49,7 @@ int xiw_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata)
 	struct xiw_uctx_resp resp = {
 		.uabi = XIW_UABI_VERSION,
 		.max_sge = XIW_MAX_SGE,
-		.max_inline = 0,
+		.max_inline = XIW_MAX_INLINE,
 	};
 	struct xiw_uctx_req req = {};
 	int err;

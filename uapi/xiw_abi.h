@@ -21,9 +21,10 @@
  *
  * Version 1: user contexts, PDs, MRs, CQs, RC QPs and SRQs whose work is
  * posted and polled through the RDMA core's uverbs commands (one system
- * call each). Inline data is not offered to user QPs (max_inline_data 0):
- * the kernel takes no data from user addresses outside registered
- * memory.
+ * call each). Inline data (up to max_inline octets a work request) is
+ * copied from the process by the kernel when the work request is
+ * posted, with the process's own access checks (copy_from_user): a
+ * process gives the kernel nothing it could not read itself.
  */
 #ifndef _UAPI_XIW_ABI_H
 #define _UAPI_XIW_ABI_H
@@ -47,7 +48,8 @@ struct xiw_uctx_req {
  * @uabi: XIW_UABI_VERSION
  * @flags: none defined yet
  * @max_sge: SGEs per work request
- * @max_inline: inline octets a user QP takes (0 in version 1)
+ * @max_inline: inline octets a user QP's work request takes (what
+ *	ibv_query_qp() reports as max_inline_data)
  * @reserved: zero
  */
 struct xiw_uctx_resp {
