@@ -33,11 +33,14 @@ int xiw_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	if (attr->cqe < 1 || attr->cqe > XIW_MAX_CQE || attr->flags)
 		return -EINVAL;
 
-	cq->ring = kvcalloc(attr->cqe, sizeof(*cq->ring), GFP_KERNEL);
+	/* A power of two of slots, for the wrap of head and tail (ring.h). */
+	cq->ring = kvcalloc(xiw_ring_slots(attr->cqe), sizeof(*cq->ring),
+			    GFP_KERNEL);
 	if (!cq->ring)
 		return -ENOMEM;
 	spin_lock_init(&cq->lock);
 	cq->size = attr->cqe;
+	cq->mask = xiw_ring_slots(attr->cqe) - 1;
 	ibcq->cqe = attr->cqe;
 	return 0;
 }
@@ -81,7 +84,7 @@ void xiw_cq_add(struct xiw_cq *cq, const struct ib_wc *wc, bool solicited)
 		cq->overflowed = true;
 		lost = true;
 	} else {
-		cq->ring[cq->head % cq->size] = *wc;
+		cq->ring[xiw_ring_slot(cq->head, cq->mask)] = *wc;
 		cq->head++;
 		if (cq->notify == IB_CQ_NEXT_COMP ||
 		    (cq->notify == IB_CQ_SOLICITED &&
@@ -153,7 +156,7 @@ int xiw_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc)
 
 	spin_lock_irqsave(&cq->lock, flags);
 	while (n < num && cq->tail != cq->head) {
-		wc[n++] = cq->ring[cq->tail % cq->size];
+		wc[n++] = cq->ring[xiw_ring_slot(cq->tail, cq->mask)];
 		cq->tail++;
 	}
 	spin_unlock_irqrestore(&cq->lock, flags);

@@ -21,6 +21,7 @@
 #include "iwarp.h"
 #include "mpa.h"
 #include "rdmap.h"
+#include "ring.h"
 #include "stag.h"
 
 struct sock;
@@ -45,9 +46,12 @@ struct xiw_pd {
 /**
  * struct xiw_cq - completion queue: a ring of work completions
  * @ibcq: RDMA core object
- * @lock: protects everything below
- * @ring: @size entries
+ * @lock: protects everything below but @size and @mask, which are fixed at
+ *	creation
+ * @ring: @mask + 1 slots (ring.h), @size of them used at most
  * @size: capacity (ibcq.cqe)
+ * @mask: slots of @ring less one (@size rounded up to a power of two,
+ *	less one); a position's slot is xiw_ring_slot(position, @mask)
  * @head: next entry written (free-running)
  * @tail: next entry polled (free-running)
  * @notify: armed IB_CQ_SOLICITED or IB_CQ_NEXT_COMP, 0 if not armed
@@ -58,6 +62,7 @@ struct xiw_cq {
 	spinlock_t lock;	/* the ring, head, tail, notify */
 	struct ib_wc *ring;
 	u32 size;
+	u32 mask;
 	u32 head;
 	u32 tail;
 	u8 notify;
@@ -247,8 +252,11 @@ struct xiw_rqe {
  *	SRQ's
  * @lock: protects the ring and its indices (for a QP, also where the
  *	receive engine's entry in progress is taken and flushed)
- * @ring: @size entries, @head posted, @tail consumed (free-running)
+ * @ring: @mask + 1 slots (ring.h), @size of them used at most; @head
+ *	posted, @tail consumed (free-running)
  * @size: capacity
+ * @mask: slots of @ring less one (@size rounded up to a power of two,
+ *	less one); @size and @mask are fixed at creation
  * @head: next entry posted
  * @tail: next entry taken
  */
@@ -256,9 +264,22 @@ struct xiw_rq {
 	spinlock_t lock;	/* ring, head, tail */
 	struct xiw_rqe *ring;
 	u32 size;
+	u32 mask;
 	u32 head;
 	u32 tail;
 };
+
+/**
+ * xiw_rq_at() - the receive entry at a position
+ * @rq: the ring; the caller holds its lock
+ * @i: position (free-running, as @rq->head and @rq->tail)
+ *
+ * Return: the entry, in the slot xiw_ring_slot() gives.
+ */
+static inline struct xiw_rqe *xiw_rq_at(struct xiw_rq *rq, u32 i)
+{
+	return &rq->ring[xiw_ring_slot(i, rq->mask)];
+}
 
 /**
  * struct xiw_srq - shared receive queue
@@ -478,18 +499,25 @@ struct xiw_tx_undo {
  *	@term_info
  * @state: stream state
  * @sq_lock: protects the send queue, the outbound read queue and @irq
- * @sq: send queue, @sq_size entries; @sq_head posted, @sq_tx next to
- *	frame, @sq_pushed first not yet wholly in TCP's hands, @sq_ack first
- *	that may wait for TCP's acknowledgment, @sq_tail next to complete
- *	(free-running counters; tail <= ack <= pushed <= tx <= head)
+ * @sq: send queue, @sq_mask + 1 slots (ring.h), @sq_size of them used at
+ *	most; @sq_head posted, @sq_tx next to frame, @sq_pushed first not yet
+ *	wholly in TCP's hands, @sq_ack first that may wait for TCP's
+ *	acknowledgment, @sq_tail next to complete (free-running counters;
+ *	tail <= ack <= pushed <= tx <= head)
+ * @sq_size: capacity of @sq (max_send_wr); fixed at creation
+ * @sq_mask: slots of @sq less one (@sq_size rounded up to a power of two,
+ *	less one); fixed at creation
  * @sq_completing: a caller of xiw_qp_sq_complete() is adding completions
  *	to the CQ; others leave theirs to it, to keep posting order
- * @orq: SQ indices of Reads sent and not yet answered, @orq_head/@orq_tail
+ * @orq: SQ positions of Reads sent and not yet answered,
+ *	@orq_head/@orq_tail; XIW_MAX_ORD slots, a power of two
  * @irq: inbound requests of queue 1 (Reads, atomics, the commit draft's)
- *	awaiting their answer, @irq_head/@irq_tail; @irq_size entries, the
- *	IRD the connection negotiated (allocated when it starts: an idle QP
- *	has none)
- * @irq_size: entries of @irq
+ *	awaiting their answer, @irq_head/@irq_tail; @irq_mask + 1 slots
+ *	(ring.h), the IRD the connection negotiated rounded up to a power of
+ *	two (allocated when it starts: an idle QP has none). The IRD, @ird,
+ *	bounds how many are used.
+ * @irq_mask: slots of @irq less one; set with @irq when the QP starts,
+ *	while it is idle
  * @rq: receive queue (empty with an SRQ)
  * @srq: the shared receive queue Sends go to, or NULL
  * @srq_last_wqe: IB_EVENT_QP_LAST_WQE_REACHED was delivered (xchg)
@@ -572,6 +600,7 @@ struct xiw_qp {
 	spinlock_t sq_lock;	/* sq, orq, irq and their indices */
 	struct xiw_wqe *sq;
 	u32 sq_size;
+	u32 sq_mask;
 	u32 sq_head;
 	u32 sq_tx;
 	u32 sq_pushed;
@@ -582,7 +611,7 @@ struct xiw_qp {
 	u32 orq_head;
 	u32 orq_tail;
 	struct xiw_irq_entry *irq;
-	u32 irq_size;
+	u32 irq_mask;
 	u32 irq_head;
 	u32 irq_tail;
 
@@ -691,6 +720,22 @@ static inline bool xiw_wqe_uses_orq(u8 opcode)
 }
 
 /**
+ * xiw_qp_sq_at() - the send WQE at a position
+ * @qp: the QP; the caller holds its sq_lock
+ * @i: position (free-running, as @qp->sq_head and @qp->sq_tail)
+ *
+ * Return: the WQE, in the slot xiw_ring_slot() gives.
+ */
+static inline struct xiw_wqe *xiw_qp_sq_at(struct xiw_qp *qp, u32 i)
+{
+	return &qp->sq[xiw_ring_slot(i, qp->sq_mask)];
+}
+
+/* The ORQ's slots are XIW_MAX_ORD, a power of two: its mask (ring.h). */
+#define XIW_ORQ_MASK	(XIW_MAX_ORD - 1)
+static_assert((XIW_MAX_ORD & XIW_ORQ_MASK) == 0);
+
+/**
  * xiw_qp_orq_wqe() - the send WQE of an outbound request of queue 1
  * @qp: the QP; the caller holds its sq_lock
  * @i: ORQ position, from orq_tail (the oldest) to orq_head
@@ -698,7 +743,7 @@ static inline bool xiw_wqe_uses_orq(u8 opcode)
 static inline struct xiw_wqe *xiw_qp_orq_wqe(struct xiw_qp *qp, u32 i)
 {
 	lockdep_assert_held(&qp->sq_lock);
-	return &qp->sq[qp->orq[i % XIW_MAX_ORD] % qp->sq_size];
+	return xiw_qp_sq_at(qp, qp->orq[xiw_ring_slot(i, XIW_ORQ_MASK)]);
 }
 
 /**
@@ -722,7 +767,7 @@ static inline struct xiw_wqe *xiw_qp_orq_oldest(struct xiw_qp *qp)
  */
 static inline struct xiw_irq_entry *xiw_qp_irq_at(struct xiw_qp *qp, u32 i)
 {
-	return &qp->irq[i % qp->irq_size];
+	return &qp->irq[xiw_ring_slot(i, qp->irq_mask)];
 }
 
 /**

@@ -164,6 +164,7 @@ int xiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	qp->state = XIW_QPS_IDLE;
 	qp->idle_state = IB_QPS_RESET;
 	qp->sq_size = max(attr->cap.max_send_wr, 1U);
+	qp->sq_mask = xiw_ring_slots(qp->sq_size) - 1;
 	qp->srq = attr->srq ? to_xiw_srq(attr->srq) : NULL;
 	qp->sig_all = attr->sq_sig_type == IB_SIGNAL_ALL_WR;
 	qp->scq = to_xiw_cq(attr->send_cq);
@@ -172,7 +173,7 @@ int xiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	qp->ird = XIW_MAX_IRD;
 
 	err = -ENOMEM;
-	qp->sq = kvcalloc(qp->sq_size, sizeof(*qp->sq), GFP_KERNEL);
+	qp->sq = kvcalloc(qp->sq_mask + 1, sizeof(*qp->sq), GFP_KERNEL);
 	qp->orq = kcalloc(XIW_MAX_ORD, sizeof(*qp->orq), GFP_KERNEL);
 	/* With an SRQ the QP's own ring stays empty (post_recv refuses). */
 	if (xiw_rq_init(&qp->rq, qp->srq ? 1 : max(attr->cap.max_recv_wr, 1U)) ||
@@ -496,7 +497,7 @@ void xiw_qp_sq_complete(struct xiw_qp *qp)
 	for (;;) {
 		n = 0;
 		while (n < XIW_WC_BATCH && qp->sq_tail != qp->sq_tx) {
-			struct xiw_wqe *wqe = &qp->sq[qp->sq_tail % qp->sq_size];
+			struct xiw_wqe *wqe = xiw_qp_sq_at(qp, qp->sq_tail);
 
 			if (!wqe->done)
 				break;
@@ -538,7 +539,7 @@ static void xiw_flush_rq(struct xiw_qp *qp)
 			spin_unlock_irqrestore(&qp->rq.lock, flags);
 			break;
 		}
-		wc.wr_id = qp->rq.ring[qp->rq.tail % qp->rq.size].wr_id;
+		wc.wr_id = xiw_rq_at(&qp->rq, qp->rq.tail)->wr_id;
 		qp->rq.tail++;
 		spin_unlock_irqrestore(&qp->rq.lock, flags);
 		xiw_cq_add(qp->rcq, &wc, false);
@@ -559,7 +560,7 @@ void xiw_qp_flush(struct xiw_qp *qp)
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	for (i = qp->sq_tail; i != qp->sq_head; i++) {
-		struct xiw_wqe *wqe = &qp->sq[i % qp->sq_size];
+		struct xiw_wqe *wqe = xiw_qp_sq_at(qp, i);
 
 		if (!wqe->done || (s32)(i - qp->sq_tx) >= 0) {
 			wqe->done = true;
@@ -1011,7 +1012,7 @@ static int xiw_sq_post(struct xiw_qp *qp, const struct ib_send_wr *wr,
 			err = -ENOMEM;
 			break;
 		}
-		wqe = &qp->sq[qp->sq_head % qp->sq_size];
+		wqe = xiw_qp_sq_at(qp, qp->sq_head);
 		err = xiw_fill_wqe(qp, wqe, wr, user_data);
 		if (err)
 			break;
@@ -1166,13 +1167,14 @@ int xiw_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 int xiw_qp_start(struct xiw_qp *qp, struct socket *sock,
 		 const struct xiw_stream_params *p)
 {
-	u32 irq_size = clamp_t(u32, p->ird, 1, XIW_MAX_IRD);
+	/* A power of two of slots, for the wrap of the positions (ring.h). */
+	u32 irq_slots = xiw_ring_slots(clamp_t(u32, p->ird, 1, XIW_MAX_IRD));
 	struct xiw_irq_entry *irq, *old = NULL;
 	unsigned long flags;
 	int i;
 
 	/* Sized by the IRD: up to 128 entries of a Verify's hash and more. */
-	irq = kcalloc(irq_size, sizeof(*irq), GFP_KERNEL);
+	irq = kcalloc(irq_slots, sizeof(*irq), GFP_KERNEL);
 	if (!irq)
 		return -ENOMEM;
 	/*
@@ -1183,7 +1185,7 @@ int xiw_qp_start(struct xiw_qp *qp, struct socket *sock,
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	old = qp->irq;
 	qp->irq = irq;
-	qp->irq_size = irq_size;
+	qp->irq_mask = irq_slots - 1;
 	qp->irq_head = 0;
 	qp->irq_tail = 0;
 	spin_unlock_irqrestore(&qp->sq_lock, flags);

@@ -13,7 +13,8 @@
 /**
  * xiw_rq_init() - allocate a receive ring
  * @rq: the ring
- * @size: entries
+ * @size: entries it holds at most; its storage is a power of two of
+ *	slots (ring.h)
  *
  * Return: 0 or -ENOMEM.
  */
@@ -21,9 +22,10 @@ int xiw_rq_init(struct xiw_rq *rq, u32 size)
 {
 	spin_lock_init(&rq->lock);
 	rq->size = size;
+	rq->mask = xiw_ring_slots(size) - 1;
 	rq->head = 0;
 	rq->tail = 0;
-	rq->ring = kvcalloc(size, sizeof(*rq->ring), GFP_KERNEL);
+	rq->ring = kvcalloc(rq->mask + 1, sizeof(*rq->ring), GFP_KERNEL);
 	return rq->ring ? 0 : -ENOMEM;
 }
 
@@ -63,7 +65,7 @@ int xiw_rq_post(struct xiw_rq *rq, const struct ib_recv_wr *wr,
 			err = -ENOMEM;
 			break;
 		}
-		rqe = &rq->ring[rq->head % rq->size];
+		rqe = xiw_rq_at(rq, rq->head);
 		rqe->wr_id = wr->wr_id;
 		rqe->num_sge = wr->num_sge;
 		memcpy(rqe->sge, wr->sg_list, wr->num_sge * sizeof(*rqe->sge));
@@ -93,7 +95,7 @@ static bool xiw_rq_take(struct xiw_rq *rq, struct xiw_rqe *out)
 {
 	if (rq->tail == rq->head)
 		return false;
-	*out = rq->ring[rq->tail % rq->size];
+	*out = *xiw_rq_at(rq, rq->tail);
 	rq->tail++;
 	return true;
 }

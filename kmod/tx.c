@@ -946,7 +946,7 @@ static int xiw_tx_next(struct xiw_qp *qp)
 		spin_unlock_irqrestore(&qp->sq_lock, flags);
 		return XIW_TX_IDLE;
 	}
-	wqe = &qp->sq[qp->sq_tx % qp->sq_size];
+	wqe = xiw_qp_sq_at(qp, qp->sq_tx);
 	/*
 	 * Behind our Read RTR only what takes one of the peer's inbound
 	 * read slots waits (its IRD need not cover the RTR too; the RTR's
@@ -990,7 +990,7 @@ static int xiw_tx_next(struct xiw_qp *qp)
 		if (xiw_tx_request(qp, wqe))
 			return XIW_TX_NOMEM;
 		spin_lock_irqsave(&qp->sq_lock, flags);
-		qp->orq[qp->orq_head % XIW_MAX_ORD] = qp->sq_tx;
+		qp->orq[xiw_ring_slot(qp->orq_head, XIW_ORQ_MASK)] = qp->sq_tx;
 		qp->orq_head++;
 		qp->sq_tx++;
 		spin_unlock_irqrestore(&qp->sq_lock, flags);
@@ -1094,7 +1094,7 @@ static bool xiw_tx_reap(struct xiw_qp *qp, u32 una)
 		return false;
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	for (i = qp->sq_ack; i != qp->sq_pushed; i++) {
-		struct xiw_wqe *wqe = &qp->sq[i % qp->sq_size];
+		struct xiw_wqe *wqe = xiw_qp_sq_at(qp, i);
 
 		/* Reads complete on their response, copies when pushed. */
 		if (wqe->done || !wqe->zcopy)
@@ -1184,7 +1184,7 @@ static void xiw_tx_pushed(struct xiw_qp *qp, struct socket *sock, u32 end)
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	for (i = qp->sq_pushed; (s32)(qp->tx_sq_end - i) > 0; i++) {
-		struct xiw_wqe *wqe = &qp->sq[i % qp->sq_size];
+		struct xiw_wqe *wqe = xiw_qp_sq_at(qp, i);
 
 		if (wqe->done || xiw_wqe_uses_orq(wqe->opcode))
 			continue;	/* answered: completes with the answer */
