@@ -128,12 +128,12 @@ void xiw_cq_purge(struct xiw_cq *cq, const struct ib_qp *qp)
 
 	spin_lock_irqsave(&cq->lock, flags);
 	for (i = cq->tail, kept = cq->tail; i != cq->head; i++) {
-		const struct ib_wc *wc = &cq->ring[i % cq->size];
+		const struct ib_wc *wc = &cq->ring[xiw_ring_slot(i, cq->mask)];
 
 		if (wc->qp == qp)
 			continue;
 		if (kept != i)
-			cq->ring[kept % cq->size] = *wc;
+			cq->ring[xiw_ring_slot(kept, cq->mask)] = *wc;
 		kept++;
 	}
 	cq->head = kept;
