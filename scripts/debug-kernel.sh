@@ -86,8 +86,11 @@ kmake INSTALL_MOD_PATH="$dir" INSTALL_MOD_STRIP=1 modules_install >>"$dir/build.
 cp "$b/arch/x86/boot/bzImage" "$dir/bzImage"
 echo "$kver" >"$dir/kver"
 end=$(date +%s)
-# times: this shell's, then its children's user and system time.
-cpu=$(times | tail -n1 | awk '{ split($1, u, "m"); split($2, s, "m");
+# times: this shell's, then its children's user and system time. Run in
+# this shell (into a file): in a command substitution it would report the
+# subshell's children, none.
+times >"$dir/times"
+cpu=$(tail -n1 "$dir/times" | awk '{ split($1, u, "m"); split($2, s, "m");
 	printf "%d", u[1] * 60 + u[2] + s[1] * 60 + s[2] }')
 echo "$((end - start)) s wall clock, $cpu s CPU (user + system), make -j$jobs" \
 	"under nice -n 19 on $(nproc) CPUs (load average at the end:" \
