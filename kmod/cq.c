@@ -19,8 +19,10 @@
  *
  * A user CQ is the same ring; the process polls it through the RDMA
  * core's command, and its events come through the completion channel.
+ * Its ring is charged to the process's memory cgroup.
  *
- * Return: 0, -EINVAL for a bad size or driver data, -ENOMEM.
+ * Return: 0, -EINVAL for a bad size or driver data, -ENOMEM (also at the
+ * limit of a process's memory cgroup).
  */
 int xiw_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		  struct xiw_create_cq_arg *attrs)
@@ -33,9 +35,12 @@ int xiw_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	if (attr->cqe < 1 || attr->cqe > XIW_MAX_CQE || attr->flags)
 		return -EINVAL;
 
-	/* A power of two of slots, for the wrap of head and tail (ring.h). */
-	cq->ring = kvcalloc(xiw_ring_slots(attr->cqe), sizeof(*cq->ring),
-			    GFP_KERNEL);
+	/*
+	 * A power of two of slots, for the wrap of head and tail (ring.h);
+	 * a process's CQ is its memory (xiw_gfp()).
+	 */
+	cq->ring = xiw_kvcalloc(xiw_ring_slots(attr->cqe), sizeof(*cq->ring),
+				udata);
 	if (!cq->ring)
 		return -ENOMEM;
 	spin_lock_init(&cq->lock);

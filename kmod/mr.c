@@ -384,9 +384,11 @@ static int xiw_mr_insert(struct xiw_device *xdev, struct xiw_mr *mr)
 	return 0;
 }
 
-static struct xiw_mr *xiw_mr_new(struct ib_pd *ibpd, enum xiw_mr_kind kind)
+/* A new MR; @user: a process's (xiw_gfp()). */
+static struct xiw_mr *xiw_mr_new(struct ib_pd *ibpd, enum xiw_mr_kind kind,
+				 bool user)
 {
-	struct xiw_mr *mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	struct xiw_mr *mr = kzalloc(sizeof(*mr), xiw_gfp(user));
 
 	if (!mr)
 		return NULL;
@@ -418,7 +420,8 @@ static void xiw_mr_free(struct xiw_mr *mr)
 struct ib_mr *xiw_get_dma_mr(struct ib_pd *ibpd, int access)
 {
 	struct xiw_device *xdev = to_xiw_dev(ibpd->device);
-	struct xiw_mr *mr = xiw_mr_new(ibpd, XIW_MR_DMA);
+	/* No uverbs command reaches get_dma_mr: a kernel consumer's. */
+	struct xiw_mr *mr = xiw_mr_new(ibpd, XIW_MR_DMA, false);
 	int err;
 
 	if (!mr)
@@ -455,12 +458,13 @@ struct ib_mr *xiw_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 	if (type != IB_MR_TYPE_MEM_REG || !max_num_sg ||
 	    max_num_sg > XIW_MAX_FR_PAGES)
 		return ERR_PTR(-EINVAL);
-	mr = xiw_mr_new(ibpd, XIW_MR_FAST);
+	/* No uverbs command reaches alloc_mr: a kernel consumer's. */
+	mr = xiw_mr_new(ibpd, XIW_MR_FAST, false);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 	mr->max_pages = max_num_sg;
-	mr->pages.addr = kvcalloc(max_num_sg, sizeof(u64), GFP_KERNEL);
-	mr->mapped.addr = kvcalloc(max_num_sg, sizeof(u64), GFP_KERNEL);
+	mr->pages.addr = xiw_kvcalloc(max_num_sg, sizeof(u64), false);
+	mr->mapped.addr = xiw_kvcalloc(max_num_sg, sizeof(u64), false);
 	if (mr->pages.addr && mr->mapped.addr)
 		err = xiw_mr_insert(xdev, mr);
 	if (err) {
@@ -587,9 +591,10 @@ int xiw_mr_invalidate(struct xiw_device *xdev, u32 stag, struct xiw_pd *pd)
 /*
  * The kernel address of each page of a pinned user range, in order. The
  * umem's entries are runs of whole pages; xiw does no DMA, so their "DMA
- * address" is the kernel virtual address of the run.
+ * address" is the kernel virtual address of the run. @user: the list is
+ * a process's (xiw_gfp()).
  */
-static int xiw_mr_umem_pages(struct xiw_mr *mr, u64 start)
+static int xiw_mr_umem_pages(struct xiw_mr *mr, u64 start, bool user)
 {
 	size_t n = ib_umem_num_pages(mr->umem);
 	struct scatterlist *sg;
@@ -598,7 +603,7 @@ static int xiw_mr_umem_pages(struct xiw_mr *mr, u64 start)
 
 	if (n > U32_MAX)
 		return -EINVAL;
-	mr->pages.addr = kvcalloc(n, sizeof(u64), GFP_KERNEL);
+	mr->pages.addr = xiw_kvcalloc(n, sizeof(u64), user);
 	if (!mr->pages.addr)
 		return -ENOMEM;
 	for_each_sgtable_dma_sg(&mr->umem->sgt_append.sgt, sg, i) {
@@ -626,7 +631,8 @@ static int xiw_mr_umem_pages(struct xiw_mr *mr, u64 start)
  *
  * The pages are pinned and counted against RLIMIT_MEMLOCK by ib_umem_get()
  * (writable when any right lets the memory be written); they stay pinned
- * until the last reference to the MR is gone (xiw_dereg_mr()).
+ * until the last reference to the MR is gone (xiw_dereg_mr()). The MR and
+ * its page list are charged to the process's memory cgroup (xiw_gfp()).
  *
  * Return: the MR, or ERR_PTR(-EINVAL) for an empty or wrapping range or
  * remote write or atomic rights without local write, -ENOMEM, or what
@@ -649,7 +655,7 @@ struct ib_mr *xiw_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
 	    !(access & IB_ACCESS_LOCAL_WRITE))
 		return ERR_PTR(-EINVAL);
-	mr = xiw_mr_new(ibpd, XIW_MR_USER);
+	mr = xiw_mr_new(ibpd, XIW_MR_USER, udata);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 	mr->umem = ib_umem_get(ibpd->device, start, length, access);
@@ -658,7 +664,7 @@ struct ib_mr *xiw_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		kfree(mr);
 		return ERR_PTR(err);
 	}
-	err = xiw_mr_umem_pages(mr, start);
+	err = xiw_mr_umem_pages(mr, start, udata);
 	if (err)
 		goto fail;
 	mr->reg.access = access;

@@ -132,7 +132,8 @@ static void xiw_qp_free_queues(struct xiw_qp *qp)
  *	kernel consumers
  *
  * A user QP is the same object; its work is posted through the RDMA
- * core's commands (xiw_post_send_user()).
+ * core's commands (xiw_post_send_user()). Its queues are charged to the
+ * process's memory cgroup (xiw_gfp()).
  *
  * Return: 0, -EOPNOTSUPP (non-RC, create flags), -EINVAL (capacities,
  * driver data), -ENOMEM.
@@ -142,6 +143,7 @@ int xiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 {
 	struct xiw_device *xdev = to_xiw_dev(ibqp->device);
 	struct xiw_qp *qp = to_xiw_qp(ibqp);
+	bool user = udata;
 	u32 qpn;
 	int err;
 
@@ -173,10 +175,11 @@ int xiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	qp->ird = XIW_MAX_IRD;
 
 	err = -ENOMEM;
-	qp->sq = kvcalloc(qp->sq_mask + 1, sizeof(*qp->sq), GFP_KERNEL);
-	qp->orq = kcalloc(XIW_MAX_ORD, sizeof(*qp->orq), GFP_KERNEL);
+	qp->sq = xiw_kvcalloc(qp->sq_mask + 1, sizeof(*qp->sq), user);
+	qp->orq = kcalloc(XIW_MAX_ORD, sizeof(*qp->orq), xiw_gfp(user));
 	/* With an SRQ the QP's own ring stays empty (post_recv refuses). */
-	if (xiw_rq_init(&qp->rq, qp->srq ? 1 : max(attr->cap.max_recv_wr, 1U)) ||
+	if (xiw_rq_init(&qp->rq, qp->srq ? 1 : max(attr->cap.max_recv_wr, 1U),
+			user) ||
 	    !qp->sq || !qp->orq)
 		goto fail;
 

@@ -15,17 +15,18 @@
  * @rq: the ring
  * @size: entries it holds at most; its storage is a power of two of
  *	slots (ring.h)
+ * @user: the ring is a process's QP's or SRQ's (xiw_gfp())
  *
  * Return: 0 or -ENOMEM.
  */
-int xiw_rq_init(struct xiw_rq *rq, u32 size)
+int xiw_rq_init(struct xiw_rq *rq, u32 size, bool user)
 {
 	spin_lock_init(&rq->lock);
 	rq->size = size;
 	rq->mask = xiw_ring_slots(size) - 1;
 	rq->head = 0;
 	rq->tail = 0;
-	rq->ring = kvcalloc(rq->mask + 1, sizeof(*rq->ring), GFP_KERNEL);
+	rq->ring = xiw_kvcalloc(rq->mask + 1, sizeof(*rq->ring), user);
 	return rq->ring ? 0 : -ENOMEM;
 }
 
@@ -151,6 +152,8 @@ int xiw_qp_take_recv(struct xiw_qp *qp)
  * @udata: a user SRQ's driver data: nothing in ABI version 1; NULL for
  *	kernel consumers
  *
+ * A process's SRQ is charged to its memory cgroup (xiw_gfp()).
+ *
  * Return: 0, -EOPNOTSUPP (non-basic SRQ), -EINVAL, -ENOMEM.
  */
 int xiw_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
@@ -168,7 +171,7 @@ int xiw_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 		return -EINVAL;
 	srq->limit = a->srq_limit;
 	a->max_sge = XIW_MAX_SGE;
-	return xiw_rq_init(&srq->rq, a->max_wr);
+	return xiw_rq_init(&srq->rq, a->max_wr, udata);
 }
 
 /**

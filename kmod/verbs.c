@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Device and port queries.
+ * Device and port queries, protection domains, and the memory of the
+ * verbs objects.
  */
 #include <linux/etherdevice.h>
+#include <linux/overflow.h>
+#include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/vmalloc.h>
 #include <rdma/ib_mad.h>
 #include <rdma/ib_verbs.h>
 
 #include "device.h"
+#include "obj.h"
 #include "verbs.h"
 
 /**
@@ -177,4 +182,37 @@ int xiw_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 int xiw_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	return 0;
+}
+
+/**
+ * xiw_kvcalloc() - a zeroed array of a verbs object, its memory as
+ *	xiw_gfp() says
+ * @n: elements
+ * @size: octets of each
+ * @user: the object is a process's
+ *
+ * A kernel consumer's is kvcalloc()'s. A process's is charged to its
+ * memory cgroup and fails at the cgroup's limit: a contiguous block if
+ * one comes without reclaim or compaction, as kvcalloc() tries first, else
+ * pages mapped contiguously, with xiw_gfp()'s flags. (kvcalloc() with
+ * those flags would also try hard for the contiguous block, reclaiming
+ * and compacting for memory that vmalloc does not need.)
+ *
+ * Return: the array (kvfree() it), or NULL.
+ */
+void *xiw_kvcalloc(size_t n, size_t size, bool user)
+{
+	gfp_t gfp = xiw_gfp(user);
+	size_t bytes;
+	void *p = NULL;
+
+	if (!user)
+		return kvcalloc(n, size, gfp);
+	if (check_mul_overflow(n, size, &bytes) || bytes > INT_MAX)
+		return NULL;
+	if (bytes <= PAGE_SIZE)
+		return kzalloc(bytes, gfp);
+	if (bytes <= KMALLOC_MAX_SIZE)
+		p = kzalloc(bytes, (gfp & ~__GFP_RETRY_MAYFAIL) | __GFP_NORETRY);
+	return p ?: __vmalloc(bytes, gfp | __GFP_ZERO);
 }
