@@ -384,14 +384,24 @@ static int xiw_mr_insert(struct xiw_device *xdev, struct xiw_mr *mr)
 	return 0;
 }
 
-/* A new MR; @user: a process's (xiw_gfp()). */
+/*
+ * A new MR, counted on its device (xiw_count_get()); @user: a process's
+ * (xiw_gfp()). NULL if the device has XIW_MAX_MR already, or for want of
+ * memory: -ENOMEM either way.
+ */
 static struct xiw_mr *xiw_mr_new(struct ib_pd *ibpd, enum xiw_mr_kind kind,
 				 bool user)
 {
-	struct xiw_mr *mr = kzalloc(sizeof(*mr), xiw_gfp(user));
+	struct xiw_device *xdev = to_xiw_dev(ibpd->device);
+	struct xiw_mr *mr;
 
-	if (!mr)
+	if (!xiw_count_get(&xdev->num_mr, XIW_MAX_MR))
 		return NULL;
+	mr = kzalloc(sizeof(*mr), xiw_gfp(user));
+	if (!mr) {
+		xiw_count_put(&xdev->num_mr);
+		return NULL;
+	}
 	mr->reg.owner = to_xiw_pd(ibpd);
 	mr->reg.fast = kind == XIW_MR_FAST;
 	mr->kind = kind;
@@ -401,12 +411,18 @@ static struct xiw_mr *xiw_mr_new(struct ib_pd *ibpd, enum xiw_mr_kind kind,
 	return mr;
 }
 
-static void xiw_mr_free(struct xiw_mr *mr)
+/*
+ * Free an MR of xiw_mr_new() and uncount it: one whose creation failed, or
+ * one deregistered, whose last reference is gone (the structure itself
+ * after a grace period: a lookup may still see it).
+ */
+static void xiw_mr_free(struct xiw_device *xdev, struct xiw_mr *mr)
 {
 	ib_umem_release(mr->umem);	/* NULL for kernel MRs */
 	kvfree(mr->pages.addr);
 	kvfree(mr->mapped.addr);
 	kfree_rcu(mr, rcu);
+	xiw_count_put(&xdev->num_mr);
 }
 
 /**
@@ -415,7 +431,8 @@ static void xiw_mr_free(struct xiw_mr *mr)
  * @ibpd: protection domain
  * @access: IB_ACCESS_* rights
  *
- * Return: the MR or an ERR_PTR.
+ * Return: the MR or ERR_PTR(-ENOMEM) (also when the device has XIW_MAX_MR
+ * already).
  */
 struct ib_mr *xiw_get_dma_mr(struct ib_pd *ibpd, int access)
 {
@@ -433,7 +450,7 @@ struct ib_mr *xiw_get_dma_mr(struct ib_pd *ibpd, int access)
 	/* Visible to lookups only once fully set up. */
 	err = xiw_mr_insert(xdev, mr);
 	if (err) {
-		kfree(mr);
+		xiw_mr_free(xdev, mr);
 		return ERR_PTR(err);
 	}
 	return &mr->ibmr;
@@ -446,7 +463,7 @@ struct ib_mr *xiw_get_dma_mr(struct ib_pd *ibpd, int access)
  * @max_num_sg: pages the MR's registrations may span
  *
  * Return: the MR or an ERR_PTR (-EINVAL for another type or too many
- * pages, -ENOMEM).
+ * pages, -ENOMEM, also when the device has XIW_MAX_MR already).
  */
 struct ib_mr *xiw_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 			   u32 max_num_sg)
@@ -468,9 +485,7 @@ struct ib_mr *xiw_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 	if (mr->pages.addr && mr->mapped.addr)
 		err = xiw_mr_insert(xdev, mr);
 	if (err) {
-		kvfree(mr->pages.addr);
-		kvfree(mr->mapped.addr);
-		kfree(mr);
+		xiw_mr_free(xdev, mr);
 		return ERR_PTR(err);
 	}
 	return &mr->ibmr;
@@ -635,13 +650,15 @@ static int xiw_mr_umem_pages(struct xiw_mr *mr, u64 start, bool user)
  * its page list are charged to the process's memory cgroup (xiw_gfp()).
  *
  * Return: the MR, or ERR_PTR(-EINVAL) for an empty or wrapping range or
- * remote write or atomic rights without local write, -ENOMEM, or what
- * ib_umem_get() returned (-ENOMEM over the limit, -EFAULT).
+ * remote write or atomic rights without local write, -ENOMEM (also when
+ * the device has XIW_MAX_MR already), or what ib_umem_get() returned
+ * (-ENOMEM over the limit, -EFAULT).
  */
 struct ib_mr *xiw_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			      u64 virt, int access, struct ib_udata *udata)
 {
 	struct xiw_device *xdev = to_xiw_dev(ibpd->device);
+	struct ib_umem *umem;
 	struct xiw_mr *mr;
 	int err;
 
@@ -658,12 +675,12 @@ struct ib_mr *xiw_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	mr = xiw_mr_new(ibpd, XIW_MR_USER, udata);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
-	mr->umem = ib_umem_get(ibpd->device, start, length, access);
-	if (IS_ERR(mr->umem)) {
-		err = PTR_ERR(mr->umem);
-		kfree(mr);
-		return ERR_PTR(err);
+	umem = ib_umem_get(ibpd->device, start, length, access);
+	if (IS_ERR(umem)) {
+		err = PTR_ERR(umem);
+		goto fail;
 	}
+	mr->umem = umem;
 	err = xiw_mr_umem_pages(mr, start, udata);
 	if (err)
 		goto fail;
@@ -681,9 +698,7 @@ struct ib_mr *xiw_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		goto fail;
 	return &mr->ibmr;
 fail:
-	ib_umem_release(mr->umem);
-	kvfree(mr->pages.addr);
-	kfree(mr);
+	xiw_mr_free(xdev, mr);
 	return ERR_PTR(err);
 }
 
@@ -740,6 +755,6 @@ int xiw_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	while (!wait_for_completion_timeout(&mr->released,
 					    XIW_DEREG_PATIENCE))
 		xiw_mr_abort_holders(xdev, mr);
-	xiw_mr_free(mr);
+	xiw_mr_free(xdev, mr);
 	return 0;
 }

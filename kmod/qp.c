@@ -136,7 +136,7 @@ static void xiw_qp_free_queues(struct xiw_qp *qp)
  * process's memory cgroup (xiw_gfp()).
  *
  * Return: 0, -EOPNOTSUPP (non-RC, create flags), -EINVAL (capacities,
- * driver data), -ENOMEM.
+ * driver data), -ENOMEM (also when the device has XIW_MAX_QP already).
  */
 int xiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 		  struct ib_udata *udata)
@@ -155,6 +155,8 @@ int xiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 		return -EOPNOTSUPP;
 	if (xiw_qp_check_caps(&attr->cap))
 		return -EINVAL;
+	if (!xiw_count_get(&xdev->num_qp, XIW_MAX_QP))
+		return -ENOMEM;
 
 	qp->xdev = xdev;
 	kref_init(&qp->ref);
@@ -198,6 +200,7 @@ int xiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	return 0;
 fail:
 	xiw_qp_free_queues(qp);
+	xiw_count_put(&xdev->num_qp);
 	return err == -EBUSY ? -ENOMEM : err;
 }
 
@@ -230,6 +233,7 @@ int xiw_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 		xiw_cq_purge(to_xiw_cq(ibqp->recv_cq), ibqp);
 	xiw_qp_free_queues(qp);
 	mutex_destroy(&qp->teardown);
+	xiw_count_put(&qp->xdev->num_qp);
 	return 0;
 }
 

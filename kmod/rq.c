@@ -154,13 +154,16 @@ int xiw_qp_take_recv(struct xiw_qp *qp)
  *
  * A process's SRQ is charged to its memory cgroup (xiw_gfp()).
  *
- * Return: 0, -EOPNOTSUPP (non-basic SRQ), -EINVAL, -ENOMEM.
+ * Return: 0, -EOPNOTSUPP (non-basic SRQ), -EINVAL, -ENOMEM (also when the
+ * device has XIW_MAX_SRQ already).
  */
 int xiw_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 		   struct ib_udata *udata)
 {
+	struct xiw_device *xdev = to_xiw_dev(ibsrq->device);
 	struct xiw_srq *srq = to_xiw_srq(ibsrq);
 	struct ib_srq_attr *a = &attr->attr;
+	int err;
 
 	if (attr->srq_type != IB_SRQT_BASIC)
 		return -EOPNOTSUPP;
@@ -169,9 +172,16 @@ int xiw_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 	if (!a->max_wr || a->max_wr > XIW_MAX_SRQ_WR ||
 	    a->max_sge > XIW_MAX_SGE || a->srq_limit > a->max_wr)
 		return -EINVAL;
+	if (!xiw_count_get(&xdev->num_srq, XIW_MAX_SRQ))
+		return -ENOMEM;
+	err = xiw_rq_init(&srq->rq, a->max_wr, udata);
+	if (err) {
+		xiw_count_put(&xdev->num_srq);
+		return err;
+	}
 	srq->limit = a->srq_limit;
 	a->max_sge = XIW_MAX_SGE;
-	return xiw_rq_init(&srq->rq, a->max_wr, udata);
+	return 0;
 }
 
 /**
@@ -231,6 +241,7 @@ int xiw_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 int xiw_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
 	xiw_rq_free(&to_xiw_srq(ibsrq)->rq);
+	xiw_count_put(&to_xiw_dev(ibsrq->device)->num_srq);
 	return 0;
 }
 

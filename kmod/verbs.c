@@ -165,15 +165,21 @@ int xiw_query_pkey(struct ib_device *ibdev, u32 port, u16 index, u16 *pkey)
  * @ibpd: RDMA core object
  * @udata: a user PD's driver data: nothing in ABI version 1
  *
- * Return: 0, or -EINVAL for driver data xiw does not know.
+ * Return: 0, -EINVAL for driver data xiw does not know, -ENOMEM if the
+ * device has XIW_MAX_PD already.
  */
 int xiw_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
-	return xiw_udata_none(udata);
+	struct xiw_device *xdev = to_xiw_dev(ibpd->device);
+	int err = xiw_udata_none(udata);
+
+	if (err)
+		return err;
+	return xiw_count_get(&xdev->num_pd, XIW_MAX_PD) ? 0 : -ENOMEM;
 }
 
 /**
- * xiw_dealloc_pd() - nothing to release
+ * xiw_dealloc_pd() - nothing to release but its place in the count
  * @ibpd: RDMA core object
  * @udata: unused
  *
@@ -181,6 +187,7 @@ int xiw_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
  */
 int xiw_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
+	xiw_count_put(&to_xiw_dev(ibpd->device)->num_pd);
 	return 0;
 }
 

@@ -238,3 +238,31 @@ def test_a_processs_cqs_are_its_memory_charged_to_its_cgroup(user):
     assert events["max"] > 0, what
     assert events["oom"] == 0 and events["oom_kill"] == 0, what
     assert current <= peak - (got["created"] - 1) * BIG_CQ_RING, what
+
+
+def test_a_process_gets_the_cqs_the_device_reports_and_not_one_more(user):
+    """uid 65534 creates CQs of one entry on xiw0 until one fails
+    (tests/userspace/limits.c, exhaust): it fails with ENOMEM after
+    exactly the max_cq ibv_query_device() reports (XIW_MAX_CQ) less the
+    CQs the device held already (rdma resource: kernel consumers' count
+    too; none on the fresh xiw0). One destroyed, one more is made and the
+    next refused again; the context closed (the kernel destroys the
+    rest), a new one makes a CQ; afterwards xiw0 holds what it held
+    before. Before, nothing counted CQs: max_cq + 1 were made. CQs have
+    the lowest of xiw's object limits (16384, as QPs and SRQs; PDs and
+    MRs 65536): 16384 uverbs commands, a few seconds natively, up to a
+    minute under TCG (the program prints how long they took)."""
+    vm = user
+    before = resources(vm, "xiw0").get("cq", 0)
+    res = vm.run(f"{NOBODY}env {ENV}{LIMITS} exhaust xiw0", timeout=300,
+                 check=False)
+    assert res.rc == 0, res
+    got = json.loads(res.out)
+    assert got["max_cq"] == kernel_limits()["XIW_MAX_CQ"], got
+    assert (got["created"], got["errno"]) == \
+        (got["max_cq"] - before, ENOMEM), got
+    assert (got["again"], got["beyond"], got["reopened"]) == \
+        (0, ENOMEM, 0), got
+    wait_until(vm, "! rdma resource show ctx | grep -q xiw_limits",
+               "the process's contexts are gone")
+    assert resources(vm, "xiw0").get("cq", 0) == before
