@@ -19,25 +19,36 @@
  *
  * A user CQ is the same ring; the process polls it through the RDMA
  * core's command, and its events come through the completion channel.
+ * Its ring is charged to the process's memory cgroup.
  *
- * Return: 0, -EINVAL for a bad size or driver data, -ENOMEM.
+ * Return: 0, -EINVAL for a bad size or driver data, -ENOMEM (also at the
+ * limit of a process's memory cgroup, and when the device has XIW_MAX_CQ
+ * already).
  */
 int xiw_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		  struct xiw_create_cq_arg *attrs)
 {
 	struct ib_udata *udata = xiw_create_cq_udata(attrs);
+	struct xiw_device *xdev = to_xiw_dev(ibcq->device);
 	struct xiw_cq *cq = to_xiw_cq(ibcq);
 
 	if (udata && xiw_udata_none(udata))
 		return -EINVAL;
 	if (attr->cqe < 1 || attr->cqe > XIW_MAX_CQE || attr->flags)
 		return -EINVAL;
-
-	/* A power of two of slots, for the wrap of head and tail (ring.h). */
-	cq->ring = kvcalloc(xiw_ring_slots(attr->cqe), sizeof(*cq->ring),
-			    GFP_KERNEL);
-	if (!cq->ring)
+	if (!xiw_count_get(&xdev->num_cq, XIW_MAX_CQ))
 		return -ENOMEM;
+
+	/*
+	 * A power of two of slots, for the wrap of head and tail (ring.h);
+	 * a process's CQ is its memory (xiw_gfp()).
+	 */
+	cq->ring = xiw_kvcalloc(xiw_ring_slots(attr->cqe), sizeof(*cq->ring),
+				udata);
+	if (!cq->ring) {
+		xiw_count_put(&xdev->num_cq);
+		return -ENOMEM;
+	}
 	spin_lock_init(&cq->lock);
 	cq->size = attr->cqe;
 	cq->mask = xiw_ring_slots(attr->cqe) - 1;
@@ -55,6 +66,7 @@ int xiw_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 int xiw_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
 	kvfree(to_xiw_cq(ibcq)->ring);
+	xiw_count_put(&to_xiw_dev(ibcq->device)->num_cq);
 	return 0;
 }
 

@@ -121,6 +121,20 @@ static void xiw_dealloc_driver(struct ib_device *ibdev)
 	/* Connections still closing (e.g. waiting for the peer's FIN). */
 	xiw_cm_device_gone(xdev);
 
+	/*
+	 * The RDMA core destroyed every object of the device before this:
+	 * its ULPs' in their removal, processes' by disassociating their
+	 * contexts. A count left is a create or destroy path of xiw's that
+	 * missed its xiw_count_get() or xiw_count_put().
+	 */
+	WARN_ONCE(atomic_read(&xdev->num_pd) || atomic_read(&xdev->num_cq) ||
+		  atomic_read(&xdev->num_qp) || atomic_read(&xdev->num_srq) ||
+		  atomic_read(&xdev->num_mr),
+		  "xiw: objects counted at removal: %d PD, %d CQ, %d QP, %d SRQ, %d MR\n",
+		  atomic_read(&xdev->num_pd), atomic_read(&xdev->num_cq),
+		  atomic_read(&xdev->num_qp), atomic_read(&xdev->num_srq),
+		  atomic_read(&xdev->num_mr));
+
 	netdev_put(xdev->netdev, &xdev->netdev_tracker);
 	xiw_stats_free(xdev->stats);
 	if (atomic_dec_and_test(&xiw_devices_alive))

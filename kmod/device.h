@@ -5,6 +5,8 @@
 #ifndef XIW_DEVICE_H
 #define XIW_DEVICE_H
 
+#include <linux/atomic.h>
+#include <linux/bug.h>
 #include <linux/if_ether.h>
 #include <linux/list.h>
 #include <linux/xarray.h>
@@ -22,8 +24,11 @@
 #define XIW_PORT		1
 
 /*
- * Limits reported by query_device. Queue and object counts are what the
- * verbs layer enforces; message sizes are what the wire allows.
+ * Limits reported by query_device, each the one xiw enforces: objects of
+ * a kind per device (XIW_MAX_QP, _CQ, _PD, _MR, _SRQ: struct xiw_device's
+ * counters, kernel consumers' and processes' objects together), entries
+ * per queue, pages per fast registration. Message sizes are what the
+ * wire allows.
  */
 #define XIW_MAX_QP		(16 * 1024)
 #define XIW_MAX_QP_WR		(16 * 1024)
@@ -72,6 +77,13 @@
  * @verify_hashes: bit N: Verify is served for MRs hashed with enum
  *	xiw_verify_alg N; set through netlink, read without a lock
  * @debug: enum xiw_debug: what xiw_log() reports; likewise
+ * @num_pd: PDs of the device, at most XIW_MAX_PD (xiw_count_get()):
+ *	atomic, no lock
+ * @num_cq: CQs, at most XIW_MAX_CQ; likewise
+ * @num_qp: QPs, at most XIW_MAX_QP; likewise
+ * @num_srq: SRQs, at most XIW_MAX_SRQ; likewise
+ * @num_mr: MRs of every kind (a kernel PD's DMA MR among them), at most
+ *	XIW_MAX_MR; likewise
  */
 struct xiw_device {
 	struct ib_device ibdev;
@@ -95,7 +107,41 @@ struct xiw_device {
 	struct xiw_conn_config config;
 	u32 verify_hashes;
 	u8 debug;
+	atomic_t num_pd;
+	atomic_t num_cq;
+	atomic_t num_qp;
+	atomic_t num_srq;
+	atomic_t num_mr;
 };
+
+/**
+ * xiw_count_get() - count an object a create verb is making against its
+ *	device's limit for the kind
+ * @count: the device's counter of the kind (struct xiw_device's num_*)
+ * @max: the kind's limit, the XIW_MAX_* xiw_query_device() reports
+ *
+ * Every create verb counts its object before it allocates anything, and
+ * its destroy verb, or its own failure, uncounts it (xiw_count_put()).
+ * Processes and kernel ULPs share the count; how many objects a process
+ * may make is the rdma cgroup's to say (rdma.max, hca_object).
+ *
+ * Return: true if counted; false, the counter unchanged, when the device
+ * holds @max of the kind already: the verb then fails with -ENOMEM, as
+ * siw's and rxe's do.
+ */
+static inline bool xiw_count_get(atomic_t *count, int max)
+{
+	return atomic_add_unless(count, 1, max);
+}
+
+/**
+ * xiw_count_put() - uncount an object destroyed, or never made
+ * @count: the counter xiw_count_get() counted it on
+ */
+static inline void xiw_count_put(atomic_t *count)
+{
+	WARN_ON_ONCE(atomic_dec_return(count) < 0);
+}
 
 /* The Verify hashes xiw has (enum xiw_verify_alg bits). */
 #define XIW_VERIFY_HASHES	(BIT(XIW_VERIFY_CRC32C) | BIT(XIW_VERIFY_SHA256))

@@ -384,12 +384,24 @@ static int xiw_mr_insert(struct xiw_device *xdev, struct xiw_mr *mr)
 	return 0;
 }
 
-static struct xiw_mr *xiw_mr_new(struct ib_pd *ibpd, enum xiw_mr_kind kind)
+/*
+ * A new MR, counted on its device (xiw_count_get()); @user: a process's
+ * (xiw_gfp()). NULL if the device has XIW_MAX_MR already, or for want of
+ * memory: -ENOMEM either way.
+ */
+static struct xiw_mr *xiw_mr_new(struct ib_pd *ibpd, enum xiw_mr_kind kind,
+				 bool user)
 {
-	struct xiw_mr *mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	struct xiw_device *xdev = to_xiw_dev(ibpd->device);
+	struct xiw_mr *mr;
 
-	if (!mr)
+	if (!xiw_count_get(&xdev->num_mr, XIW_MAX_MR))
 		return NULL;
+	mr = kzalloc(sizeof(*mr), xiw_gfp(user));
+	if (!mr) {
+		xiw_count_put(&xdev->num_mr);
+		return NULL;
+	}
 	mr->reg.owner = to_xiw_pd(ibpd);
 	mr->reg.fast = kind == XIW_MR_FAST;
 	mr->kind = kind;
@@ -399,12 +411,18 @@ static struct xiw_mr *xiw_mr_new(struct ib_pd *ibpd, enum xiw_mr_kind kind)
 	return mr;
 }
 
-static void xiw_mr_free(struct xiw_mr *mr)
+/*
+ * Free an MR of xiw_mr_new() and uncount it: one whose creation failed, or
+ * one deregistered, whose last reference is gone (the structure itself
+ * after a grace period: a lookup may still see it).
+ */
+static void xiw_mr_free(struct xiw_device *xdev, struct xiw_mr *mr)
 {
 	ib_umem_release(mr->umem);	/* NULL for kernel MRs */
 	kvfree(mr->pages.addr);
 	kvfree(mr->mapped.addr);
 	kfree_rcu(mr, rcu);
+	xiw_count_put(&xdev->num_mr);
 }
 
 /**
@@ -413,12 +431,14 @@ static void xiw_mr_free(struct xiw_mr *mr)
  * @ibpd: protection domain
  * @access: IB_ACCESS_* rights
  *
- * Return: the MR or an ERR_PTR.
+ * Return: the MR or ERR_PTR(-ENOMEM) (also when the device has XIW_MAX_MR
+ * already).
  */
 struct ib_mr *xiw_get_dma_mr(struct ib_pd *ibpd, int access)
 {
 	struct xiw_device *xdev = to_xiw_dev(ibpd->device);
-	struct xiw_mr *mr = xiw_mr_new(ibpd, XIW_MR_DMA);
+	/* No uverbs command reaches get_dma_mr: a kernel consumer's. */
+	struct xiw_mr *mr = xiw_mr_new(ibpd, XIW_MR_DMA, false);
 	int err;
 
 	if (!mr)
@@ -430,7 +450,7 @@ struct ib_mr *xiw_get_dma_mr(struct ib_pd *ibpd, int access)
 	/* Visible to lookups only once fully set up. */
 	err = xiw_mr_insert(xdev, mr);
 	if (err) {
-		kfree(mr);
+		xiw_mr_free(xdev, mr);
 		return ERR_PTR(err);
 	}
 	return &mr->ibmr;
@@ -443,7 +463,7 @@ struct ib_mr *xiw_get_dma_mr(struct ib_pd *ibpd, int access)
  * @max_num_sg: pages the MR's registrations may span
  *
  * Return: the MR or an ERR_PTR (-EINVAL for another type or too many
- * pages, -ENOMEM).
+ * pages, -ENOMEM, also when the device has XIW_MAX_MR already).
  */
 struct ib_mr *xiw_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 			   u32 max_num_sg)
@@ -455,18 +475,17 @@ struct ib_mr *xiw_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 	if (type != IB_MR_TYPE_MEM_REG || !max_num_sg ||
 	    max_num_sg > XIW_MAX_FR_PAGES)
 		return ERR_PTR(-EINVAL);
-	mr = xiw_mr_new(ibpd, XIW_MR_FAST);
+	/* No uverbs command reaches alloc_mr: a kernel consumer's. */
+	mr = xiw_mr_new(ibpd, XIW_MR_FAST, false);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 	mr->max_pages = max_num_sg;
-	mr->pages.addr = kvcalloc(max_num_sg, sizeof(u64), GFP_KERNEL);
-	mr->mapped.addr = kvcalloc(max_num_sg, sizeof(u64), GFP_KERNEL);
+	mr->pages.addr = xiw_kvcalloc(max_num_sg, sizeof(u64), false);
+	mr->mapped.addr = xiw_kvcalloc(max_num_sg, sizeof(u64), false);
 	if (mr->pages.addr && mr->mapped.addr)
 		err = xiw_mr_insert(xdev, mr);
 	if (err) {
-		kvfree(mr->pages.addr);
-		kvfree(mr->mapped.addr);
-		kfree(mr);
+		xiw_mr_free(xdev, mr);
 		return ERR_PTR(err);
 	}
 	return &mr->ibmr;
@@ -587,9 +606,10 @@ int xiw_mr_invalidate(struct xiw_device *xdev, u32 stag, struct xiw_pd *pd)
 /*
  * The kernel address of each page of a pinned user range, in order. The
  * umem's entries are runs of whole pages; xiw does no DMA, so their "DMA
- * address" is the kernel virtual address of the run.
+ * address" is the kernel virtual address of the run. @user: the list is
+ * a process's (xiw_gfp()).
  */
-static int xiw_mr_umem_pages(struct xiw_mr *mr, u64 start)
+static int xiw_mr_umem_pages(struct xiw_mr *mr, u64 start, bool user)
 {
 	size_t n = ib_umem_num_pages(mr->umem);
 	struct scatterlist *sg;
@@ -598,7 +618,7 @@ static int xiw_mr_umem_pages(struct xiw_mr *mr, u64 start)
 
 	if (n > U32_MAX)
 		return -EINVAL;
-	mr->pages.addr = kvcalloc(n, sizeof(u64), GFP_KERNEL);
+	mr->pages.addr = xiw_kvcalloc(n, sizeof(u64), user);
 	if (!mr->pages.addr)
 		return -ENOMEM;
 	for_each_sgtable_dma_sg(&mr->umem->sgt_append.sgt, sg, i) {
@@ -626,16 +646,19 @@ static int xiw_mr_umem_pages(struct xiw_mr *mr, u64 start)
  *
  * The pages are pinned and counted against RLIMIT_MEMLOCK by ib_umem_get()
  * (writable when any right lets the memory be written); they stay pinned
- * until the last reference to the MR is gone (xiw_dereg_mr()).
+ * until the last reference to the MR is gone (xiw_dereg_mr()). The MR and
+ * its page list are charged to the process's memory cgroup (xiw_gfp()).
  *
  * Return: the MR, or ERR_PTR(-EINVAL) for an empty or wrapping range or
- * remote write or atomic rights without local write, -ENOMEM, or what
- * ib_umem_get() returned (-ENOMEM over the limit, -EFAULT).
+ * remote write or atomic rights without local write, -ENOMEM (also when
+ * the device has XIW_MAX_MR already), or what ib_umem_get() returned
+ * (-ENOMEM over the limit, -EFAULT).
  */
 struct ib_mr *xiw_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			      u64 virt, int access, struct ib_udata *udata)
 {
 	struct xiw_device *xdev = to_xiw_dev(ibpd->device);
+	struct ib_umem *umem;
 	struct xiw_mr *mr;
 	int err;
 
@@ -649,16 +672,16 @@ struct ib_mr *xiw_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
 	    !(access & IB_ACCESS_LOCAL_WRITE))
 		return ERR_PTR(-EINVAL);
-	mr = xiw_mr_new(ibpd, XIW_MR_USER);
+	mr = xiw_mr_new(ibpd, XIW_MR_USER, udata);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
-	mr->umem = ib_umem_get(ibpd->device, start, length, access);
-	if (IS_ERR(mr->umem)) {
-		err = PTR_ERR(mr->umem);
-		kfree(mr);
-		return ERR_PTR(err);
+	umem = ib_umem_get(ibpd->device, start, length, access);
+	if (IS_ERR(umem)) {
+		err = PTR_ERR(umem);
+		goto fail;
 	}
-	err = xiw_mr_umem_pages(mr, start);
+	mr->umem = umem;
+	err = xiw_mr_umem_pages(mr, start, udata);
 	if (err)
 		goto fail;
 	mr->reg.access = access;
@@ -675,9 +698,7 @@ struct ib_mr *xiw_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		goto fail;
 	return &mr->ibmr;
 fail:
-	ib_umem_release(mr->umem);
-	kvfree(mr->pages.addr);
-	kfree(mr);
+	xiw_mr_free(xdev, mr);
 	return ERR_PTR(err);
 }
 
@@ -734,6 +755,6 @@ int xiw_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	while (!wait_for_completion_timeout(&mr->released,
 					    XIW_DEREG_PATIENCE))
 		xiw_mr_abort_holders(xdev, mr);
-	xiw_mr_free(mr);
+	xiw_mr_free(xdev, mr);
 	return 0;
 }

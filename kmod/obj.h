@@ -8,6 +8,7 @@
 
 #include <linux/bvec.h>
 #include <linux/completion.h>
+#include <linux/gfp.h>
 #include <linux/kref.h>
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
@@ -26,6 +27,39 @@
 
 struct sock;
 struct xiw_cep;
+
+/**
+ * xiw_gfp() - the allocation flags of a verbs object's memory
+ * @user: the object is a process's: its create verb came through uverbs
+ *	(it has driver data, udata, where a kernel consumer's has none)
+ *
+ * The rule for the memory a create verb allocates for its object (a
+ * CQ's ring, a QP's queues, an SRQ's ring, an MR and its page lists): a
+ * process's object is sized by the process, so it is the process's
+ * memory, charged to its memory cgroup like a pipe's or a BPF map's
+ * (GFP_KERNEL_ACCOUNT). At the cgroup's limit the verb fails with -ENOMEM
+ * rather than calling the OOM killer (__GFP_RETRY_MAYFAIL) or writing a
+ * warning to the kernel log (__GFP_NOWARN): a process asking for more
+ * than it may have is no kernel fault. A kernel consumer's object is the
+ * kernel's (GFP_KERNEL): its verb runs in whatever task the ULP happens
+ * to run in, a kworker or some process in a system call of the ULP's,
+ * which must not be billed for it. Arrays whose size the consumer chose
+ * come from xiw_kvcalloc().
+ *
+ * Not charged: the device's tables (xiw_device's QP and STag xarrays)
+ * and what a connection allocates for its QP (the IRQ, in the connection
+ * manager's work, XIW_MAX_IRD entries at most): bounded per object, and
+ * the objects by the device's limits.
+ *
+ * Return: the flags.
+ */
+static inline gfp_t xiw_gfp(bool user)
+{
+	return user ? GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN :
+		      GFP_KERNEL;
+}
+
+void *xiw_kvcalloc(size_t n, size_t size, bool user);
 
 /**
  * struct xiw_ucontext - a user context (uctx.c): no state of its own
@@ -834,7 +868,7 @@ int xiw_mr_register(struct xiw_mr *mr, struct xiw_pd *pd, u32 key,
 int xiw_mr_invalidate(struct xiw_device *xdev, u32 stag, struct xiw_pd *pd);
 
 /* rq.c */
-int xiw_rq_init(struct xiw_rq *rq, u32 size);
+int xiw_rq_init(struct xiw_rq *rq, u32 size, bool user);
 void xiw_rq_free(struct xiw_rq *rq);
 int xiw_rq_post(struct xiw_rq *rq, const struct ib_recv_wr *wr,
 		const struct ib_recv_wr **bad_wr);

@@ -132,16 +132,18 @@ static void xiw_qp_free_queues(struct xiw_qp *qp)
  *	kernel consumers
  *
  * A user QP is the same object; its work is posted through the RDMA
- * core's commands (xiw_post_send_user()).
+ * core's commands (xiw_post_send_user()). Its queues are charged to the
+ * process's memory cgroup (xiw_gfp()).
  *
  * Return: 0, -EOPNOTSUPP (non-RC, create flags), -EINVAL (capacities,
- * driver data), -ENOMEM.
+ * driver data), -ENOMEM (also when the device has XIW_MAX_QP already).
  */
 int xiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 		  struct ib_udata *udata)
 {
 	struct xiw_device *xdev = to_xiw_dev(ibqp->device);
 	struct xiw_qp *qp = to_xiw_qp(ibqp);
+	bool user = udata;
 	u32 qpn;
 	int err;
 
@@ -153,6 +155,8 @@ int xiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 		return -EOPNOTSUPP;
 	if (xiw_qp_check_caps(&attr->cap))
 		return -EINVAL;
+	if (!xiw_count_get(&xdev->num_qp, XIW_MAX_QP))
+		return -ENOMEM;
 
 	qp->xdev = xdev;
 	kref_init(&qp->ref);
@@ -173,10 +177,11 @@ int xiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	qp->ird = XIW_MAX_IRD;
 
 	err = -ENOMEM;
-	qp->sq = kvcalloc(qp->sq_mask + 1, sizeof(*qp->sq), GFP_KERNEL);
-	qp->orq = kcalloc(XIW_MAX_ORD, sizeof(*qp->orq), GFP_KERNEL);
+	qp->sq = xiw_kvcalloc(qp->sq_mask + 1, sizeof(*qp->sq), user);
+	qp->orq = kcalloc(XIW_MAX_ORD, sizeof(*qp->orq), xiw_gfp(user));
 	/* With an SRQ the QP's own ring stays empty (post_recv refuses). */
-	if (xiw_rq_init(&qp->rq, qp->srq ? 1 : max(attr->cap.max_recv_wr, 1U)) ||
+	if (xiw_rq_init(&qp->rq, qp->srq ? 1 : max(attr->cap.max_recv_wr, 1U),
+			user) ||
 	    !qp->sq || !qp->orq)
 		goto fail;
 
@@ -195,6 +200,7 @@ int xiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	return 0;
 fail:
 	xiw_qp_free_queues(qp);
+	xiw_count_put(&xdev->num_qp);
 	return err == -EBUSY ? -ENOMEM : err;
 }
 
@@ -227,6 +233,7 @@ int xiw_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 		xiw_cq_purge(to_xiw_cq(ibqp->recv_cq), ibqp);
 	xiw_qp_free_queues(qp);
 	mutex_destroy(&qp->teardown);
+	xiw_count_put(&qp->xdev->num_qp);
 	return 0;
 }
 

@@ -15,17 +15,18 @@
  * @rq: the ring
  * @size: entries it holds at most; its storage is a power of two of
  *	slots (ring.h)
+ * @user: the ring is a process's QP's or SRQ's (xiw_gfp())
  *
  * Return: 0 or -ENOMEM.
  */
-int xiw_rq_init(struct xiw_rq *rq, u32 size)
+int xiw_rq_init(struct xiw_rq *rq, u32 size, bool user)
 {
 	spin_lock_init(&rq->lock);
 	rq->size = size;
 	rq->mask = xiw_ring_slots(size) - 1;
 	rq->head = 0;
 	rq->tail = 0;
-	rq->ring = kvcalloc(rq->mask + 1, sizeof(*rq->ring), GFP_KERNEL);
+	rq->ring = xiw_kvcalloc(rq->mask + 1, sizeof(*rq->ring), user);
 	return rq->ring ? 0 : -ENOMEM;
 }
 
@@ -151,13 +152,18 @@ int xiw_qp_take_recv(struct xiw_qp *qp)
  * @udata: a user SRQ's driver data: nothing in ABI version 1; NULL for
  *	kernel consumers
  *
- * Return: 0, -EOPNOTSUPP (non-basic SRQ), -EINVAL, -ENOMEM.
+ * A process's SRQ is charged to its memory cgroup (xiw_gfp()).
+ *
+ * Return: 0, -EOPNOTSUPP (non-basic SRQ), -EINVAL, -ENOMEM (also when the
+ * device has XIW_MAX_SRQ already).
  */
 int xiw_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 		   struct ib_udata *udata)
 {
+	struct xiw_device *xdev = to_xiw_dev(ibsrq->device);
 	struct xiw_srq *srq = to_xiw_srq(ibsrq);
 	struct ib_srq_attr *a = &attr->attr;
+	int err;
 
 	if (attr->srq_type != IB_SRQT_BASIC)
 		return -EOPNOTSUPP;
@@ -166,9 +172,16 @@ int xiw_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 	if (!a->max_wr || a->max_wr > XIW_MAX_SRQ_WR ||
 	    a->max_sge > XIW_MAX_SGE || a->srq_limit > a->max_wr)
 		return -EINVAL;
+	if (!xiw_count_get(&xdev->num_srq, XIW_MAX_SRQ))
+		return -ENOMEM;
+	err = xiw_rq_init(&srq->rq, a->max_wr, udata);
+	if (err) {
+		xiw_count_put(&xdev->num_srq);
+		return err;
+	}
 	srq->limit = a->srq_limit;
 	a->max_sge = XIW_MAX_SGE;
-	return xiw_rq_init(&srq->rq, a->max_wr);
+	return 0;
 }
 
 /**
@@ -228,6 +241,7 @@ int xiw_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 int xiw_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
 	xiw_rq_free(&to_xiw_srq(ibsrq)->rq);
+	xiw_count_put(&to_xiw_dev(ibsrq->device)->num_srq);
 	return 0;
 }
 

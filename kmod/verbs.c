@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Device and port queries.
+ * Device and port queries, protection domains, and the memory of the
+ * verbs objects.
  */
 #include <linux/etherdevice.h>
+#include <linux/overflow.h>
+#include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/vmalloc.h>
 #include <rdma/ib_mad.h>
 #include <rdma/ib_verbs.h>
 
 #include "device.h"
+#include "obj.h"
 #include "verbs.h"
 
 /**
@@ -160,15 +165,21 @@ int xiw_query_pkey(struct ib_device *ibdev, u32 port, u16 index, u16 *pkey)
  * @ibpd: RDMA core object
  * @udata: a user PD's driver data: nothing in ABI version 1
  *
- * Return: 0, or -EINVAL for driver data xiw does not know.
+ * Return: 0, -EINVAL for driver data xiw does not know, -ENOMEM if the
+ * device has XIW_MAX_PD already.
  */
 int xiw_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
-	return xiw_udata_none(udata);
+	struct xiw_device *xdev = to_xiw_dev(ibpd->device);
+	int err = xiw_udata_none(udata);
+
+	if (err)
+		return err;
+	return xiw_count_get(&xdev->num_pd, XIW_MAX_PD) ? 0 : -ENOMEM;
 }
 
 /**
- * xiw_dealloc_pd() - nothing to release
+ * xiw_dealloc_pd() - nothing to release but its place in the count
  * @ibpd: RDMA core object
  * @udata: unused
  *
@@ -176,5 +187,39 @@ int xiw_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
  */
 int xiw_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
+	xiw_count_put(&to_xiw_dev(ibpd->device)->num_pd);
 	return 0;
+}
+
+/**
+ * xiw_kvcalloc() - a zeroed array of a verbs object, its memory as
+ *	xiw_gfp() says
+ * @n: elements
+ * @size: octets of each
+ * @user: the object is a process's
+ *
+ * A kernel consumer's is kvcalloc()'s. A process's is charged to its
+ * memory cgroup and fails at the cgroup's limit: a contiguous block if
+ * one comes without reclaim or compaction, as kvcalloc() tries first, else
+ * pages mapped contiguously, with xiw_gfp()'s flags. (kvcalloc() with
+ * those flags would also try hard for the contiguous block, reclaiming
+ * and compacting for memory that vmalloc does not need.)
+ *
+ * Return: the array (kvfree() it), or NULL.
+ */
+void *xiw_kvcalloc(size_t n, size_t size, bool user)
+{
+	gfp_t gfp = xiw_gfp(user);
+	size_t bytes;
+	void *p = NULL;
+
+	if (!user)
+		return kvcalloc(n, size, gfp);
+	if (check_mul_overflow(n, size, &bytes) || bytes > INT_MAX)
+		return NULL;
+	if (bytes <= PAGE_SIZE)
+		return kzalloc(bytes, gfp);
+	if (bytes <= KMALLOC_MAX_SIZE)
+		p = kzalloc(bytes, (gfp & ~__GFP_RETRY_MAYFAIL) | __GFP_NORETRY);
+	return p ?: __vmalloc(bytes, gfp | __GFP_ZERO);
 }

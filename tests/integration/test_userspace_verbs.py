@@ -180,3 +180,89 @@ def test_a_destroyed_qp_leaves_no_completion_in_its_cq(user):
     res = user.run(f"env {ENV}{CLAIM} orphan xiw0", timeout=60, check=False)
     assert res.rc == 0, res
     assert json.loads(res.out) == {"flushed": 4, "after_destroy": 0}, res
+
+
+LIMITS = os.path.join(TOP, "build", "cmake", "tests", "userspace",
+                      "xiw_limits")
+NOBODY = "setpriv --reuid=65534 --regid=65534 --clear-groups "
+ENOMEM = 12
+MIB = 1 << 20
+# The ring of a CQ of XIW_MAX_CQE entries: as many struct ib_wc, 72
+# octets on 6.1 and 6.12 (4.5 MiB), so no less than 64 octets each.
+BIG_CQ_RING = kernel_limits()["XIW_MAX_CQE"] * 64
+# Where the test mounts cgroup v2: the guest runs no cgroup manager.
+CGROUP = "/run/xiw-cgroup"
+
+
+def test_a_processs_cqs_are_its_memory_charged_to_its_cgroup(user):
+    """uid 65534, alone in a memory cgroup of 64 MiB, creates CQs of
+    XIW_MAX_CQE entries (4.5 MiB of ring each) until one fails, 32 at most
+    (tests/userspace/limits.c, charge). The rings are charged to its
+    cgroup (kmod/obj.h, xiw_gfp()): one fails with ENOMEM before the
+    cgroup's usage passes its limit, the usage having risen by at least a
+    ring for each CQ made; nothing is OOM-killed; destroyed, they are
+    uncharged. Uncharged (GFP_KERNEL, before), nothing stopped all 32
+    (144 MiB) in the 64 MiB cgroup.
+    Skipped on a kernel without cgroup v2 (the debug kernel's config)."""
+    vm = user
+    if vm.run("grep -qw cgroup2 /proc/filesystems", check=False).rc != 0:
+        pytest.skip("the guest kernel has no cgroup v2")
+    cg, limit, most = f"{CGROUP}/xiw-limits", 64 * MIB, 32
+    vm.run(f"mkdir -p {CGROUP} && "
+           f"{{ mountpoint -q {CGROUP} || "
+           f"mount -t cgroup2 cgroup2 {CGROUP}; }} && "
+           f"echo +memory > {CGROUP}/cgroup.subtree_control && "
+           f"{{ rmdir {cg} 2>/dev/null; mkdir {cg}; }} && "
+           f"echo {limit} > {cg}/memory.max")
+    try:
+        # The shell joins the cgroup, then becomes the program.
+        res = vm.run(f"sh -c 'echo $$ > {cg}/cgroup.procs && exec {NOBODY}"
+                     f"env {ENV}{LIMITS} charge xiw0 "
+                     f"{kernel_limits()['XIW_MAX_CQE']} {most}'",
+                     timeout=120, check=False)
+        stat = vm.run(f"cat {cg}/memory.peak {cg}/memory.current "
+                      f"{cg}/memory.events").out
+    finally:
+        vm.run(f"rmdir {cg}; umount {CGROUP}", check=False)
+    assert res.rc == 0, res
+    got = json.loads(res.out)
+    lines = stat.splitlines()
+    peak, current = int(lines[0]), int(lines[1])
+    events = {k: int(v) for k, v in (ln.split() for ln in lines[2:])}
+    what = f"{got}\npeak {peak}, current {current} after exit, {events}"
+    assert got["errno"] == ENOMEM, what
+    # Refused at the limit, not before it: at least half of it was used.
+    assert limit // 2 // BIG_CQ_RING <= got["created"] \
+        <= limit // BIG_CQ_RING, what
+    assert got["created"] * BIG_CQ_RING <= peak <= limit, what
+    assert events["max"] > 0, what
+    assert events["oom"] == 0 and events["oom_kill"] == 0, what
+    assert current <= peak - (got["created"] - 1) * BIG_CQ_RING, what
+
+
+def test_a_process_gets_the_cqs_the_device_reports_and_not_one_more(user):
+    """uid 65534 creates CQs of one entry on xiw0 until one fails
+    (tests/userspace/limits.c, exhaust): it fails with ENOMEM after
+    exactly the max_cq ibv_query_device() reports (XIW_MAX_CQ) less the
+    CQs the device held already (rdma resource: kernel consumers' count
+    too; none on the fresh xiw0). One destroyed, one more is made and the
+    next refused again; the context closed (the kernel destroys the
+    rest), a new one makes a CQ; afterwards xiw0 holds what it held
+    before. Before, nothing counted CQs: max_cq + 1 were made. CQs have
+    the lowest of xiw's object limits (16384, as QPs and SRQs; PDs and
+    MRs 65536): 16384 uverbs commands, a few seconds natively, up to a
+    minute under TCG (the program prints how long they took)."""
+    vm = user
+    before = resources(vm, "xiw0").get("cq", 0)
+    res = vm.run(f"{NOBODY}env {ENV}{LIMITS} exhaust xiw0", timeout=300,
+                 check=False)
+    assert res.rc == 0, res
+    got = json.loads(res.out)
+    assert got["max_cq"] == kernel_limits()["XIW_MAX_CQ"], got
+    assert (got["created"], got["errno"]) == \
+        (got["max_cq"] - before, ENOMEM), got
+    assert (got["again"], got["beyond"], got["reopened"]) == \
+        (0, ENOMEM, 0), got
+    wait_until(vm, "! rdma resource show ctx | grep -q xiw_limits",
+               "the process's contexts are gone")
+    assert resources(vm, "xiw0").get("cq", 0) == before
