@@ -1031,9 +1031,17 @@ int xiw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 		xiw_qp_put(qp);
 		return -ENOMEM;
 	}
+	/*
+	 * Once claimed, the QP refers to the endpoint, and a teardown of
+	 * the QP (modify to ERR, destroy, the netdev going down) may queue
+	 * an abort for it at once: the lock keeps the endpoint's work from
+	 * seeing it before it is whole.
+	 */
+	mutex_lock(&cep->lock);
 	kref_get(&cep->ref);	/* the QP's, once it refers to the endpoint */
 	err = xiw_qp_claim(qp, cep);
 	if (err) {
+		mutex_unlock(&cep->lock);
 		xiw_cep_put(cep);	/* the QP's, not taken */
 		xiw_cep_put(cep);	/* ours: no one else knows it */
 		xiw_qp_put(qp);
@@ -1050,6 +1058,7 @@ int xiw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	cep->qp = qp;
 
 	xiw_cep_event(cep, XIW_CEP_EV_CONNECT);
+	mutex_unlock(&cep->lock);
 	xiw_cep_put(cep);	/* the QP and the queued work hold it */
 	return 0;
 }
