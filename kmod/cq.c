@@ -43,15 +43,14 @@ int xiw_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	 * A power of two of slots, for the wrap of head and tail (ring.h);
 	 * a process's CQ is its memory (xiw_gfp()).
 	 */
-	cq->ring = xiw_kvcalloc(xiw_ring_slots(attr->cqe), sizeof(*cq->ring),
-				udata);
+	cq->mask = xiw_ring_slots(attr->cqe) - 1;
+	cq->ring = xiw_kvcalloc(cq->mask + 1, sizeof(*cq->ring), udata);
 	if (!cq->ring) {
 		xiw_count_put(&xdev->num_cq);
 		return -ENOMEM;
 	}
 	spin_lock_init(&cq->lock);
 	cq->size = attr->cqe;
-	cq->mask = xiw_ring_slots(attr->cqe) - 1;
 	ibcq->cqe = attr->cqe;
 	return 0;
 }

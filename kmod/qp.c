@@ -1176,7 +1176,7 @@ int xiw_qp_start(struct xiw_qp *qp, struct socket *sock,
 {
 	/* A power of two of slots, for the wrap of the positions (ring.h). */
 	u32 irq_slots = xiw_ring_slots(clamp_t(u32, p->ird, 1, XIW_MAX_IRD));
-	struct xiw_irq_entry *irq, *old = NULL;
+	struct xiw_irq_entry *irq, *old;
 	unsigned long flags;
 	int i;
 
