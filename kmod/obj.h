@@ -655,6 +655,12 @@ struct xiw_qp {
 
 	struct xiw_cq *scq;
 	struct xiw_cq *rcq;
+	/*
+	 * Set once by destroy_qp before its teardown, read without a lock:
+	 * work requests end without a completion from then on (the consumer
+	 * gave them up), so that a destroy adds none to a CQ it may share.
+	 */
+	bool destroying;
 	bool sig_all;
 	u16 ord;
 	u16 ird;

@@ -210,9 +210,12 @@ fail:
  * @ibqp: the QP
  * @udata: unused
  *
- * Its work requests still outstanding are flushed, and then every
- * completion of the QP still in its CQs is dropped (xiw_cq_purge()): a
- * consumer that destroys a QP gives up what it did not poll.
+ * A consumer that destroys a QP gives up what it did not poll: its work
+ * requests still outstanding end without completions (@qp->destroying),
+ * and every completion of the QP still in its CQs is dropped
+ * (xiw_cq_purge()). So a destroy neither fills a CQ the QP shares with
+ * others (one flushed completion more than it has room for would raise
+ * IB_EVENT_CQ_ERR on it) nor wakes a CQ's consumer for nothing.
  *
  * Return: 0.
  */
@@ -220,6 +223,7 @@ int xiw_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct xiw_qp *qp = to_xiw_qp(ibqp);
 
+	WRITE_ONCE(qp->destroying, true);
 	xiw_qp_to_error(qp);
 	xa_erase_irq(&qp->xdev->qps, ibqp->qp_num);
 	cancel_work_sync(&qp->tx_work);
@@ -484,7 +488,8 @@ static void xiw_fill_send_wc(struct xiw_qp *qp, struct xiw_wqe *wqe,
  * to the CQ outside the SQ lock, so a completion handler may post again.
  * Callers in several contexts at once (transmit engine, ACK and receive
  * callbacks) take turns: while one adds completions, the others leave
- * theirs to it, so the CQ sees them in posting order.
+ * theirs to it, so the CQ sees them in posting order. A QP being
+ * destroyed only retires its WQEs.
  *
  * Callable from any context.
  */
@@ -502,14 +507,16 @@ void xiw_qp_sq_complete(struct xiw_qp *qp)
 	}
 	qp->sq_completing = true;
 	for (;;) {
+		bool quiet = READ_ONCE(qp->destroying);
+
 		n = 0;
 		while (n < XIW_WC_BATCH && qp->sq_tail != qp->sq_tx) {
 			struct xiw_wqe *wqe = xiw_qp_sq_at(qp, qp->sq_tail);
 
 			if (!wqe->done)
 				break;
-			if ((wqe->flags & XIW_WQE_SIGNALED) ||
-			    wqe->status != IB_WC_SUCCESS)
+			if (!quiet && ((wqe->flags & XIW_WQE_SIGNALED) ||
+				       wqe->status != IB_WC_SUCCESS))
 				xiw_fill_send_wc(qp, wqe, &wc[n++]);
 			qp->sq_tail++;
 		}
@@ -524,12 +531,13 @@ void xiw_qp_sq_complete(struct xiw_qp *qp)
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 }
 
+/* Flush the receive queue: to the CQ, or (a QP being destroyed) to nowhere. */
 static void xiw_flush_rq(struct xiw_qp *qp)
 {
 	struct ib_wc wc = { .status = IB_WC_WR_FLUSH_ERR,
 			    .opcode = IB_WC_RECV, .qp = &qp->ibqp };
+	bool quiet = READ_ONCE(qp->destroying);
 	unsigned long flags;
-
 	bool open;
 
 	/* First the entry of a Send the stream died in (see struct xiw_rx). */
@@ -537,12 +545,17 @@ static void xiw_flush_rq(struct xiw_qp *qp)
 	open = xchg(&qp->rx.send_rqe_valid, 0);
 	wc.wr_id = qp->rx.send_rqe.wr_id;
 	spin_unlock_irqrestore(&qp->rq.lock, flags);
-	if (open)
+	if (open && !quiet)
 		xiw_cq_add(qp->rcq, &wc, false);
 	/* An SRQ's entries stay for its other QPs. */
 	for (;;) {
 		spin_lock_irqsave(&qp->rq.lock, flags);
 		if (qp->rq.tail == qp->rq.head) {
+			spin_unlock_irqrestore(&qp->rq.lock, flags);
+			break;
+		}
+		if (quiet) {
+			qp->rq.tail = qp->rq.head;
 			spin_unlock_irqrestore(&qp->rq.lock, flags);
 			break;
 		}
@@ -557,8 +570,8 @@ static void xiw_flush_rq(struct xiw_qp *qp)
  * xiw_qp_flush() - complete every outstanding WR with a flush error
  * @qp: a QP in the error state
  *
- * Also drops inbound Read Requests not yet answered. Safe to call more
- * than once.
+ * A QP being destroyed completes none (@qp->destroying). Also drops
+ * inbound Read Requests not yet answered. Safe to call more than once.
  */
 void xiw_qp_flush(struct xiw_qp *qp)
 {

@@ -209,6 +209,18 @@ def test_a_destroyed_qp_leaves_no_completion_in_its_cq(user):
     assert json.loads(res.out) == {"flushed": 4, "after_destroy": 0}, res
 
 
+def test_destroying_a_qp_adds_nothing_to_the_cq_it_shares(user):
+    """A QP with sixteen receives posted shares an armed CQ of four
+    entries with another QP (xiw_qp_claim crowd). Destroyed, it puts
+    nothing in the CQ: no completion event, no IB_EVENT_CQ_ERR (its
+    sixteen flushed receives overflowed the CQ before, for completions
+    the destroy then dropped), and the CQ serves the other QP as before."""
+    res = user.run(f"env {ENV}{CLAIM} crowd xiw0", timeout=60, check=False)
+    assert res.rc == 0, res
+    assert json.loads(res.out) == {"cq_events": 0, "async_events": 0,
+                                   "other_flushed": 1}, res
+
+
 LIMITS = os.path.join(TOP, "build", "cmake", "tests", "userspace",
                       "xiw_limits")
 NOBODY = "setpriv --reuid=65534 --regid=65534 --clear-groups "

@@ -24,10 +24,17 @@
  *                          then destroyed, then destroyed before its CQ
  *                          is polled; print {"flushed": what the first
  *                          poll found, "after_destroy": the second}
+ *   crowd DEV              a QP with sixteen receives posted and another
+ *                          share a CQ of four entries, armed; the first
+ *                          is destroyed; print {"cq_events": completion
+ *                          events, "async_events": asynchronous events
+ *                          then, "other_flushed": what the other's one
+ *                          receive, flushed, put in the CQ after}
  *
  * Exit status 2 for a failure of the program's own setup.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -324,6 +331,97 @@ static int orphan(const char *name)
 	return 0;
 }
 
+static struct ibv_qp *crowd_qp(struct ibv_pd *pd, struct ibv_cq *cq,
+			       struct ibv_mr *mr, int receives)
+{
+	struct ibv_qp_init_attr init = {
+		.qp_type = IBV_QPT_RC,
+		.send_cq = cq,
+		.recv_cq = cq,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 16,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_sge sge = { (uintptr_t)buf, sizeof(buf), mr->lkey };
+	struct ibv_recv_wr wr = { .sg_list = &sge, .num_sge = 1 }, *bad;
+	struct ibv_qp *qp = ibv_create_qp(pd, &init);
+	int i;
+
+	if (!qp)
+		die("ibv_create_qp");
+	for (i = 0; i < receives; i++)
+		if (ibv_post_recv(qp, &wr, &bad))
+			die("ibv_post_recv");
+	return qp;
+}
+
+static void nonblocking(int fd)
+{
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK))
+		die("fcntl");
+}
+
+static int crowd(const char *name)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_ERR };
+	struct ibv_context *ctx = NULL;
+	struct ibv_comp_channel *ch;
+	struct ibv_async_event ev;
+	struct ibv_qp *gone, *other;
+	struct ibv_cq *cq, *ev_cq;
+	struct ibv_recv_wr *bad;
+	int i, events = 0, async = 0, flushed = 0;
+	struct ibv_pd *pd;
+	struct ibv_mr *mr;
+	struct ibv_wc wc;
+	void *ev_ctx;
+
+	for (i = 0; list && list[i] && !ctx; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			ctx = ibv_open_device(list[i]);
+	if (!ctx)
+		die("ibv_open_device");
+	pd = ibv_alloc_pd(ctx);
+	ch = pd ? ibv_create_comp_channel(ctx) : NULL;
+	cq = ch ? ibv_create_cq(ctx, 4, NULL, ch, 0) : NULL;
+	mr = cq ? ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE) :
+		  NULL;
+	if (!mr)
+		die("PD, channel, CQ, MR");
+	nonblocking(ch->fd);
+	nonblocking(ctx->async_fd);
+	gone = crowd_qp(pd, cq, mr, 16);
+	other = crowd_qp(pd, cq, mr, 0);
+	if (ibv_req_notify_cq(cq, 0))
+		die("ibv_req_notify_cq");
+	if (ibv_destroy_qp(gone))
+		die("ibv_destroy_qp");
+	while (!ibv_get_cq_event(ch, &ev_cq, &ev_ctx))
+		events++;
+	if (errno != EAGAIN)
+		die("ibv_get_cq_event");
+	if (events)
+		ibv_ack_cq_events(cq, events);
+	while (!ibv_get_async_event(ctx, &ev)) {
+		async++;
+		ibv_ack_async_event(&ev);
+	}
+	if (errno != EAGAIN)
+		die("ibv_get_async_event");
+	/* The CQ serves the other QP as before. */
+	if (ibv_post_recv(other, &(struct ibv_recv_wr){
+			.sg_list = &(struct ibv_sge){ (uintptr_t)buf,
+						      sizeof(buf), mr->lkey },
+			.num_sge = 1 }, &bad) ||
+	    ibv_modify_qp(other, &attr, IBV_QP_STATE))
+		die("ibv_post_recv, ibv_modify_qp");
+	while (ibv_poll_cq(cq, 1, &wc) > 0)
+		flushed += wc.status == IBV_WC_WR_FLUSH_ERR;
+	printf("{\"cq_events\": %d, \"async_events\": %d, "
+	       "\"other_flushed\": %d}\n", events, async, flushed);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "serve"))
@@ -336,6 +434,8 @@ int main(int argc, char **argv)
 				strtoul(argv[4], NULL, 0));
 	if (argc == 3 && !strcmp(argv[1], "orphan"))
 		return orphan(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "crowd"))
+		return crowd(argv[2]);
 	fprintf(stderr, "usage: see the top of qp_claim.c\n");
 	return 2;
 }
