@@ -8,6 +8,79 @@
 
 #include "obj.h"
 #include "verbs.h"
+#include "../uapi/xiw_abi.h"
+
+/* The process's consumer index of a ring CQ: any value at all. */
+static u32 xiw_ucq_tail(const struct xiw_cq *cq)
+{
+	return READ_ONCE(*(u32 *)(cq->umap->mem + XIW_UCQ_RING_TAIL));
+}
+
+/*
+ * A ring CQ for a process of a context with XIW_UCTX_CQ_RING: the ring
+ * is mapped from the device file at the offset the response gives.
+ */
+static int xiw_create_ucq(struct xiw_cq *cq, struct ib_udata *udata)
+{
+	struct xiw_ucq_resp resp = { .slots = cq->mask + 1 };
+	size_t len = PAGE_ALIGN(XIW_UCQ_RING_ENTRIES +
+				(size_t)resp.slots * sizeof(struct xiw_ucqe));
+	struct xiw_ucontext *ctx = rdma_udata_to_drv_context(udata,
+							    struct xiw_ucontext,
+							    ibucontext);
+	int err;
+
+	/* The provider asked for rings: it takes the response. */
+	if (udata->outlen < sizeof(resp))
+		return -EINVAL;
+	cq->umap = xiw_umap_new(&ctx->ibucontext, len, &resp.ring_offset);
+	if (IS_ERR(cq->umap)) {
+		err = PTR_ERR(cq->umap);
+		cq->umap = NULL;
+		return err;
+	}
+	resp.ring_len = len;
+	err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+	if (err) {
+		xiw_umap_remove(cq->umap);
+		cq->umap = NULL;
+	}
+	return err;
+}
+
+/* Write @wc at the head of a ring CQ, as the process reads it. */
+static void xiw_ucq_put(struct xiw_cq *cq, const struct ib_wc *wc)
+{
+	struct xiw_ucqe *e = cq->umap->mem + XIW_UCQ_RING_ENTRIES;
+	struct xiw_ucqe c = {
+		.wr_id = wc->wr_id,
+		.qp_num = wc->qp->qp_num,
+		.byte_len = wc->byte_len,
+		.status = wc->status,
+		.opcode = wc->opcode,
+		.vendor_err = wc->vendor_err,
+	};
+
+	if (wc->wc_flags & IB_WC_WITH_IMM) {
+		c.flags |= XIW_UCQE_WITH_IMM;
+		c.ex_data = (__force u32)wc->ex.imm_data;
+	} else if (wc->wc_flags & IB_WC_WITH_INVALIDATE) {
+		c.flags |= XIW_UCQE_WITH_INV;
+		c.ex_data = wc->ex.invalidate_rkey;
+	}
+	e[xiw_ring_slot(cq->head, cq->mask)] = c;
+}
+
+static bool xiw_uses_cq_ring(struct ib_udata *udata)
+{
+	const struct xiw_ucontext *ctx;
+
+	if (!udata)
+		return false;
+	ctx = rdma_udata_to_drv_context(udata, struct xiw_ucontext,
+					ibucontext);
+	return ctx && (ctx->flags & XIW_UCTX_CQ_RING);
+}
 
 /**
  * xiw_create_cq() - create a completion queue
@@ -17,9 +90,11 @@
  *	NULL for kernel consumers (before 6.11: the user's udata,
  *	include/xiw/compat.h)
  *
- * A user CQ is the same ring; the process polls it through the RDMA
- * core's command, and its events come through the completion channel.
- * Its ring is charged to the process's memory cgroup.
+ * A process's CQ is the same ring, polled through the RDMA core's
+ * command, or, for a context with XIW_UCTX_CQ_RING, a ring of struct
+ * xiw_ucqe the process maps and polls itself (uapi/xiw_abi.h); either
+ * way its events come through the completion channel and its ring is
+ * charged to the process's memory cgroup.
  *
  * Return: 0, -EINVAL for a bad size or driver data, -ENOMEM (also at the
  * limit of a process's memory cgroup, and when the device has XIW_MAX_CQ
@@ -44,10 +119,20 @@ int xiw_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	 * a process's CQ is its memory (xiw_gfp()).
 	 */
 	cq->mask = xiw_ring_slots(attr->cqe) - 1;
-	cq->ring = xiw_kvcalloc(cq->mask + 1, sizeof(*cq->ring), udata);
-	if (!cq->ring) {
-		xiw_count_put(&xdev->num_cq);
-		return -ENOMEM;
+	if (xiw_uses_cq_ring(udata)) {
+		int err = xiw_create_ucq(cq, udata);
+
+		if (err) {
+			xiw_count_put(&xdev->num_cq);
+			return err;
+		}
+	} else {
+		cq->ring = xiw_kvcalloc(cq->mask + 1, sizeof(*cq->ring),
+					udata);
+		if (!cq->ring) {
+			xiw_count_put(&xdev->num_cq);
+			return -ENOMEM;
+		}
 	}
 	spin_lock_init(&cq->lock);
 	cq->size = attr->cqe;
@@ -64,7 +149,11 @@ int xiw_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
  */
 int xiw_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
-	kvfree(to_xiw_cq(ibcq)->ring);
+	struct xiw_cq *cq = to_xiw_cq(ibcq);
+
+	if (cq->umap)
+		xiw_umap_remove(cq->umap);	/* written no more */
+	kvfree(cq->ring);
 	xiw_count_put(&to_xiw_dev(ibcq->device)->num_cq);
 	return 0;
 }
@@ -80,7 +169,8 @@ int xiw_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
  * the completion's QP: its consumer can no longer learn what became of its
  * work requests (xiw_qp_fatal()). Only the QPs whose completions are lost
  * are touched; streams that do not use this CQ never notice (RFC 5040
- * section 8.1.1, item 10).
+ * section 8.1.1, item 10). A ring CQ is full by the tail its process
+ * wrote, whatever that is: one that does not leave room is a full CQ.
  */
 void xiw_cq_add(struct xiw_cq *cq, const struct ib_wc *wc, bool solicited)
 {
@@ -90,13 +180,20 @@ void xiw_cq_add(struct xiw_cq *cq, const struct ib_wc *wc, bool solicited)
 	bool lost = false;
 
 	spin_lock_irqsave(&cq->lock, flags);
-	if (cq->head - cq->tail >= cq->size) {
+	if (cq->head - (cq->umap ? xiw_ucq_tail(cq) : cq->tail) >= cq->size) {
 		overflow = !cq->overflowed;
 		cq->overflowed = true;
 		lost = true;
 	} else {
-		cq->ring[xiw_ring_slot(cq->head, cq->mask)] = *wc;
+		if (cq->umap)
+			xiw_ucq_put(cq, wc);
+		else
+			cq->ring[xiw_ring_slot(cq->head, cq->mask)] = *wc;
 		cq->head++;
+		if (cq->umap)	/* the entry first, then its index */
+			smp_store_release((u32 *)(cq->umap->mem +
+						  XIW_UCQ_RING_HEAD),
+					  cq->head);
 		if (cq->notify == IB_CQ_NEXT_COMP ||
 		    (cq->notify == IB_CQ_SOLICITED &&
 		     (solicited || wc->status != IB_WC_SUCCESS))) {
@@ -130,13 +227,16 @@ void xiw_cq_add(struct xiw_cq *cq, const struct ib_wc *wc, bool solicited)
  * core frees the QP once destroy_qp returns: a consumer polling after
  * that would read freed memory (the core's poll command for a process
  * reads wc->qp->qp_num). Those completions go, the others keep their
- * order.
+ * order. A ring CQ's entries are the process's, and name QPs by number:
+ * its provider skips a destroyed QP's.
  */
 void xiw_cq_purge(struct xiw_cq *cq, const struct ib_qp *qp)
 {
 	unsigned long flags;
 	u32 i, kept;
 
+	if (cq->umap)
+		return;
 	spin_lock_irqsave(&cq->lock, flags);
 	for (i = cq->tail, kept = cq->tail; i != cq->head; i++) {
 		const struct ib_wc *wc = &cq->ring[xiw_ring_slot(i, cq->mask)];
@@ -157,7 +257,8 @@ void xiw_cq_purge(struct xiw_cq *cq, const struct ib_qp *qp)
  * @num: room in @wc
  * @wc: output
  *
- * Return: the number of completions taken.
+ * Return: the number of completions taken; -EOPNOTSUPP for a ring CQ,
+ * which its process polls itself.
  */
 int xiw_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc)
 {
@@ -165,6 +266,8 @@ int xiw_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc)
 	unsigned long flags;
 	int n = 0;
 
+	if (cq->umap)
+		return -EOPNOTSUPP;
 	spin_lock_irqsave(&cq->lock, flags);
 	while (n < num && cq->tail != cq->head) {
 		wc[n++] = cq->ring[xiw_ring_slot(cq->tail, cq->mask)];
@@ -196,7 +299,8 @@ int xiw_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	} else {
 		cq->notify = IB_CQ_NEXT_COMP;
 	}
-	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) && cq->head != cq->tail)
+	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) &&
+	    cq->head != (cq->umap ? xiw_ucq_tail(cq) : cq->tail))
 		ret = 1;
 	spin_unlock_irqrestore(&cq->lock, irqflags);
 	return ret;

@@ -61,12 +61,33 @@ static inline gfp_t xiw_gfp(bool user)
 
 void *xiw_kvcalloc(size_t n, size_t size, bool user);
 
+struct xiw_umap;
+struct xiw_umap *xiw_umap_new(struct ib_ucontext *uctx, size_t len,
+			      u64 *offset);
+void xiw_umap_remove(struct xiw_umap *m);
+
 /**
- * struct xiw_ucontext - a user context (uctx.c): no state of its own
+ * struct xiw_ucontext - a user context (uctx.c)
  * @ibucontext: RDMA core object
+ * @flags: XIW_UCTX_* granted to the provider when it opened the device
+ *	(uapi/xiw_abi.h); set before any object of the context exists
  */
 struct xiw_ucontext {
 	struct ib_ucontext ibucontext;
+	u32 flags;
+};
+
+/**
+ * struct xiw_umap - memory a process maps from the device file (uctx.c):
+ *	a user CQ's completion ring
+ * @rdma: the RDMA core's entry: offset, length, reference count
+ * @mem: zeroed pages from __vmalloc(), charged to the process's memory
+ *	cgroup; freed with the entry (xiw_mmap_free()), while a mapping of
+ *	them keeps its own page references
+ */
+struct xiw_umap {
+	struct rdma_user_mmap_entry rdma;
+	void *mem;
 };
 
 /**
@@ -94,7 +115,14 @@ struct xiw_pd {
 struct xiw_cq {
 	struct ib_cq ibcq;
 	spinlock_t lock;	/* the ring, head, tail, notify */
+	/* A kernel CQ, or a process's polled through the poll command. */
 	struct ib_wc *ring;
+	/*
+	 * Or a process's completion ring (uapi/xiw_abi.h, XIW_UCTX_CQ_RING):
+	 * the kernel writes entries and the head there, and reads only the
+	 * process's tail, which it trusts for nothing; @tail is unused.
+	 */
+	struct xiw_umap *umap;
 	u32 size;
 	u32 mask;
 	u32 head;

@@ -4,13 +4,17 @@
  * device (uapi/xiw_abi.h), and the sysfs attribute by which the provider
  * knows the device for xiw's.
  *
- * Version 1 of the user ABI posts and polls through the RDMA core's
- * uverbs commands: the kernel copies each work request in before it looks
- * at it, and every local buffer is an lkey of a user MR of the QP's PD,
- * checked as for kernel consumers. The context itself holds no state.
+ * Version 1 of the user ABI posts through the RDMA core's uverbs
+ * commands: the kernel copies each work request in before it looks at it,
+ * and every local buffer is an lkey of a user MR of the QP's PD, checked
+ * as for kernel consumers. Completions come through the poll command, or
+ * (XIW_UCTX_CQ_RING) in rings the process maps from the device file: the
+ * mappings are made here (xiw_umap_new(), xiw_mmap()).
  */
 #include <linux/device.h>
+#include <linux/mm.h>
 #include <linux/sysfs.h>
+#include <linux/vmalloc.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
@@ -41,11 +45,16 @@ static int xiw_udata_in(struct ib_udata *udata, void *req, size_t len)
  * @uctx: RDMA core object
  * @udata: struct xiw_uctx_req in, struct xiw_uctx_resp out
  *
+ * The flags the provider asks for that this kernel knows are granted, and
+ * the response says which.
+ *
  * Return: 0; -EPROTO for a provider of another ABI version; -EINVAL for
- * flags or reserved fields set; -EFAULT.
+ * reserved fields set; -EFAULT.
  */
 int xiw_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata)
 {
+	struct xiw_ucontext *ctx = container_of(uctx, struct xiw_ucontext,
+						ibucontext);
 	struct xiw_uctx_resp resp = {
 		.uabi = XIW_UABI_VERSION,
 		.max_sge = XIW_MAX_SGE,
@@ -62,8 +71,9 @@ int xiw_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata)
 			  req.uabi, XIW_UABI_VERSION);
 		return -EPROTO;
 	}
-	if (req.flags)
-		return -EINVAL;
+	/* Unknown flags are a newer provider's wishes: not granted. */
+	ctx->flags = req.flags & XIW_UCTX_FLAGS;
+	resp.flags = ctx->flags;
 	return ib_copy_to_udata(udata, &resp,
 				min(sizeof(resp), udata->outlen));
 }
@@ -85,11 +95,98 @@ void xiw_dealloc_ucontext(struct ib_ucontext *uctx)
  * With this op the RDMA core destroys the context's objects at once (the
  * process's later calls fail with EIO) instead of waiting for every
  * process to close the device, which would hold "rdma link delete" as
- * long as an application runs. xiw maps nothing into the process, so
- * there is nothing to take back here.
+ * long as an application runs. What xiw maps into a process is memory,
+ * not the device: a completion ring stays mapped, nothing writes it after
+ * its CQ is destroyed, and its pages go with the process's mapping.
  */
 void xiw_disassociate_ucontext(struct ib_ucontext *uctx)
 {
+}
+
+/**
+ * xiw_umap_new() - zeroed memory for a process to map from the device file
+ * @uctx: the process's context
+ * @len: octets, a multiple of PAGE_SIZE
+ * @offset: out: the mmap() offset the process maps it at
+ *
+ * The memory is the process's, charged to its memory cgroup. It lives
+ * until xiw_umap_remove() and the last mmap() under way are both done;
+ * pages mapped by then stay with the mapping.
+ *
+ * Return: the mapping's entry, or an ERR_PTR (-ENOMEM).
+ */
+struct xiw_umap *xiw_umap_new(struct ib_ucontext *uctx, size_t len,
+			      u64 *offset)
+{
+	struct xiw_umap *m = kzalloc(sizeof(*m), xiw_gfp(true));
+	int err;
+
+	if (!m)
+		return ERR_PTR(-ENOMEM);
+	m->mem = __vmalloc(len, xiw_gfp(true) | __GFP_ZERO);
+	if (!m->mem) {
+		kfree(m);
+		return ERR_PTR(-ENOMEM);
+	}
+	err = rdma_user_mmap_entry_insert(uctx, &m->rdma, len);
+	if (err) {
+		vfree(m->mem);
+		kfree(m);
+		return ERR_PTR(err);
+	}
+	*offset = rdma_user_mmap_get_offset(&m->rdma);
+	return m;
+}
+
+/**
+ * xiw_umap_remove() - no new mapping of @m; free it once none is under way
+ * @m: from xiw_umap_new()
+ */
+void xiw_umap_remove(struct xiw_umap *m)
+{
+	rdma_user_mmap_entry_remove(&m->rdma);
+}
+
+/**
+ * xiw_mmap() - map an entry of xiw_umap_new() into a process
+ * @uctx: the process's context
+ * @vma: a shared mapping of exactly the entry's length at its offset
+ *
+ * The pages are inserted with references of their own, so a mapping
+ * outlives the entry (a CQ destroyed, a device gone) without pointing at
+ * freed memory.
+ *
+ * Return: 0, -EINVAL (no such entry, another length, a private mapping),
+ * or vm_insert_page()'s error.
+ */
+int xiw_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
+{
+	struct rdma_user_mmap_entry *e = rdma_user_mmap_entry_get(uctx, vma);
+	struct xiw_umap *m;
+	unsigned long off;
+	int err = 0;
+
+	if (!e)
+		return -EINVAL;
+	m = container_of(e, struct xiw_umap, rdma);
+	for (off = 0; off < vma->vm_end - vma->vm_start && !err;
+	     off += PAGE_SIZE)
+		err = vm_insert_page(vma, vma->vm_start + off,
+				     vmalloc_to_page(m->mem + off));
+	rdma_user_mmap_entry_put(e);
+	return err;
+}
+
+/**
+ * xiw_mmap_free() - the last reference to an entry is gone
+ * @e: the entry of a struct xiw_umap
+ */
+void xiw_mmap_free(struct rdma_user_mmap_entry *e)
+{
+	struct xiw_umap *m = container_of(e, struct xiw_umap, rdma);
+
+	vfree(m->mem);
+	kfree(m);
 }
 
 /**

@@ -68,6 +68,8 @@ int xiw_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata);
 void xiw_dealloc_ucontext(struct ib_ucontext *uctx);
 void xiw_disassociate_ucontext(struct ib_ucontext *uctx);
 int xiw_udata_none(struct ib_udata *udata);
+int xiw_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
+void xiw_mmap_free(struct rdma_user_mmap_entry *e);
 extern const struct attribute_group xiw_attr_group;
 
 #endif /* XIW_VERBS_H */

@@ -7,26 +7,77 @@
  * xiw_uabi (uapi/xiw_abi.h) with the user ABI version it speaks.
  *
  * User ABI version 1: every verb is one of the RDMA core's uverbs commands
- * (ibv_cmd_*), work posted and completions polled included. The kernel
- * copies each work request in before it looks at it; inline data is
- * copied from this process by the kernel at post time. Written in C: the
- * rdma-core headers a provider must include (driver.h and its ccan/ lists
- * and stdatomic.h) are C, not C++ (Documentation/architecture.md).
+ * (ibv_cmd_*), work posted included. The kernel copies each work request
+ * in before it looks at it; inline data is copied from this process by
+ * the kernel at post time. Completions are polled without a system call
+ * from a ring per CQ that the kernel writes and this process maps
+ * (XIW_UCTX_CQ_RING), or, from a kernel without rings, through the poll
+ * command. Written in C: the rdma-core headers a provider must include
+ * (driver.h and its ccan/ lists and stdatomic.h) are C, not C++
+ * (Documentation/architecture.md).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <infiniband/driver.h>
 #include <infiniband/verbs.h>
 
 #include "xiw_abi.h"
 
+/*
+ * A device opened. @rings lists its CQs' mapped rings under @lock: each
+ * mapping holds the device file open, so those the application leaves
+ * are unmapped when it closes the device, which the kernel then cleans
+ * up as it does for a provider without rings.
+ */
 struct xiw_context {
 	struct verbs_context ibv_ctx;
 	uint32_t max_inline;
+	uint32_t flags;		/* XIW_UCTX_* the kernel granted */
+	pthread_mutex_t lock;
+	struct list_head rings;
 };
+
+/*
+ * A destroyed QP's completions still in a ring CQ: those of @qp_num
+ * before ring index @until are skipped (the kernel adds none after the
+ * destroy returned). Gone once the tail passes @until.
+ */
+struct xiw_skip {
+	uint32_t qp_num;
+	uint32_t until;
+};
+
+/*
+ * A CQ. With a ring (@ring set): the kernel writes entries and the head,
+ * this process reads entries and writes the tail; @lock serialises this
+ * process's pollers and the skip list.
+ */
+struct xiw_cq {
+	struct ibv_cq ibv_cq;
+	pthread_spinlock_t lock;
+	struct list_node entry;	/* in the context's rings */
+	void *ring;
+	size_t ring_len;
+	uint32_t mask;
+	uint32_t tail;
+	uint32_t nskip;
+	struct xiw_skip *skip;
+};
+
+static inline struct xiw_cq *to_xcq(struct ibv_cq *cq)
+{
+	return container_of(cq, struct xiw_cq, ibv_cq);
+}
+
+static inline struct xiw_context *to_xctx(struct ibv_context *ctx)
+{
+	return container_of(ctx, struct xiw_context, ibv_ctx.context);
+}
 
 struct xiw_device {
 	struct verbs_device ibv_dev;
@@ -119,39 +170,180 @@ static int xiw_dereg_mr(struct verbs_mr *vmr)
 	return err;
 }
 
+/* The create command's response with xiw's behind the core's. */
+struct xiw_create_cq_resp {
+	struct ib_uverbs_create_cq_resp ibv_resp;
+	struct xiw_ucq_resp drv;
+};
+
 static struct ibv_cq *xiw_create_cq(struct ibv_context *ctx, int cqe,
 				    struct ibv_comp_channel *channel,
 				    int comp_vector)
 {
-	struct ib_uverbs_create_cq_resp resp;
-	struct ibv_cq *cq = calloc(1, sizeof(*cq));
+	bool rings = to_xctx(ctx)->flags & XIW_UCTX_CQ_RING;
+	struct xiw_create_cq_resp resp = {};
+	struct xiw_cq *cq = calloc(1, sizeof(*cq));
 	struct ibv_create_cq cmd;
 	int err;
 
 	if (!cq)
 		return NULL;
-	err = ibv_cmd_create_cq(ctx, cqe, channel, comp_vector, cq, &cmd,
-				sizeof(cmd), &resp, sizeof(resp));
-	if (err) {
-		free(cq);
-		errno = err;
-		return NULL;
+	err = pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	if (err)
+		goto fail;
+	err = ibv_cmd_create_cq(ctx, cqe, channel, comp_vector, &cq->ibv_cq,
+				&cmd, sizeof(cmd), &resp.ibv_resp,
+				rings ? sizeof(resp) : sizeof(resp.ibv_resp));
+	if (err)
+		goto fail_lock;
+	if (!rings)
+		return &cq->ibv_cq;
+	cq->ring = mmap(NULL, resp.drv.ring_len, PROT_READ | PROT_WRITE,
+			MAP_SHARED, ctx->cmd_fd, resp.drv.ring_offset);
+	if (cq->ring == MAP_FAILED) {
+		err = errno;
+		ibv_cmd_destroy_cq(&cq->ibv_cq);
+		goto fail_lock;
 	}
-	return cq;
+	cq->ring_len = resp.drv.ring_len;
+	cq->mask = resp.drv.slots - 1;
+	pthread_mutex_lock(&to_xctx(ctx)->lock);
+	list_add_tail(&to_xctx(ctx)->rings, &cq->entry);
+	pthread_mutex_unlock(&to_xctx(ctx)->lock);
+	return &cq->ibv_cq;
+fail_lock:
+	pthread_spin_destroy(&cq->lock);
+fail:
+	free(cq);
+	errno = err;
+	return NULL;
 }
 
-static int xiw_destroy_cq(struct ibv_cq *cq)
+static int xiw_destroy_cq(struct ibv_cq *ibcq)
 {
-	int err = ibv_cmd_destroy_cq(cq);
+	struct xiw_cq *cq = to_xcq(ibcq);
+	int err = ibv_cmd_destroy_cq(ibcq);
 
-	if (!err)
-		free(cq);
+	if (err)
+		return err;
+	if (cq->ring) {
+		struct xiw_context *ctx = to_xctx(ibcq->context);
+
+		pthread_mutex_lock(&ctx->lock);
+		list_del(&cq->entry);
+		pthread_mutex_unlock(&ctx->lock);
+		munmap(cq->ring, cq->ring_len);
+	}
+	pthread_spin_destroy(&cq->lock);
+	free(cq->skip);
+	free(cq);
+	return 0;
+}
+
+static inline uint32_t *xiw_ring_index(struct xiw_cq *cq, size_t off)
+{
+	return (uint32_t *)((char *)cq->ring + off);
+}
+
+/* Is ring entry @i of @qp_num one of a destroyed QP's? Lock held. */
+static bool xiw_skipped(struct xiw_cq *cq, uint32_t i, uint32_t qp_num)
+{
+	uint32_t k;
+
+	for (k = 0; k < cq->nskip; k++)
+		if (cq->skip[k].qp_num == qp_num &&
+		    (int32_t)(i - cq->skip[k].until) < 0)
+			return true;
+	return false;
+}
+
+/* Forget the destroyed QPs whose entries are all behind the tail. */
+static void xiw_skips_done(struct xiw_cq *cq)
+{
+	uint32_t k = 0;
+
+	while (k < cq->nskip)
+		if ((int32_t)(cq->tail - cq->skip[k].until) >= 0)
+			cq->skip[k] = cq->skip[--cq->nskip];
+		else
+			k++;
+}
+
+static void xiw_wc_from_ring(struct ibv_wc *wc, const struct xiw_ucqe *e)
+{
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = e->wr_id;
+	wc->status = e->status;
+	wc->opcode = e->opcode;
+	wc->vendor_err = e->vendor_err;
+	wc->byte_len = e->byte_len;
+	wc->qp_num = e->qp_num;
+	if (e->flags & XIW_UCQE_WITH_IMM) {
+		wc->wc_flags |= IBV_WC_WITH_IMM;
+		wc->imm_data = e->ex_data;	/* network order, as sent */
+	} else if (e->flags & XIW_UCQE_WITH_INV) {
+		wc->wc_flags |= IBV_WC_WITH_INV;
+		wc->invalidated_rkey = e->ex_data;
+	}
+}
+
+static int xiw_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
+{
+	struct xiw_cq *cq = to_xcq(ibcq);
+	const struct xiw_ucqe *entries;
+	uint32_t head;
+	int n = 0;
+
+	if (!cq->ring)
+		return ibv_cmd_poll_cq(ibcq, ne, wc);
+	entries = (const void *)((char *)cq->ring + XIW_UCQ_RING_ENTRIES);
+	pthread_spin_lock(&cq->lock);
+	/* The entries before the head are written before it is. */
+	head = __atomic_load_n(xiw_ring_index(cq, XIW_UCQ_RING_HEAD),
+			       __ATOMIC_ACQUIRE);
+	while (n < ne && cq->tail != head) {
+		const struct xiw_ucqe *e = &entries[cq->tail & cq->mask];
+
+		if (!cq->nskip || !xiw_skipped(cq, cq->tail, e->qp_num))
+			xiw_wc_from_ring(&wc[n++], e);
+		cq->tail++;
+	}
+	/* Read before the kernel may write the slots again. */
+	__atomic_store_n(xiw_ring_index(cq, XIW_UCQ_RING_TAIL), cq->tail,
+			 __ATOMIC_RELEASE);
+	if (cq->nskip)
+		xiw_skips_done(cq);
+	pthread_spin_unlock(&cq->lock);
+	return n;
+}
+
+/*
+ * A QP was destroyed: what it left in a ring CQ is skipped, as the kernel
+ * drops it from a CQ it polls for us. Return: 0 or ENOMEM.
+ */
+static int xiw_cq_forget_qp(struct ibv_cq *ibcq, uint32_t qp_num)
+{
+	struct xiw_cq *cq = ibcq ? to_xcq(ibcq) : NULL;
+	struct xiw_skip *skip;
+	uint32_t head;
+	int err = 0;
+
+	if (!ibcq || !cq->ring)
+		return 0;
+	pthread_spin_lock(&cq->lock);
+	head = __atomic_load_n(xiw_ring_index(cq, XIW_UCQ_RING_HEAD),
+			       __ATOMIC_ACQUIRE);
+	if (head != cq->tail) {
+		skip = realloc(cq->skip, (cq->nskip + 1) * sizeof(*skip));
+		if (skip) {
+			cq->skip = skip;
+			skip[cq->nskip++] = (struct xiw_skip){ qp_num, head };
+		} else {
+			err = ENOMEM;
+		}
+	}
+	pthread_spin_unlock(&cq->lock);
 	return err;
-}
-
-static int xiw_poll_cq(struct ibv_cq *cq, int ne, struct ibv_wc *wc)
-{
-	return ibv_cmd_poll_cq(cq, ne, wc);
 }
 
 static int xiw_req_notify_cq(struct ibv_cq *cq, int solicited_only)
@@ -247,11 +439,21 @@ static int xiw_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 
 static int xiw_destroy_qp(struct ibv_qp *qp)
 {
+	uint32_t qp_num = qp->qp_num;
+	struct ibv_cq *scq = qp->send_cq, *rcq = qp->recv_cq;
 	int err = ibv_cmd_destroy_qp(qp);
 
-	if (!err)
-		free(qp);
-	return err;
+	if (err)
+		return err;
+	free(qp);
+	/*
+	 * Its completions would name a QP this process no longer has. The
+	 * destroy is done all the same if they cannot be skipped.
+	 */
+	xiw_cq_forget_qp(scq, qp_num);
+	if (rcq != scq)
+		xiw_cq_forget_qp(rcq, qp_num);
+	return 0;
 }
 
 static int xiw_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
@@ -270,7 +472,15 @@ static void xiw_free_context(struct ibv_context *ibctx)
 {
 	struct xiw_context *ctx =
 		container_of(ibctx, struct xiw_context, ibv_ctx.context);
+	struct xiw_cq *cq, *next;
 
+	/* CQs not destroyed: their rings go, so that the file is closed. */
+	list_for_each_safe(&ctx->rings, cq, next, entry) {
+		list_del(&cq->entry);
+		munmap(cq->ring, cq->ring_len);
+		cq->ring = NULL;
+	}
+	pthread_mutex_destroy(&ctx->lock);
 	verbs_uninit_context(&ctx->ibv_ctx);
 	free(ctx);
 }
@@ -306,6 +516,7 @@ static struct verbs_context *xiw_alloc_context(struct ibv_device *ibdev,
 	struct xiw_get_context_resp resp = {};
 	struct xiw_get_context_cmd cmd = {};
 	struct xiw_context *ctx;
+	const char *env;
 
 	(void)private_data;
 	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, ibv_ctx,
@@ -313,6 +524,10 @@ static struct verbs_context *xiw_alloc_context(struct ibv_device *ibdev,
 	if (!ctx)
 		return NULL;
 	cmd.drv.uabi = XIW_UABI_VERSION;
+	/* XIW_CQ_RINGS=0: poll through the command, as from an old kernel. */
+	env = getenv("XIW_CQ_RINGS");
+	if (!env || strcmp(env, "0"))
+		cmd.drv.flags |= XIW_UCTX_CQ_RING;
 	if (ibv_cmd_get_context(&ctx->ibv_ctx, &cmd.ibv_cmd, sizeof(cmd),
 				&resp.ibv_resp, sizeof(resp))) {
 		if (errno == EPROTO)
@@ -327,6 +542,9 @@ static struct verbs_context *xiw_alloc_context(struct ibv_device *ibdev,
 		goto fail;
 	}
 	ctx->max_inline = resp.drv.max_inline;
+	ctx->flags = resp.drv.flags & XIW_UCTX_CQ_RING;
+	pthread_mutex_init(&ctx->lock, NULL);
+	list_head_init(&ctx->rings);
 	verbs_set_ops(&ctx->ibv_ctx, &xiw_ctx_ops);
 	return &ctx->ibv_ctx;
 fail:

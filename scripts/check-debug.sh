@@ -27,6 +27,7 @@ if [ "${1:-}" = --ci ]; then
 	export XIW_FUZZ_SLICE=${XIW_FUZZ_SLICE:-300}
 	export XIW_FUZZ_RESPONSES_SLICE=${XIW_FUZZ_RESPONSES_SLICE:-100}
 	export XIW_ABUSE_ROUNDS=${XIW_ABUSE_ROUNDS:-10}
+	export XIW_USER_ABUSE_ROUNDS=${XIW_USER_ABUSE_ROUNDS:-12}
 	export XIW_RACES=${XIW_RACES:-3}
 	set -- --if-cached "$@"
 fi

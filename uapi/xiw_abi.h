@@ -25,6 +25,17 @@
  * copied from the process by the kernel when the work request is
  * posted, with the process's own access checks (copy_from_user): a
  * process gives the kernel nothing it could not read itself.
+ *
+ * Completion rings (flag XIW_UCTX_CQ_RING, a growth of version 1): a
+ * provider that sets it in struct xiw_uctx_req, and finds it set in the
+ * response, polls its CQs without a system call. Each CQ's completions
+ * are then written by the kernel into a ring the process maps (struct
+ * xiw_ucq_resp says where); the process moves the ring's tail. The
+ * kernel reads nothing of the ring but the tail, and trusts no value it
+ * finds there: a tail that does not leave room is a full CQ (the
+ * completion is lost, IB_EVENT_CQ_ERR, the QP's stream ends, as for a CQ
+ * overrun), and no octet outside the ring is written. Such a CQ is not
+ * polled through the poll command (EOPNOTSUPP).
  */
 #ifndef _UAPI_XIW_ABI_H
 #define _UAPI_XIW_ABI_H
@@ -33,10 +44,16 @@
 
 #define XIW_UABI_VERSION	1
 
+/* struct xiw_uctx_req/resp flags */
+enum xiw_uctx_flags {
+	XIW_UCTX_CQ_RING = 1 << 0,	/* CQs polled from mapped rings */
+	XIW_UCTX_FLAGS = XIW_UCTX_CQ_RING,
+};
+
 /**
  * struct xiw_uctx_req - ibv_open_device(): the provider's side
  * @uabi: XIW_UABI_VERSION
- * @flags: none defined yet: 0
+ * @flags: XIW_UCTX_* the provider asks for
  */
 struct xiw_uctx_req {
 	__u32 uabi;
@@ -46,7 +63,7 @@ struct xiw_uctx_req {
 /**
  * struct xiw_uctx_resp - ibv_open_device(): the kernel's side
  * @uabi: XIW_UABI_VERSION
- * @flags: none defined yet
+ * @flags: XIW_UCTX_* granted: what was asked for and this kernel has
  * @max_sge: SGEs per work request
  * @max_inline: inline octets a user QP's work request takes (what
  *	ibv_query_qp() reports as max_inline_data)
@@ -58,6 +75,69 @@ struct xiw_uctx_resp {
 	__u32 max_sge;
 	__u32 max_inline;
 	__aligned_u64 reserved[2];
+};
+
+/**
+ * struct xiw_ucq_resp - ibv_create_cq() of a context with XIW_UCTX_CQ_RING:
+ *	the kernel's side
+ * @ring_offset: mmap() offset of the ring, on the device's file
+ * @ring_len: octets to map: XIW_UCQ_RING_ENTRIES + @slots entries, whole
+ *	pages
+ * @slots: entries in the ring, a power of two, at least the CQ's size
+ * @reserved: zero
+ */
+struct xiw_ucq_resp {
+	__aligned_u64 ring_offset;
+	__u32 ring_len;
+	__u32 slots;
+	__aligned_u64 reserved;
+};
+
+/*
+ * A completion ring: the kernel's producer index (__u32 at offset
+ * XIW_UCQ_RING_HEAD, written by the kernel only), the process's consumer
+ * index (__u32 at XIW_UCQ_RING_TAIL), each on its own cache line, then
+ * the entries. Indexes run free and wrap at 2^32; entry i is at slot
+ * i & (slots - 1). Entries before head are the kernel's to publish (it
+ * stores head with release semantics after writing them), from tail on
+ * the process's to read, and head - tail never exceeds the CQ's size.
+ */
+#define XIW_UCQ_RING_HEAD	0
+#define XIW_UCQ_RING_TAIL	64
+#define XIW_UCQ_RING_ENTRIES	128
+
+/* struct xiw_ucqe flags */
+enum xiw_ucqe_flags {
+	XIW_UCQE_WITH_IMM = 1 << 0,	/* @ex_data: immediate data */
+	XIW_UCQE_WITH_INV = 1 << 1,	/* @ex_data: invalidated STag */
+};
+
+/**
+ * struct xiw_ucqe - a completion in a ring
+ * @wr_id: the work request's
+ * @qp_num: its QP
+ * @byte_len: octets received, read, or (Verify) the hash's length
+ * @ex_data: immediate data as received (network order), or the STag a
+ *	Send with Invalidate invalidated
+ * @status: enum ib_wc_status, which libibverbs' enum ibv_wc_status
+ *	numbers alike
+ * @opcode: enum ib_uverbs_wc_opcode (IBV_WC_*)
+ * @flags: XIW_UCQE_*
+ * @reserved0: zero
+ * @vendor_err: zero, or why a work request failed (Documentation)
+ * @reserved1: zero
+ */
+struct xiw_ucqe {
+	__aligned_u64 wr_id;
+	__u32 qp_num;
+	__u32 byte_len;
+	__u32 ex_data;
+	__u8 status;
+	__u8 opcode;
+	__u8 flags;
+	__u8 reserved0;
+	__u32 vendor_err;
+	__u32 reserved1;
 };
 
 #endif /* _UAPI_XIW_ABI_H */

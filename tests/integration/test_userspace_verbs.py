@@ -7,6 +7,7 @@ xiw0 on v0 in a (192.0.2.1), xiw1 on v1 in b (192.0.2.2). The devices
 are visible in every namespace (rdma system netns shared, the default);
 librdmacm's connections are made in the namespace of the process.
 """
+import errno
 import json
 import os
 import re
@@ -18,6 +19,10 @@ from conftest import TOP, rping_verified, wait_until, xiw_and_siw, xiw_links  # 
 PROVIDER = os.path.join(TOP, "build", "cmake", "provider", "libxiw")
 ENV = f"RDMAV_DRIVERS={PROVIDER} "
 DEVICE_H = os.path.join(TOP, "kmod", "device.h")
+# How the provider polls a CQ: from the ring the kernel writes and the
+# process maps (XIW_UCTX_CQ_RING, the default), or through the RDMA core's
+# poll command (XIW_CQ_RINGS=0: as from a kernel without rings).
+POLLING = {"ring": ENV, "command": ENV + "XIW_CQ_RINGS=0 "}
 
 
 def kernel_limits():
@@ -82,10 +87,12 @@ def test_ibv_devinfo_reports_the_kernels_limits_and_atomics(user):
     assert field("link_layer") == "Ethernet"
 
 
-def test_rping_moves_verified_data_between_namespaces(user):
+@pytest.mark.parametrize("polling", POLLING)
+def test_rping_moves_verified_data_between_namespaces(user, polling):
     """rping's server in b, its client in a: ten round trips of Send,
-    RDMA Read and RDMA Write, each buffer checked (-V)."""
-    rping_verified(user, 10, ENV)
+    RDMA Read and RDMA Write, each buffer checked (-V), completions
+    polled from rings and through the poll command."""
+    rping_verified(user, 10, POLLING[polling])
 
 
 def test_deleting_a_device_a_process_holds_completes(user):
@@ -199,23 +206,29 @@ def test_a_hostile_process_is_refused_and_leaves_nothing(user):
     assert resources(vm, "xiw0") == before
 
 
-def test_a_destroyed_qp_leaves_no_completion_in_its_cq(user):
+@pytest.mark.parametrize("polling", POLLING)
+def test_a_destroyed_qp_leaves_no_completion_in_its_cq(user, polling):
     """A QP's four receives complete flushed when it goes to error; polled
     before the destroy, the CQ holds the four, destroyed first, nothing:
-    the completions named the QP the RDMA core frees, and the core's poll
-    command read it (wc->qp->qp_num) after the destroy."""
-    res = user.run(f"env {ENV}{CLAIM} orphan xiw0", timeout=60, check=False)
+    through the poll command, the completions named the QP the RDMA core
+    frees, and the core read it (wc->qp->qp_num) after the destroy (the
+    kernel drops them: xiw_cq_purge()); from a ring, the provider skips
+    them."""
+    res = user.run(f"env {POLLING[polling]}{CLAIM} orphan xiw0", timeout=60,
+                   check=False)
     assert res.rc == 0, res
     assert json.loads(res.out) == {"flushed": 4, "after_destroy": 0}, res
 
 
-def test_destroying_a_qp_adds_nothing_to_the_cq_it_shares(user):
+@pytest.mark.parametrize("polling", POLLING)
+def test_destroying_a_qp_adds_nothing_to_the_cq_it_shares(user, polling):
     """A QP with sixteen receives posted shares an armed CQ of four
     entries with another QP (xiw_qp_claim crowd). Destroyed, it puts
     nothing in the CQ: no completion event, no IB_EVENT_CQ_ERR (its
     sixteen flushed receives overflowed the CQ before, for completions
     the destroy then dropped), and the CQ serves the other QP as before."""
-    res = user.run(f"env {ENV}{CLAIM} crowd xiw0", timeout=60, check=False)
+    res = user.run(f"env {POLLING[polling]}{CLAIM} crowd xiw0", timeout=60,
+                   check=False)
     assert res.rc == 0, res
     assert json.loads(res.out) == {"cq_events": 0, "async_events": 0,
                                    "other_flushed": 1}, res
@@ -226,26 +239,32 @@ LIMITS = os.path.join(TOP, "build", "cmake", "tests", "userspace",
 NOBODY = "setpriv --reuid=65534 --regid=65534 --clear-groups "
 ENOMEM = 12
 MIB = 1 << 20
-# The ring of a CQ of XIW_MAX_CQE entries: as many struct ib_wc, 72
-# octets on 6.1 and 6.12 (4.5 MiB), so no less than 64 octets each.
-BIG_CQ_RING = kernel_limits()["XIW_MAX_CQE"] * 64
+# The ring of a CQ of XIW_MAX_CQE entries: as many struct ib_wc (72
+# octets on 6.1 and 6.12, 4.5 MiB: no less than 64 octets each) for one
+# polled through the command, as many struct xiw_ucqe (32 octets, 2 MiB)
+# for one polled from its ring.
+BIG_CQ_RING = {"command": kernel_limits()["XIW_MAX_CQE"] * 64,
+               "ring": kernel_limits()["XIW_MAX_CQE"] * 32}
 # Where the test mounts cgroup v2: the guest runs no cgroup manager.
 CGROUP = "/run/xiw-cgroup"
 
 
-def test_a_processs_cqs_are_its_memory_charged_to_its_cgroup(user):
+@pytest.mark.parametrize("polling", POLLING)
+def test_a_processs_cqs_are_its_memory_charged_to_its_cgroup(user, polling):
     """uid 65534, alone in a memory cgroup of 64 MiB, creates CQs of
-    XIW_MAX_CQE entries (4.5 MiB of ring each) until one fails, 32 at most
-    (tests/userspace/limits.c, charge). The rings are charged to its
-    cgroup (kmod/obj.h, xiw_gfp()): one fails with ENOMEM before the
-    cgroup's usage passes its limit, the usage having risen by at least a
-    ring for each CQ made; nothing is OOM-killed; destroyed, they are
-    uncharged. Uncharged (GFP_KERNEL, before), nothing stopped all 32
-    (144 MiB) in the 64 MiB cgroup."""
+    XIW_MAX_CQE entries (4.5 MiB of ring each through the poll command, 2
+    MiB mapped) until one fails, 64 at most (tests/userspace/limits.c,
+    charge). The rings are charged to its cgroup (kmod/obj.h, xiw_gfp();
+    uctx.c, xiw_umap_new()): one fails with ENOMEM before the cgroup's
+    usage passes its limit, the usage having risen by at least a ring for
+    each CQ made; nothing is OOM-killed; destroyed, they are uncharged.
+    Uncharged (GFP_KERNEL, before 75640e0), nothing stopped 32 (144 MiB)
+    in the 64 MiB cgroup."""
     vm = user
+    ring = BIG_CQ_RING[polling]
     assert vm.run("grep -qw cgroup2 /proc/filesystems", check=False).rc == 0, \
         "the guest kernel has no cgroup v2"
-    cg, limit, most = f"{CGROUP}/xiw-limits", 64 * MIB, 32
+    cg, limit, most = f"{CGROUP}/xiw-limits", 64 * MIB, 64
     vm.run(f"mkdir -p {CGROUP} && "
            f"{{ mountpoint -q {CGROUP} || "
            f"mount -t cgroup2 cgroup2 {CGROUP}; }} && "
@@ -255,7 +274,7 @@ def test_a_processs_cqs_are_its_memory_charged_to_its_cgroup(user):
     try:
         # The shell joins the cgroup, then becomes the program.
         res = vm.run(f"sh -c 'echo $$ > {cg}/cgroup.procs && exec {NOBODY}"
-                     f"env {ENV}{LIMITS} charge xiw0 "
+                     f"env {POLLING[polling]}{LIMITS} charge xiw0 "
                      f"{kernel_limits()['XIW_MAX_CQE']} {most}'",
                      timeout=120, check=False)
         stat = vm.run(f"cat {cg}/memory.peak {cg}/memory.current "
@@ -270,12 +289,48 @@ def test_a_processs_cqs_are_its_memory_charged_to_its_cgroup(user):
     what = f"{got}\npeak {peak}, current {current} after exit, {events}"
     assert got["errno"] == ENOMEM, what
     # Refused at the limit, not before it: at least half of it was used.
-    assert limit // 2 // BIG_CQ_RING <= got["created"] \
-        <= limit // BIG_CQ_RING, what
-    assert got["created"] * BIG_CQ_RING <= peak <= limit, what
+    assert limit // 2 // ring <= got["created"] <= limit // ring, what
+    assert got["created"] * ring <= peak <= limit, what
     assert events["max"] > 0, what
     assert events["oom"] == 0 and events["oom_kill"] == 0, what
-    assert current <= peak - (got["created"] - 1) * BIG_CQ_RING, what
+    assert current <= peak - (got["created"] - 1) * ring, what
+
+
+RING = os.path.join(TOP, "build", "cmake", "tests", "userspace",
+                    "xiw_cq_ring")
+RING_ROUNDS = int(os.environ.get("XIW_USER_ABUSE_ROUNDS", "40"))
+
+
+def test_a_process_spoiling_its_completion_rings_harms_only_itself(user):
+    """XIW_USER_ABUSE_ROUNDS times (40), a process spoils the ring of its
+    CQ of eight entries (tests/userspace/cq_ring.c, scribble: a tail ahead
+    of the head, far behind it, half the index space away; the head and
+    every entry overwritten; the ring unmapped; random tails written while
+    the kernel completes), then has the kernel complete sixteen flushed
+    receives there and exits holding everything. The kernel trusts no
+    tail it reads: each round's CQ overflows (IBV_EVENT_CQ_ERR, one a
+    round), not one octet of the ring's page past its entries is written,
+    the kernel log stays clean, and the device holds what it held before."""
+    vm = user
+    before = resources(vm, "xiw0")
+    res = vm.run(f"env {ENV}{RING} scribble xiw0 {RING_ROUNDS}", check=False,
+                 timeout=60 + 5 * RING_ROUNDS)
+    assert res.rc == 0, res
+    assert json.loads(res.out) == {"rounds": RING_ROUNDS,
+                                   "cq_errors": RING_ROUNDS,
+                                   "outside": 0}, res
+    wait_until(vm, "! rdma resource show ctx | grep -q xiw_cq_ring",
+               "the processes' contexts are gone")
+    assert resources(vm, "xiw0") == before
+
+
+def test_a_ring_cq_is_not_polled_through_the_poll_command(user):
+    """A CQ whose completions go to its ring has none for the RDMA core's
+    poll command: a process issuing it (a write() on the device file)
+    gets EOPNOTSUPP, not the ring's entries read back as the kernel's."""
+    res = user.run(f"env {ENV}{RING} command xiw0", timeout=60, check=False)
+    assert res.rc == 0, res
+    assert json.loads(res.out) == {"poll_command": errno.EOPNOTSUPP}, res
 
 
 def test_a_process_gets_the_cqs_the_device_reports_and_not_one_more(user):
