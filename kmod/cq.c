@@ -13,7 +13,11 @@
 /* The process's consumer index of a ring CQ: any value at all. */
 static u32 xiw_ucq_tail(const struct xiw_cq *cq)
 {
-	return READ_ONCE(*(u32 *)(cq->umap->mem + XIW_UCQ_RING_TAIL));
+	/*
+	 * Acquire: the process stores it (release) after it read the
+	 * entries before it, whose slots the kernel may then overwrite.
+	 */
+	return smp_load_acquire((u32 *)(cq->umap->mem + XIW_UCQ_RING_TAIL));
 }
 
 /*
