@@ -90,7 +90,8 @@ static bool xiw_uses_cq_ring(struct ib_udata *udata)
  * xiw_create_cq() - create a completion queue
  * @ibcq: RDMA core object, allocated by the core
  * @attr: requested size and vector
- * @attrs: a user CQ's attributes (driver data: nothing in ABI version 1);
+ * @attrs: a user CQ's attributes (driver data: none in, struct
+ *	xiw_ucq_resp out for a context with XIW_UCTX_CQ_RING);
  *	NULL for kernel consumers (before 6.11: the user's udata,
  *	include/xiw/compat.h)
  *

@@ -48,8 +48,9 @@ static int xiw_udata_in(struct ib_udata *udata, void *req, size_t len)
  * The flags the provider asks for that this kernel knows are granted, and
  * the response says which.
  *
- * Return: 0; -EPROTO for a provider of another ABI version; -EINVAL for
- * reserved fields set; -EFAULT.
+ * Return: 0; -EPROTO for a provider of another ABI version; -EINVAL for a
+ * request longer than this kernel knows whose extra octets are not zero;
+ * -EFAULT.
  */
 int xiw_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata)
 {
@@ -169,6 +170,8 @@ int xiw_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 	if (!e)
 		return -EINVAL;
 	m = container_of(e, struct xiw_umap, rdma);
+	/* Neither grown by mremap() nor in a core dump: the kernel's ring. */
+	xiw_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
 	for (off = 0; off < vma->vm_end - vma->vm_start && !err;
 	     off += PAGE_SIZE)
 		err = vm_insert_page(vma, vma->vm_start + off,

@@ -43,13 +43,16 @@ struct xiw_context {
 };
 
 /*
- * A destroyed QP's completions still in a ring CQ: those of @qp_num
- * before ring index @until are skipped (the kernel adds none after the
- * destroy returned). Gone once the tail passes @until.
+ * A QP being destroyed, or destroyed, whose completions are still in a
+ * ring CQ: while @open (the destroy under way) all of @qp_num's are
+ * skipped, then those before ring index @until (the kernel adds none
+ * after the destroy returned). Gone once the tail passes @until.
  */
 struct xiw_skip {
+	struct xiw_skip *next;
 	uint32_t qp_num;
 	uint32_t until;
+	bool open;
 };
 
 /*
@@ -65,7 +68,6 @@ struct xiw_cq {
 	size_t ring_len;
 	uint32_t mask;
 	uint32_t tail;
-	uint32_t nskip;
 	struct xiw_skip *skip;
 };
 
@@ -235,7 +237,12 @@ static int xiw_destroy_cq(struct ibv_cq *ibcq)
 		munmap(cq->ring, cq->ring_len);
 	}
 	pthread_spin_destroy(&cq->lock);
-	free(cq->skip);
+	while (cq->skip) {
+		struct xiw_skip *s = cq->skip;
+
+		cq->skip = s->next;
+		free(s);
+	}
 	free(cq);
 	return 0;
 }
@@ -248,25 +255,42 @@ static inline uint32_t *xiw_ring_index(struct xiw_cq *cq, size_t off)
 /* Is ring entry @i of @qp_num one of a destroyed QP's? Lock held. */
 static bool xiw_skipped(struct xiw_cq *cq, uint32_t i, uint32_t qp_num)
 {
-	uint32_t k;
+	const struct xiw_skip *s;
 
-	for (k = 0; k < cq->nskip; k++)
-		if (cq->skip[k].qp_num == qp_num &&
-		    (int32_t)(i - cq->skip[k].until) < 0)
+	for (s = cq->skip; s; s = s->next)
+		if (s->qp_num == qp_num &&
+		    (s->open || (int32_t)(i - s->until) < 0))
 			return true;
 	return false;
 }
 
-/* Forget the destroyed QPs whose entries are all behind the tail. */
-static void xiw_skips_done(struct xiw_cq *cq)
+/*
+ * Unlink the destroyed QPs whose entries are all behind the tail; the
+ * caller frees the list it gets once it dropped the lock.
+ */
+static struct xiw_skip *xiw_skips_done(struct xiw_cq *cq)
 {
-	uint32_t k = 0;
+	struct xiw_skip **p = &cq->skip, *done = NULL, *s;
 
-	while (k < cq->nskip)
-		if ((int32_t)(cq->tail - cq->skip[k].until) >= 0)
-			cq->skip[k] = cq->skip[--cq->nskip];
-		else
-			k++;
+	while ((s = *p))
+		if (!s->open && (int32_t)(cq->tail - s->until) >= 0) {
+			*p = s->next;
+			s->next = done;
+			done = s;
+		} else {
+			p = &s->next;
+		}
+	return done;
+}
+
+static void xiw_skips_free(struct xiw_skip *s)
+{
+	while (s) {
+		struct xiw_skip *next = s->next;
+
+		free(s);
+		s = next;
+	}
 }
 
 static void xiw_wc_from_ring(struct ibv_wc *wc, const struct xiw_ucqe *e)
@@ -290,6 +314,7 @@ static void xiw_wc_from_ring(struct ibv_wc *wc, const struct xiw_ucqe *e)
 static int xiw_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 {
 	struct xiw_cq *cq = to_xcq(ibcq);
+	struct xiw_skip *done = NULL;
 	const struct xiw_ucqe *entries;
 	uint32_t head;
 	int n = 0;
@@ -304,46 +329,74 @@ static int xiw_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 	while (n < ne && cq->tail != head) {
 		const struct xiw_ucqe *e = &entries[cq->tail & cq->mask];
 
-		if (!cq->nskip || !xiw_skipped(cq, cq->tail, e->qp_num))
+		if (!cq->skip || !xiw_skipped(cq, cq->tail, e->qp_num))
 			xiw_wc_from_ring(&wc[n++], e);
 		cq->tail++;
 	}
 	/* Read before the kernel may write the slots again. */
 	__atomic_store_n(xiw_ring_index(cq, XIW_UCQ_RING_TAIL), cq->tail,
 			 __ATOMIC_RELEASE);
-	if (cq->nskip)
-		xiw_skips_done(cq);
+	if (cq->skip)
+		done = xiw_skips_done(cq);
 	pthread_spin_unlock(&cq->lock);
+	xiw_skips_free(done);
 	return n;
 }
 
 /*
- * A QP was destroyed: what it left in a ring CQ is skipped, as the kernel
- * drops it from a CQ it polls for us. Return: 0 or ENOMEM.
+ * A QP's destroy begins: from now on the poll skips its completions in a
+ * ring CQ (another thread's poll must not return them once the QP may be
+ * gone), as the kernel drops them from a CQ it polls for us. Return: the
+ * entry, NULL for a CQ without a ring, or ERR: out of memory.
  */
-static int xiw_cq_forget_qp(struct ibv_cq *ibcq, uint32_t qp_num)
+static struct xiw_skip xiw_skip_failed;
+
+static struct xiw_skip *xiw_skip_begin(struct ibv_cq *ibcq, uint32_t qp_num)
 {
 	struct xiw_cq *cq = ibcq ? to_xcq(ibcq) : NULL;
-	struct xiw_skip *skip;
-	uint32_t head;
-	int err = 0;
+	struct xiw_skip *s;
 
-	if (!ibcq || !cq->ring)
-		return 0;
+	if (!cq || !cq->ring)
+		return NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return &xiw_skip_failed;
+	s->qp_num = qp_num;
+	s->open = true;
 	pthread_spin_lock(&cq->lock);
-	head = __atomic_load_n(xiw_ring_index(cq, XIW_UCQ_RING_HEAD),
-			       __ATOMIC_ACQUIRE);
-	if (head != cq->tail) {
-		skip = realloc(cq->skip, (cq->nskip + 1) * sizeof(*skip));
-		if (skip) {
-			cq->skip = skip;
-			skip[cq->nskip++] = (struct xiw_skip){ qp_num, head };
-		} else {
-			err = ENOMEM;
-		}
+	s->next = cq->skip;
+	cq->skip = s;
+	pthread_spin_unlock(&cq->lock);
+	return s;
+}
+
+/*
+ * The destroy is over: @s skips what the QP left before the head now
+ * (the kernel adds nothing after a destroy), or, if the destroy failed,
+ * nothing: the QP lives on.
+ */
+static void xiw_skip_end(struct ibv_cq *ibcq, struct xiw_skip *s,
+			 bool destroyed)
+{
+	struct xiw_cq *cq;
+	struct xiw_skip **p;
+
+	if (!s || s == &xiw_skip_failed)
+		return;
+	cq = to_xcq(ibcq);
+	pthread_spin_lock(&cq->lock);
+	s->until = __atomic_load_n(xiw_ring_index(cq, XIW_UCQ_RING_HEAD),
+				   __ATOMIC_ACQUIRE);
+	s->open = false;
+	if (!destroyed || s->until == cq->tail) {
+		for (p = &cq->skip; *p != s; p = &(*p)->next)
+			;
+		*p = s->next;
+	} else {
+		s = NULL;	/* stays, until the tail passes */
 	}
 	pthread_spin_unlock(&cq->lock);
-	return err;
+	free(s);
 }
 
 static int xiw_req_notify_cq(struct ibv_cq *cq, int solicited_only)
@@ -437,23 +490,30 @@ static int xiw_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 	return ibv_cmd_modify_qp(qp, attr, mask, &cmd, sizeof(cmd));
 }
 
+/*
+ * Its completions still in a ring CQ would name a QP this process no
+ * longer has: they are skipped from the moment the destroy begins.
+ */
 static int xiw_destroy_qp(struct ibv_qp *qp)
 {
-	uint32_t qp_num = qp->qp_num;
-	struct ibv_cq *scq = qp->send_cq, *rcq = qp->recv_cq;
-	int err = ibv_cmd_destroy_qp(qp);
+	struct ibv_cq *scq = qp->send_cq;
+	struct ibv_cq *rcq = qp->recv_cq != scq ? qp->recv_cq : NULL;
+	struct xiw_skip *ss, *rs;
+	int err;
 
-	if (err)
-		return err;
-	free(qp);
-	/*
-	 * Its completions would name a QP this process no longer has. The
-	 * destroy is done all the same if they cannot be skipped.
-	 */
-	xiw_cq_forget_qp(scq, qp_num);
-	if (rcq != scq)
-		xiw_cq_forget_qp(rcq, qp_num);
-	return 0;
+	ss = xiw_skip_begin(scq, qp->qp_num);
+	rs = xiw_skip_begin(rcq, qp->qp_num);
+	if (ss == &xiw_skip_failed || rs == &xiw_skip_failed) {
+		xiw_skip_end(scq, ss, false);
+		xiw_skip_end(rcq, rs, false);
+		return ENOMEM;
+	}
+	err = ibv_cmd_destroy_qp(qp);
+	xiw_skip_end(scq, ss, !err);
+	xiw_skip_end(rcq, rs, !err);
+	if (!err)
+		free(qp);
+	return err;
 }
 
 static int xiw_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
@@ -517,6 +577,7 @@ static struct verbs_context *xiw_alloc_context(struct ibv_device *ibdev,
 	struct xiw_get_context_cmd cmd = {};
 	struct xiw_context *ctx;
 	const char *env;
+	int err;
 
 	(void)private_data;
 	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, ibv_ctx,
@@ -528,8 +589,18 @@ static struct verbs_context *xiw_alloc_context(struct ibv_device *ibdev,
 	env = getenv("XIW_CQ_RINGS");
 	if (!env || strcmp(env, "0"))
 		cmd.drv.flags |= XIW_UCTX_CQ_RING;
-	if (ibv_cmd_get_context(&ctx->ibv_ctx, &cmd.ibv_cmd, sizeof(cmd),
-				&resp.ibv_resp, sizeof(resp))) {
+	err = ibv_cmd_get_context(&ctx->ibv_ctx, &cmd.ibv_cmd, sizeof(cmd),
+				  &resp.ibv_resp, sizeof(resp));
+	if (err == EINVAL && cmd.drv.flags) {
+		/* A kernel from before the flags: it refuses any. */
+		cmd.drv.flags = 0;
+		memset(&resp, 0, sizeof(resp));
+		err = ibv_cmd_get_context(&ctx->ibv_ctx, &cmd.ibv_cmd,
+					  sizeof(cmd), &resp.ibv_resp,
+					  sizeof(resp));
+	}
+	if (err) {
+		errno = err;
 		if (errno == EPROTO)
 			fprintf(stderr, "libxiw: %s refused user ABI %u\n",
 				ibdev->name, XIW_UABI_VERSION);

@@ -14,10 +14,13 @@
  *    the context is made.
  *  - Fixed-size types only, no pointers, no implicit padding; sizes are
  *    multiples of 8 and the same for 32- and 64-bit callers.
- *  - Fields named "reserved" and flag bits not defined here must be zero
- *    on input (EINVAL otherwise). A request longer than the kernel knows
- *    is accepted if its extra octets are zero; a response is cut to the
- *    length the provider gave. That is the room to grow.
+ *  - Fields named "reserved" must be zero on input (EINVAL otherwise).
+ *    Flags a provider asks for in struct xiw_uctx_req that the kernel
+ *    does not know are not granted, and struct xiw_uctx_resp says which
+ *    were (kernels before XIW_UCTX_CQ_RING refused any flag with EINVAL:
+ *    a provider asks again without). A request longer than the kernel
+ *    knows is accepted if its extra octets are zero; a response is cut to
+ *    the length the provider gave. That is the room to grow.
  *
  * Version 1: user contexts, PDs, MRs, CQs, RC QPs and SRQs whose work is
  * posted and polled through the RDMA core's uverbs commands (one system

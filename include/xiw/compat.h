@@ -30,6 +30,13 @@
 #include <asm/unaligned.h>
 #endif
 
+/* xiw_vm_flags_set() - vm_flags_set() (6.3); the flags directly before. */
+#if XIW_HAVE_VM_FLAGS_SET
+#define xiw_vm_flags_set(vma, flags)	vm_flags_set(vma, flags)
+#else
+#define xiw_vm_flags_set(vma, flags)	((vma)->vm_flags |= (flags))
+#endif
+
 /*
  * xiw_assign_str() - TP_fast_assign()'s copy of a __string() field from
  * the argument of the same name: __assign_str(dst) since 6.10,

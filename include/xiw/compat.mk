@@ -23,6 +23,8 @@ ccflags-y += -DXIW_HAVE_BUFFER_MIGRATE_FOLIO_NOREFS=$(if $(shell grep -qsw buffe
 ccflags-y += -DXIW_HAVE_ASSIGN_STR_1ARG=$(call xiw_probe,include/trace/stages/stage6_event_callback.h,define __assign_str\(dst\))
 # iomap_dirty_folio(), iomap's own dirty_folio (6.6).
 ccflags-y += -DXIW_HAVE_IOMAP_DIRTY_FOLIO=$(call xiw_probe,include/linux/iomap.h,iomap_dirty_folio)
+# vm_flags_set(): a VMA's flags are set through it (6.3), directly before.
+ccflags-y += -DXIW_HAVE_VM_FLAGS_SET=$(call xiw_probe,include/linux/mm.h,void vm_flags_set)
 # sendmsg(MSG_SPLICE_PAGES) instead of sendpage (6.5). Debian's 6.1 defines
 # the flag (a stable fix masks it from userspace) but its TCP ignores it
 # and copies: the probe is for the splicing itself, skb_splice_from_iter().
