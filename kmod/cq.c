@@ -20,6 +20,12 @@ static u32 xiw_ucq_tail(const struct xiw_cq *cq)
 	return smp_load_acquire((u32 *)(cq->umap->mem + XIW_UCQ_RING_TAIL));
 }
 
+/* The consumer's index: the process's for a ring CQ, else our own. */
+static u32 xiw_cq_tail(const struct xiw_cq *cq)
+{
+	return cq->umap ? xiw_ucq_tail(cq) : cq->tail;
+}
+
 /*
  * A ring CQ for a process of a context with XIW_UCTX_CQ_RING: the ring
  * is mapped from the device file at the offset the response gives.
@@ -185,7 +191,7 @@ void xiw_cq_add(struct xiw_cq *cq, const struct ib_wc *wc, bool solicited)
 	bool lost = false;
 
 	spin_lock_irqsave(&cq->lock, flags);
-	if (cq->head - (cq->umap ? xiw_ucq_tail(cq) : cq->tail) >= cq->size) {
+	if (cq->head - xiw_cq_tail(cq) >= cq->size) {
 		overflow = !cq->overflowed;
 		cq->overflowed = true;
 		lost = true;
@@ -304,8 +310,7 @@ int xiw_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	} else {
 		cq->notify = IB_CQ_NEXT_COMP;
 	}
-	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) &&
-	    cq->head != (cq->umap ? xiw_ucq_tail(cq) : cq->tail))
+	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) && cq->head != xiw_cq_tail(cq))
 		ret = 1;
 	spin_unlock_irqrestore(&cq->lock, irqflags);
 	return ret;
