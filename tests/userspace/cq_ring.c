@@ -40,6 +40,7 @@
 #include <infiniband/verbs.h>
 #include <rdma/ib_user_verbs.h>
 
+#include "util.h"
 #include "xiw_abi.h"
 
 #define CQ_SIZE		8	/* a power of two: the ring has 8 slots */
@@ -47,26 +48,6 @@
 #define RING_USED	(XIW_UCQ_RING_ENTRIES + CQ_SIZE * sizeof(struct xiw_ucqe))
 
 static char buf[64];
-
-static void die(const char *what)
-{
-	fprintf(stderr, "%s: %s\n", what, strerror(errno));
-	exit(2);
-}
-
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = NULL;
-	int i;
-
-	for (i = 0; list && list[i] && !ctx; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	if (!ctx)
-		die("ibv_open_device");
-	return ctx;
-}
 
 /* The provider's one mapping of the device file: the CQ's ring. */
 static volatile uint8_t *find_ring(size_t *len)
@@ -124,18 +105,11 @@ static void *tail_writer(void *ring)
  */
 static void round_child(const char *name, int round, int out)
 {
-	struct ibv_qp_init_attr init = {
-		.qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = 1, .max_recv_wr = RECEIVES,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-	};
 	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_ERR };
 	struct ibv_context *ctx = open_dev(name);
-	struct ibv_recv_wr wr = { .num_sge = 1 }, *bad;
 	volatile uint8_t *ring;
 	struct ibv_async_event ev;
 	pthread_t writer;
-	struct ibv_sge sge;
 	struct ibv_pd *pd;
 	struct ibv_mr *mr;
 	struct ibv_cq *cq;
@@ -150,16 +124,7 @@ static void round_child(const char *name, int round, int out)
 		  NULL;
 	if (!mr)
 		die("PD, CQ, MR");
-	init.send_cq = cq;
-	init.recv_cq = cq;
-	qp = ibv_create_qp(pd, &init);
-	if (!qp)
-		die("ibv_create_qp");
-	sge = (struct ibv_sge){ (uintptr_t)buf, sizeof(buf), mr->lkey };
-	wr.sg_list = &sge;
-	for (i = 0; i < RECEIVES; i++)
-		if (ibv_post_recv(qp, &wr, &bad))
-			die("ibv_post_recv");
+	qp = rc_qp(pd, cq, mr, buf, sizeof(buf), RECEIVES, RECEIVES);
 	nonblocking(ctx->async_fd);
 	ring = find_ring(&len);
 	head = *ring_u32(ring, XIW_UCQ_RING_HEAD);

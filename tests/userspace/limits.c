@@ -35,28 +35,9 @@
 
 #include <infiniband/verbs.h>
 
+#include "util.h"
+
 #define CHARGE_MAX 256
-
-static void die(const char *what)
-{
-	fprintf(stderr, "%s: %s\n", what, strerror(errno));
-	exit(2);
-}
-
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = NULL;
-	int i;
-
-	for (i = 0; list && list[i] && !ctx; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	if (!ctx)
-		die("ibv_open_device");
-	ibv_free_device_list(list);
-	return ctx;
-}
 
 static int charge(const char *name, int cqe, int max)
 {

@@ -44,18 +44,14 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
+#include "util.h"
+
 #define MSG_LEN 64
 
 static char buf[MSG_LEN];
 /* The CQ of own_qp()'s QP (librdmacm fills id->send_cq only for CQs it
  * made itself). */
 static struct ibv_cq *own_cq;
-
-static void die(const char *what)
-{
-	fprintf(stderr, "%s: %s\n", what, strerror(errno));
-	exit(2);
-}
 
 static struct rdma_cm_event *expect_event(struct rdma_event_channel *ch,
 					  enum rdma_cm_event_type type)
@@ -275,25 +271,11 @@ static int name_qpn(const char *mode, const char *addr, const char *port,
 static int orphan_round(struct ibv_pd *pd, struct ibv_cq *cq,
 			struct ibv_mr *mr, int destroy_first)
 {
-	struct ibv_qp_init_attr init = {
-		.qp_type = IBV_QPT_RC,
-		.send_cq = cq,
-		.recv_cq = cq,
-		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-	};
 	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_ERR };
-	struct ibv_sge sge = { (uintptr_t)buf, sizeof(buf), mr->lkey };
-	struct ibv_recv_wr wr = { .sg_list = &sge, .num_sge = 1 }, *bad;
-	struct ibv_qp *qp = ibv_create_qp(pd, &init);
+	struct ibv_qp *qp = rc_qp(pd, cq, mr, buf, sizeof(buf), 4, 4);
 	struct ibv_wc wc;
-	int i, n = 0;
+	int n = 0;
 
-	if (!qp)
-		die("ibv_create_qp");
-	for (i = 0; i < 4; i++)
-		if (ibv_post_recv(qp, &wr, &bad))
-			die("ibv_post_recv");
 	if (ibv_modify_qp(qp, &attr, IBV_QP_STATE))
 		die("ibv_modify_qp");
 	if (destroy_first && ibv_destroy_qp(qp))
@@ -307,18 +289,12 @@ static int orphan_round(struct ibv_pd *pd, struct ibv_cq *cq,
 
 static int orphan(const char *name)
 {
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = NULL;
+	struct ibv_context *ctx = open_dev(name);
 	struct ibv_pd *pd;
 	struct ibv_mr *mr;
 	struct ibv_cq *cq;
-	int i, before;
+	int before;
 
-	for (i = 0; list && list[i] && !ctx; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	if (!ctx)
-		die("ibv_open_device");
 	pd = ibv_alloc_pd(ctx);
 	cq = pd ? ibv_create_cq(ctx, 16, NULL, NULL, 0) : NULL;
 	mr = cq ? ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE) :
@@ -331,29 +307,6 @@ static int orphan(const char *name)
 	return 0;
 }
 
-static struct ibv_qp *crowd_qp(struct ibv_pd *pd, struct ibv_cq *cq,
-			       struct ibv_mr *mr, int receives)
-{
-	struct ibv_qp_init_attr init = {
-		.qp_type = IBV_QPT_RC,
-		.send_cq = cq,
-		.recv_cq = cq,
-		.cap = { .max_send_wr = 1, .max_recv_wr = 16,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-	};
-	struct ibv_sge sge = { (uintptr_t)buf, sizeof(buf), mr->lkey };
-	struct ibv_recv_wr wr = { .sg_list = &sge, .num_sge = 1 }, *bad;
-	struct ibv_qp *qp = ibv_create_qp(pd, &init);
-	int i;
-
-	if (!qp)
-		die("ibv_create_qp");
-	for (i = 0; i < receives; i++)
-		if (ibv_post_recv(qp, &wr, &bad))
-			die("ibv_post_recv");
-	return qp;
-}
-
 static void nonblocking(int fd)
 {
 	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK))
@@ -362,25 +315,18 @@ static void nonblocking(int fd)
 
 static int crowd(const char *name)
 {
-	struct ibv_device **list = ibv_get_device_list(NULL);
 	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_ERR };
-	struct ibv_context *ctx = NULL;
+	struct ibv_context *ctx = open_dev(name);
 	struct ibv_comp_channel *ch;
 	struct ibv_async_event ev;
 	struct ibv_qp *gone, *other;
 	struct ibv_cq *cq, *ev_cq;
-	struct ibv_recv_wr *bad;
-	int i, events = 0, async = 0, flushed = 0;
+	int events = 0, async = 0, flushed = 0;
 	struct ibv_pd *pd;
 	struct ibv_mr *mr;
 	struct ibv_wc wc;
 	void *ev_ctx;
 
-	for (i = 0; list && list[i] && !ctx; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	if (!ctx)
-		die("ibv_open_device");
 	pd = ibv_alloc_pd(ctx);
 	ch = pd ? ibv_create_comp_channel(ctx) : NULL;
 	cq = ch ? ibv_create_cq(ctx, 4, NULL, ch, 0) : NULL;
@@ -390,8 +336,8 @@ static int crowd(const char *name)
 		die("PD, channel, CQ, MR");
 	nonblocking(ch->fd);
 	nonblocking(ctx->async_fd);
-	gone = crowd_qp(pd, cq, mr, 16);
-	other = crowd_qp(pd, cq, mr, 0);
+	gone = rc_qp(pd, cq, mr, buf, sizeof(buf), 16, 16);
+	other = rc_qp(pd, cq, mr, buf, sizeof(buf), 16, 0);
 	if (ibv_req_notify_cq(cq, 0))
 		die("ibv_req_notify_cq");
 	if (ibv_destroy_qp(gone))
@@ -409,12 +355,9 @@ static int crowd(const char *name)
 	if (errno != EAGAIN)
 		die("ibv_get_async_event");
 	/* The CQ serves the other QP as before. */
-	if (ibv_post_recv(other, &(struct ibv_recv_wr){
-			.sg_list = &(struct ibv_sge){ (uintptr_t)buf,
-						      sizeof(buf), mr->lkey },
-			.num_sge = 1 }, &bad) ||
-	    ibv_modify_qp(other, &attr, IBV_QP_STATE))
-		die("ibv_post_recv, ibv_modify_qp");
+	post_receives(other, mr, buf, sizeof(buf), 1);
+	if (ibv_modify_qp(other, &attr, IBV_QP_STATE))
+		die("ibv_modify_qp");
 	while (ibv_poll_cq(cq, 1, &wc) > 0)
 		flushed += wc.status == IBV_WC_WR_FLUSH_ERR;
 	printf("{\"cq_events\": %d, \"async_events\": %d, "
