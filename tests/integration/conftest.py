@@ -255,8 +255,10 @@ def end_test(vm):
     head, sep, log = res.out.partition("dmesg:\n")
     if not sep:
         # Killed before its end (a hang in a delete or the unload): the
-        # kernel log is still to be read, and the hang reported.
+        # kernel log is still to be read, and the hang reported, with the
+        # stack of every task blocked in the kernel (sysrq w).
         problems.append(f"teardown did not finish:\n{res}")
+        vm.run("echo w > /proc/sysrq-trigger", timeout=30, check=False)
         log = "\n".join(vm.new_dmesg())
     else:
         if "unload: ok" not in head:
@@ -288,7 +290,11 @@ def vm(guest, request):
     try:
         end_test(vm)
     except BaseException:
-        guest.reboot = bool(xiwvm.debug_kernel())
+        # The next test gets a fresh guest: after a kernel report (lockdep
+        # switches itself off after its first) and after a hang, whose
+        # blocked task may hold what every later test needs (a guest left
+        # so once made each later test wait out its timeouts).
+        guest.reboot = True
         raise
     guest.log_clean = True
 

@@ -6,7 +6,8 @@ Reads one JSON request per line from the virtio-serial port named
   request  {"id": N, "cmd": "shell text", "timeout": seconds}
   answer   {"id": N, "rc": exit status, "out": stdout, "err": stderr}
 rc is -1 with err "timeout" when the command outlived its timeout (its
-process group is killed). The first line sent is {"ready": true}.
+process group is killed; the answer comes KILL_GRACE seconds later at
+most, even when a process of it cannot die). The first line sent is {"ready": true}.
 """
 import json
 import os
@@ -25,6 +26,8 @@ LOCK = threading.Lock()
 CURRENT = {"pid": None}
 # What must stay open as long as the agent runs (see pin_timestamps()).
 KEEP = []
+# How long a timed-out command's processes get to die after SIGKILL.
+KILL_GRACE = 10
 # <asm-generic/socket.h>; Python's socket module does not name it.
 SO_TIMESTAMP = 29
 
@@ -72,9 +75,17 @@ def run(req):
         rc = proc.returncode
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
-        out, err = proc.communicate()
+        try:
+            out, err = proc.communicate(timeout=KILL_GRACE)
+            err = err + b"\ntimeout"
+        except subprocess.TimeoutExpired:
+            # SIGKILL did not end it: a process blocked in the kernel (or
+            # one that left the group still holds the pipes). Answer all
+            # the same, so that the host can read the kernel log and
+            # reboot the guest rather than wait on this agent for ever.
+            out = b""
+            err = b"timeout\nits processes outlived SIGKILL: blocked in the kernel?"
         rc = -1
-        err = err + b"\ntimeout"
     with LOCK:
         CURRENT["pid"] = None
     return {"id": req.get("id"), "rc": rc,

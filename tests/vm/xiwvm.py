@@ -496,7 +496,12 @@ class VM:
         self.next_id += 1
         req = {"id": req_id, "cmd": cmd, "timeout": timeout}
         self.sock.sendall(json.dumps(req).encode() + b"\n")
-        ans = self._recv(time.monotonic() + timeout + 30)
+        deadline = time.monotonic() + timeout + 30
+        ans = self._recv(deadline)
+        # The late answer to an earlier request whose wait ran out (that
+        # run() raised TimeoutError) is not this one's.
+        while isinstance(ans.get("id"), int) and ans["id"] < req_id:
+            ans = self._recv(deadline)
         if ans.get("id") != req_id:
             raise RuntimeError(f"agent answered {ans} to request {req_id}")
         res = Result(ans["rc"], ans["out"], ans["err"])
