@@ -18,7 +18,13 @@
 #include "stag.h"
 #include "stats.h"
 
-#define XIW_VENDOR_ID		0		/* no IEEE OUI: a software RNIC */
+/*
+ * A software RNIC has no IEEE OUI. Zero is not an answer either (rdma-core's
+ * own tests, test_device, refuse a device whose vendor_id is 0): like siw
+ * ("bmt"), xiw reports its name in ASCII, an OUI unassigned in ieee-data's
+ * oui.txt of 2026.
+ */
+#define XIW_VENDOR_ID		0x786977	/* "xiw" */
 #define XIW_VENDOR_PART_ID	0x7869		/* "xi" */
 #define XIW_FW_VERSION		XIW_VERSION	/* VERSION, via Kbuild */
 #define XIW_PORT		1

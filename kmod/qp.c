@@ -166,7 +166,12 @@ int xiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	mutex_init(&qp->teardown);
 	INIT_WORK(&qp->tx_work, xiw_tx_work);
 	qp->state = XIW_QPS_IDLE;
-	qp->idle_state = IB_QPS_RESET;
+	/*
+	 * A new QP is Idle (RFC 5040's verbs), which the RDMA core calls
+	 * INIT for an RNIC; siw and cxgb4 report it so too, and rdma-core's
+	 * test_qp expects it of a device of node type RNIC.
+	 */
+	qp->idle_state = IB_QPS_INIT;
 	qp->sq_size = max(attr->cap.max_send_wr, 1U);
 	qp->sq_mask = xiw_ring_slots(qp->sq_size) - 1;
 	qp->srq = attr->srq ? to_xiw_srq(attr->srq) : NULL;
