@@ -474,6 +474,47 @@ static struct ibv_qp *xiw_create_qp(struct ibv_pd *pd,
 	return qp;
 }
 
+/*
+ * ibv_create_qp_ex() of what create_qp makes: a PD, and creation flags
+ * named but none set (libibverbs itself sends a mask of only the PD to
+ * create_qp). The ibv_wr_*() posting API (IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+ * and every other extension: EOPNOTSUPP.
+ */
+static struct ibv_qp *xiw_create_qp_ex(struct ibv_context *context,
+				       struct ibv_qp_init_attr_ex *attr)
+{
+	const uint32_t known = IBV_QP_INIT_ATTR_PD |
+			       IBV_QP_INIT_ATTR_CREATE_FLAGS;
+	struct ibv_qp_init_attr init;
+	struct ibv_qp *qp;
+
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_PD) &&
+	    attr->pd->context != context) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) ||
+	    (attr->comp_mask & ~known) ||
+	    ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+	     attr->create_flags)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	init = (struct ibv_qp_init_attr){
+		.qp_context = attr->qp_context,
+		.send_cq = attr->send_cq,
+		.recv_cq = attr->recv_cq,
+		.srq = attr->srq,
+		.cap = attr->cap,
+		.qp_type = attr->qp_type,
+		.sq_sig_all = attr->sq_sig_all,
+	};
+	qp = xiw_create_qp(attr->pd, &init);
+	if (qp)
+		attr->cap = init.cap;
+	return qp;
+}
+
 static int xiw_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 			int mask, struct ibv_qp_init_attr *init)
 {
@@ -549,6 +590,7 @@ static const struct verbs_context_ops xiw_ctx_ops = {
 	.alloc_pd = xiw_alloc_pd,
 	.create_cq = xiw_create_cq,
 	.create_qp = xiw_create_qp,
+	.create_qp_ex = xiw_create_qp_ex,
 	.create_srq = xiw_create_srq,
 	.dealloc_pd = xiw_dealloc_pd,
 	.dereg_mr = xiw_dereg_mr,
