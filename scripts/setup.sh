@@ -11,6 +11,7 @@ PKGS=(
 	build-essential bc bison flex libelf-dev libssl-dev kmod cpio xz-utils
 	qemu-system-x86 busybox-static
 	rdma-core ibverbs-utils rdmacm-utils perftest libibverbs-dev librdmacm-dev
+	python3-pyverbs
 	libnl-3-dev libnl-genl-3-dev libnl-route-3-dev pkg-config
 	cmake g++ googletest libgtest-dev libgmock-dev nlohmann-json3-dev
 	python3 python3-pytest python3-jsonschema tshark sparse iproute2 procps
