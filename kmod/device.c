@@ -10,6 +10,7 @@
 #include <linux/mutex.h>
 #include <xiw/compat.h>
 #include <net/addrconf.h>
+#include <net/net_namespace.h>
 #include <rdma/ib_verbs.h>
 
 #include "cm.h"
@@ -259,6 +260,44 @@ static struct xiw_device *xiw_device_alloc(struct net_device *netdev)
 	return xdev;
 }
 
+/*
+ * With "rdma system set netns exclusive" each RDMA device belongs to one
+ * network namespace, and the RDMA core of 6.1 and 6.12 registers every
+ * device "rdma link add" makes in the initial one, whatever the caller's:
+ * a container that made one on its own netdev could neither see nor use
+ * it. xiw registers it in its netdev's namespace (the caller's: the core
+ * looked the netdev up there). In shared mode (the default) every
+ * namespace sees every device, and it stays in init_net.
+ *
+ * Return: NULL (init_net, or shared mode), the namespace with a reference
+ * held for the registration (put it after), or ERR_PTR(-ENODEV) for a
+ * namespace on its way out.
+ */
+static struct net *xiw_device_set_net(struct xiw_device *xdev)
+{
+	struct net *net;
+
+	rcu_read_lock();
+	net = dev_net(xdev->netdev);
+	/* rdma_net is still init_net: access from elsewhere is shared mode. */
+	if (net_eq(net, &init_net) ||
+	    rdma_dev_access_netns(&xdev->ibdev, net)) {
+		rcu_read_unlock();
+		return NULL;
+	}
+	net = maybe_get_net(net);
+	rcu_read_unlock();
+	if (!net)
+		return ERR_PTR(-ENODEV);
+	/*
+	 * Once registered, the device is the core's to move: back to
+	 * init_net when the namespace goes (rdma_dev_exit_net()), or by
+	 * "rdma dev set DEV netns NS" (xiw disassociates user contexts).
+	 */
+	write_pnet(&xdev->ibdev.coredev.rdma_net, net);
+	return net;
+}
+
 /**
  * xiw_newlink() - create an xiw device on a netdev ("rdma link add")
  * @name: RDMA device name requested by the administrator
@@ -276,6 +315,7 @@ int xiw_newlink(const char *name, struct net_device *netdev)
 {
 	struct xiw_device *xdev;
 	struct ib_device *other;
+	struct net *net;
 	bool gone;
 	int err;
 
@@ -308,8 +348,15 @@ int xiw_newlink(const char *name, struct net_device *netdev)
 	xdev = xiw_device_alloc(netdev);
 	if (IS_ERR(xdev))
 		return PTR_ERR(xdev);
+	net = xiw_device_set_net(xdev);
+	if (IS_ERR(net)) {
+		ib_dealloc_device(&xdev->ibdev);
+		return PTR_ERR(net);
+	}
 
 	err = ib_register_device(&xdev->ibdev, name, NULL);
+	if (net)
+		put_net(net);
 	if (err) {
 		pr_warn("xiw: %s: registration failed: %d\n", name, err);
 		ib_dealloc_device(&xdev->ibdev);
