@@ -5,6 +5,8 @@ import os
 import subprocess
 import tempfile
 
+import userspace
+
 MIB = 1 << 20
 
 
@@ -176,6 +178,7 @@ def markdown(report):
                        f"{_fmt(r.get('lat_p50_us'), 1)} | "
                        f"{_fmt(r.get('lat_p99_us'), 1)} |")
         out.append("")
+    out += userspace.markdown(report.get("userspace") or [])
     nfs = report.get("nfs") or []
     if nfs:
         out += [f"## NFSv4.2 over RDMA, {_size(nfs[0]['size'])} each way "

@@ -7,8 +7,9 @@ Placement: xiw and siw run between namespaces a (client, 192.0.2.1) and
 b (server, 192.0.2.2) over a veth pair, as iperf3 does. rxe in 6.12 only
 works in the initial namespace, so it runs with one device on a dummy
 netdev there, client and server on 192.0.2.3: a loopback path, which the
-report says. Figures under TCG are no hardware's; only ratios within one
-run mean something.
+report says. Then perftest over xiw, siw and rxe from userspace
+(userspace.py). Figures under TCG are no hardware's; only ratios within
+one run mean something.
 """
 import datetime
 import json
@@ -17,6 +18,7 @@ import os
 from conftest import two_hosts, wait_until
 from nfs import Nfs
 from report import targets
+import userspace
 from xiwperf_run import (LOAD_XIWPERF, XIWPERF,
                          check_xiwperf_built, start_server, stop_server)
 
@@ -427,6 +429,7 @@ def run(vm, devices=DEVICES, smoke=False, log=print, reboot=None):
             if reboot is None:
                 raise
             vm = hosts(reboot())
+    user = userspace.run(vm, smoke, log)
     nfs = [] if smoke else run_nfs(vm, log)
     kernel = vm.run("uname -r").out.strip()
     return {
@@ -439,5 +442,7 @@ def run(vm, devices=DEVICES, smoke=False, log=print, reboot=None):
         "devices": {d.name: d.note for d in devices},
         "results": results,
         "nfs": nfs,
-        "targets": targets(results),
+        "userspace": user,
+        "userspace_devices": {d.name: d.note for d in userspace.USER_DEVICES},
+        "targets": targets(results) + userspace.targets(user),
     }

@@ -354,16 +354,24 @@ MAC_V0 = "02:00:c0:00:02:01"
 MAC_V1 = "02:00:c0:00:02:02"
 
 
-def two_hosts(vm):
+def two_hosts(vm, own_ifindex=False):
     """Two hosts: netns 'a' (v0, 192.0.2.1/24) and 'b' (v1, 192.0.2.2/24)
     joined by a veth pair, each with a static neighbour entry for the
     other. Three ip processes in one guest command (each process costs
     ~0.1 s under TCG): one batch in the initial namespace makes both
-    namespaces and the pair, one in each namespace sets it up."""
+    namespaces and the pair, one in each namespace sets it up.
+
+    own_ifindex: v0 is interface 10 and v1 interface 20, not both 2.
+    Stock siw binds a wildcard listen of each of its devices to that
+    device's netdev's ifindex, in the namespace of the listener, which in
+    shared mode sees both devices: two devices on netdevs of the same
+    ifindex in two namespaces make a wildcard listen (perftest's)
+    collide with itself (EADDRINUSE)."""
+    index = ("index 10 ", "index 20 ") if own_ifindex else ("", "")
     vm.run(f"""ip -batch - <<'N' && ip -n a -batch - <<'A' && ip -n b -batch - <<'B'
 netns add a
 netns add b
-link add v0 address {MAC_V0} netns a type veth peer v1 address {MAC_V1} netns b
+link add v0 {index[0]}address {MAC_V0} netns a type veth peer v1 {index[1]}address {MAC_V1} netns b
 N
 addr add 192.0.2.1/24 dev v0
 link set v0 up

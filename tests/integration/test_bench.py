@@ -10,6 +10,7 @@ from conftest import TOP
 
 sys.path.insert(0, os.path.join(TOP, "bench"))
 import report  # noqa: E402
+import userspace  # noqa: E402
 import xiwbench  # noqa: E402
 
 OUT = os.path.join(TOP, "build", "bench-smoke")
@@ -24,6 +25,14 @@ def test_bench_smoke_measures_every_device_and_writes_the_report(vm):
     assert kinds == {"tcp"} | {d.name for d in xiwbench.DEVICES}
     for r in rep["results"]:
         assert r["gbit_per_s"] > 0 and r["cpu_s_per_gib"] > 0, r
+    # perftest from userspace: each tool on each device, with its figures.
+    user = rep["userspace"]
+    assert not [r for r in user if "error" in r], user
+    assert {(r["device"], r["tool"]) for r in user} == {
+        (d.name, t[0]) for d in userspace.USER_DEVICES
+        for t in userspace.TOOLS}
+    for r in user:
+        assert (r["mb_s"] > 0 if "mb_s" in r else r["t_typical_us"] > 0), r
     # Every target but the unmeasured memory one has its ratio.
     assert [t["ratio"] is None for t in rep["targets"]].count(True) == 1, \
         rep["targets"]
@@ -38,3 +47,4 @@ def test_bench_smoke_measures_every_device_and_writes_the_report(vm):
     with open(os.path.join(OUT, "results.md")) as f:
         md = f.read()
     assert "not hardware figures" in md and "## Targets" in md
+    assert "## Userspace: perftest" in md
