@@ -723,6 +723,8 @@ struct xiw_qp {
 	 * of @teardown once the QP is in error and @tx_work is idle.
 	 */
 	struct work_struct tx_work;
+	/* Held by each pass of the engine: @tx_work's or a poster's. */
+	struct mutex tx_mutex;
 	struct bio_vec tx_bvec[XIW_TX_NBVEC];
 	u16 tx_nbvec;
 	u32 tx_len;
@@ -931,6 +933,8 @@ struct xiw_cep *xiw_qp_cep_get(struct xiw_qp *qp);
 /* tx.c */
 void xiw_tx_kick(struct xiw_qp *qp);
 void xiw_tx_work(struct work_struct *work);
+void xiw_tx_now(struct xiw_qp *qp);
+void xiw_tx_wait_idle(struct xiw_qp *qp);
 void xiw_tx_acked(struct xiw_qp *qp, u32 snd_una);
 void xiw_tx_write_space(struct xiw_qp *qp, struct sock *sk);
 void xiw_tx_drop(struct xiw_qp *qp);

@@ -165,6 +165,7 @@ int xiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	spin_lock_init(&qp->sq_lock);
 	mutex_init(&qp->teardown);
 	INIT_WORK(&qp->tx_work, xiw_tx_work);
+	mutex_init(&qp->tx_mutex);
 	qp->state = XIW_QPS_IDLE;
 	/*
 	 * A new QP is Idle (RFC 5040's verbs), which the RDMA core calls
@@ -231,7 +232,7 @@ int xiw_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	WRITE_ONCE(qp->destroying, true);
 	xiw_qp_to_error(qp);
 	xa_erase_irq(&qp->xdev->qps, ibqp->qp_num);
-	cancel_work_sync(&qp->tx_work);
+	xiw_tx_wait_idle(qp);
 	xiw_qp_put(qp);
 	wait_for_completion(&qp->freed);
 	/* No connection refers to the QP now: the receive engine is idle. */
@@ -299,7 +300,7 @@ static int xiw_qp_reset(struct xiw_qp *qp)
 	qp->ord = XIW_MAX_ORD;
 	qp->ird = XIW_MAX_IRD;
 	spin_unlock_irqrestore(&qp->lock, flags);
-	cancel_work_sync(&qp->tx_work);
+	xiw_tx_wait_idle(qp);
 
 	xiw_tx_drop(qp);
 	xiw_rx_reset(qp);
@@ -646,7 +647,7 @@ void xiw_qp_to_error(struct xiw_qp *qp)
 	spin_unlock_irqrestore(&qp->lock, flags);
 
 	/* The transmit engine checks the state; wait out a running pass. */
-	cancel_work_sync(&qp->tx_work);
+	xiw_tx_wait_idle(qp);
 	/* In error with a connection still: our Terminate and FIN went out. */
 	orderly = (was == XIW_QPS_CLOSING || was == XIW_QPS_ERROR) &&
 		  !(qp->tx_off && qp->tx_off < qp->tx_len);
@@ -1054,8 +1055,8 @@ static int xiw_sq_post(struct xiw_qp *qp, const struct ib_send_wr *wr,
 		*bad_wr = wr;
 	if (flush)
 		xiw_qp_sq_complete(qp);
-	else
-		xiw_tx_kick(qp);
+	else if (!one)
+		xiw_tx_kick(qp);	/* a user QP's poster sends: see below */
 	return err;
 }
 
@@ -1130,6 +1131,8 @@ static int xiw_post_send_user(struct xiw_qp *qp, const struct ib_send_wr *wr,
 	}
 	if (err)
 		*bad_wr = wr;
+	/* In the system call, as siw does: no worker to wake and wait for. */
+	xiw_tx_now(qp);
 	return err;
 }
 

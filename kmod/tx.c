@@ -1271,13 +1271,9 @@ static void xiw_tx_closing(struct xiw_qp *qp)
 	}
 }
 
-/**
- * xiw_tx_work() - the transmit engine's pass over one QP
- * @work: the QP's tx_work
- */
-void xiw_tx_work(struct work_struct *work)
+/* The transmit engine's pass over one QP; the caller holds @qp->tx_mutex. */
+static void xiw_tx_pass(struct xiw_qp *qp)
 {
-	struct xiw_qp *qp = container_of(work, struct xiw_qp, tx_work);
 	struct socket *sock = READ_ONCE(qp->sock);
 	int budget = XIW_TX_BUDGET;
 	int err;
@@ -1354,6 +1350,50 @@ void xiw_tx_work(struct work_struct *work)
 	}
 	if (READ_ONCE(qp->state) == XIW_QPS_CLOSING)
 		xiw_tx_closing(qp);
+}
+
+/**
+ * xiw_tx_work() - the transmit engine's pass over one QP
+ * @work: the QP's tx_work
+ */
+void xiw_tx_work(struct work_struct *work)
+{
+	struct xiw_qp *qp = container_of(work, struct xiw_qp, tx_work);
+
+	mutex_lock(&qp->tx_mutex);
+	xiw_tx_pass(qp);
+	mutex_unlock(&qp->tx_mutex);
+}
+
+/**
+ * xiw_tx_now() - run the transmit engine in the caller's context
+ * @qp: the QP
+ *
+ * For a process's post_send (a system call: process context, no lock
+ * held): its requests go out before it returns, without waking the
+ * engine's worker, as siw sends a user QP's. If a pass runs elsewhere,
+ * the worker is kicked instead (queue_work() queues a running work again,
+ * so nothing posted is missed).
+ */
+void xiw_tx_now(struct xiw_qp *qp)
+{
+	if (!mutex_trylock(&qp->tx_mutex)) {
+		xiw_tx_kick(qp);
+		return;
+	}
+	xiw_tx_pass(qp);
+	mutex_unlock(&qp->tx_mutex);
+}
+
+/**
+ * xiw_tx_wait_idle() - wait out the transmit engine's passes
+ * @qp: the QP, in a state in which no new pass does anything
+ */
+void xiw_tx_wait_idle(struct xiw_qp *qp)
+{
+	cancel_work_sync(&qp->tx_work);
+	mutex_lock(&qp->tx_mutex);
+	mutex_unlock(&qp->tx_mutex);
 }
 
 /**
