@@ -343,8 +343,12 @@ def rdma_links(vm, ns=None):
     return json.loads(res.out or "[]")
 
 
-def rdma_devs(vm):
-    return json.loads(vm.run("rdma -j dev show").out or "[]")
+def rdma_devs(vm, ns=None):
+    """rdma dev show as a list, from namespace ns (in "exclusive" mode a
+    namespace sees only its own devices)."""
+    cmd = "rdma -j dev show"
+    res = vm.ns(ns, cmd) if ns else vm.run(cmd)
+    return json.loads(res.out or "[]")
 
 
 # The veth pair's MACs, fixed: each side's neighbour entry for the other

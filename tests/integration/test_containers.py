@@ -14,7 +14,7 @@ import os
 
 import pytest
 
-from conftest import TOP, rping_verified, two_hosts, wait_until
+from conftest import TOP, rdma_devs, rping_verified, two_hosts, wait_until
 from test_userspace_verbs import ENV, PROVIDER, perftest_pair
 
 XIWCTL = os.path.join(TOP, "build", "cmake", "tools", "xiwctl")
@@ -37,9 +37,7 @@ def containers(vm, guest):
 
 def devices(vm, ns=None):
     """Names of the RDMA devices `rdma dev` lists in namespace ns."""
-    cmd = "rdma -j dev show"
-    out = (vm.ns(ns, cmd) if ns else vm.run(cmd)).out
-    return sorted(d["ifname"] for d in json.loads(out or "[]"))
+    return sorted(d["ifname"] for d in rdma_devs(vm, ns))
 
 
 def verbs_devices(vm, ns=None):
