@@ -54,9 +54,10 @@ WHY_MISSED = {
 }
 
 
-def targets(results):
-    """Each target of the issue: the ratio measured in this run, the bound,
-    and whether it holds (None: a figure is missing)."""
+def targets(results, user=()):
+    """Each target of the issues: the ratio measured in this run, the
+    bound, and whether it holds (None: a figure is missing); user: the
+    userspace run's figures (userspace.py)."""
     def judge(name, ratio, bound, at_least=True):
         ok = None if ratio is None else (ratio >= bound if at_least
                                          else ratio <= bound)
@@ -71,6 +72,11 @@ def targets(results):
                 and "error" not in r), None)
     q64 = find(results, "xiw", "write", 64 << 10, 1, qps=64, scaling=True)
     crc_cost = _ratio(w64["xiw-crc"], w64["xiw"], "gbit_per_s")
+
+    def user_ratio(tool, key):
+        return _ratio(userspace.find(user, "xiw", tool),
+                      userspace.find(user, "siw", tool), key)
+
     return [
         judge("xiw WRITE 64 KiB d64 vs siw",
               _ratio(w64["xiw"], w64["siw"], "gbit_per_s"), 1.25),
@@ -91,6 +97,16 @@ def targets(results):
               _ratio(find(results, "xiw", "memory"),
                      find(results, "siw", "memory"), "kib_per_connection"),
               1.0, at_least=False),
+        judge("userspace ib_write_bw 64 KiB vs siw",
+              user_ratio("ib_write_bw", "mb_s"), 1.25),
+        judge("userspace ib_read_lat 8 B t_typical vs siw",
+              user_ratio("ib_read_lat", "t_typical_us"), 0.8,
+              at_least=False),
+        judge("userspace ib_write_lat 8 B t_typical vs siw",
+              user_ratio("ib_write_lat", "t_typical_us"), 0.8,
+              at_least=False),
+        judge("userspace ib_send_bw 4 KiB message rate vs siw",
+              user_ratio("ib_send_bw", "mpps"), 1.0),
     ]
 
 

@@ -443,6 +443,5 @@ def run(vm, devices=DEVICES, smoke=False, log=print, reboot=None):
         "results": results,
         "nfs": nfs,
         "userspace": user,
-        "userspace_devices": {d.name: d.note for d in userspace.USER_DEVICES},
-        "targets": targets(results) + userspace.targets(user),
+        "targets": targets(results, user),
     }
