@@ -525,6 +525,7 @@ struct xiw_stream_params {
 #define XIW_TX_NBVEC		128
 #define XIW_TX_STAGE_PAGES	32
 #define XIW_TX_MR_MAX		16
+#define XIW_TX_NCUT		32
 
 /**
  * struct xiw_tx_undo - the transmit batch before an FPDU was begun
@@ -611,6 +612,17 @@ struct xiw_tx_undo {
  * @tx_off: octets of the batch already handed to TCP
  * @tx_sq_end: WQEs before this SQ index are finished by the batch
  * @tx_more: the next FPDU is waiting: send with MSG_MORE
+ * @tx_ncut: entries used in @tx_cut
+ * @tx_cut: batch offsets where a TCP segment must start (MSG_EOR before)
+ * @tx_seg_align: keep untagged headers inside one TCP segment (tx.c,
+ *	"Segments")
+ * @tx_seg_known: TCP started an skb at the last cut, and @tx_seg_pos
+ *	and @tx_seg_pieces count from there
+ * @tx_seg_pos: octets framed since the last cut
+ * @tx_seg_pieces: batch entries (skb fragments at most) since the last cut
+ * @tx_seg_mss: TCP's MSS as the pass began
+ * @tx_hdr_len: octets of the header of the FPDU being framed, with its
+ *	length field
  * @tx_blocked: a send is under way or found the socket full
  * @tx_spliced: the WQE being framed has spliced payload
  * @tx_nmr: entries used in @tx_mr
@@ -731,6 +743,14 @@ struct xiw_qp {
 	u32 tx_off;
 	u32 tx_sq_end;
 	bool tx_more;
+	bool tx_seg_align;
+	bool tx_seg_known;
+	u8 tx_ncut;
+	u32 tx_seg_pieces;
+	u32 tx_cut[XIW_TX_NCUT];
+	u32 tx_seg_pos;
+	u32 tx_seg_mss;
+	u32 tx_hdr_len;
 	bool tx_blocked;
 	bool tx_spliced;
 	u8 tx_nmr;

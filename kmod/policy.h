@@ -57,5 +57,6 @@ void xiw_policy_settings(const struct xiw_conn_policy *pol,
 bool xiw_policy_rtr_list_valid(u32 list);
 int xiw_policy_rtr_parse(const char *val, u32 *list);
 unsigned int xiw_policy_timeout_ms(void);
+bool xiw_policy_segment_headers(void);
 
 #endif /* XIW_POLICY_H */

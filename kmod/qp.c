@@ -17,6 +17,7 @@
 #include "mpa.h"
 #include "netlink.h"
 #include "obj.h"
+#include "policy.h"
 #include "trace.h"
 
 /* Never frame smaller than this, whatever TCP reports as its MSS. */
@@ -1229,6 +1230,9 @@ int xiw_qp_start(struct xiw_qp *qp, struct socket *sock,
 					p->markers_tx), XIW_MIN_MULPDU);
 	qp->tx_markers = p->markers_tx;
 	qp->tx_mark_off = 0;
+	qp->tx_seg_align = xiw_policy_segment_headers();
+	/* The MPA frame before: the first untagged FPDU starts a segment. */
+	qp->tx_seg_known = false;
 	qp->rx.markers = p->markers_rx;
 	memset(&qp->rx.unmark, 0, sizeof(qp->rx.unmark));
 	qp->ord = min_t(u16, p->ord, XIW_MAX_ORD);

@@ -43,6 +43,24 @@
  * that read. Staged headers and copies cannot: their pages are written
  * only once no skb refers to them.
  *
+ * Segments. An untagged FPDU's header (the length, DDP's 18 octets and,
+ * for a request or response that is all header, the rest of it) reaches
+ * the peer inside one TCP segment: stock siw of 6.12.95 copies a header
+ * split after its 16th octet with the wrong length, past its header
+ * buffer, and fails the stream or worse (Documentation/conformance.md).
+ * TCP cuts an skb into segments at multiples of the MSS from its start,
+ * and starts a new skb when one is full (a multiple of the MSS) or out of
+ * fragment slots, or after one sent with MSG_EOR. So the engine counts
+ * octets and pieces from the last point where it made TCP start an skb (a
+ * "cut": MSG_EOR on what goes before it), and cuts again before an
+ * untagged FPDU whose header would cross a multiple of the MSS, or that
+ * TCP might put after an skb out of slots. A batch begun with an untagged
+ * FPDU is cut from what went before: TCP may or may not append it to an
+ * skb it has not sent yet. Tagged FPDUs (16-octet headers, which siw
+ * parses whole) never need a cut, so bulk Writes and Read Responses still
+ * go in one sendmsg per batch. The segment_headers parameter turns this
+ * off for the connections that start after.
+ *
  * Read Responses are spliced too but need no acknowledgment: the source
  * MR is referenced until the FPDUs are in TCP's hands, TCP's page
  * references keep the pages alive after that, and the responder may not
@@ -194,7 +212,7 @@ static bool xiw_tx_room(struct xiw_qp *qp, u32 payload, u32 nsge)
 	       qp->tx_nbvec + 3 + pages + 2 * nsge + 2 * markers <=
 	       XIW_TX_NBVEC &&
 	       qp->tx_stage_used + 3 + pages < XIW_TX_STAGE_PAGES &&
-	       qp->tx_nmr < XIW_TX_MR_MAX;
+	       qp->tx_nmr < XIW_TX_MR_MAX && qp->tx_ncut < XIW_TX_NCUT;
 }
 
 static void xiw_tx_reset(struct xiw_qp *qp)
@@ -207,6 +225,7 @@ static void xiw_tx_reset(struct xiw_qp *qp)
 	qp->tx_nbvec = 0;
 	qp->tx_len = 0;
 	qp->tx_off = 0;
+	qp->tx_ncut = 0;
 	qp->tx_more = false;
 	qp->tx_undo.open = false;
 }
@@ -345,12 +364,58 @@ static void xiw_tx_unwind(struct xiw_qp *qp)
 	u->open = false;
 }
 
-/* The header is written: into the batch, starting the FPDU's CRC. */
+/*
+ * The header is written: into the batch, starting the FPDU's CRC. Without
+ * markers, in one piece of one staging page: a send that stops short, or
+ * an skb out of fragment slots, ends between pieces, never inside this
+ * one (see "Segments" above).
+ */
 static int xiw_tx_hdr(struct xiw_qp *qp, u32 hdr_len, u32 *crc)
 {
+	u32 len = XIW_MPA_LEN_SIZE + hdr_len;
+	u8 *dst;
+
 	*crc = xiw_mpa_crc_init();
-	return xiw_tx_put(qp, qp->tx_hdr, XIW_MPA_LEN_SIZE + hdr_len, false,
-			  crc);
+	qp->tx_hdr_len = len;
+	if (qp->tx_markers)
+		return xiw_tx_put(qp, qp->tx_hdr, len, false, crc);
+	dst = xiw_tx_stage(qp, len);
+	if (!dst)
+		return -ENOMEM;
+	memcpy(dst, qp->tx_hdr, len);
+	if (qp->crc)
+		*crc = xiw_mpa_crc_update(*crc, dst, len);
+	return 0;
+}
+
+/*
+ * The FPDU sealed last spans batch octets @start to tx_len: cut before it
+ * if TCP might split its header over two segments (see "Segments" above).
+ */
+static void xiw_tx_segment(struct xiw_qp *qp, u32 start, bool tagged)
+{
+	/* Pieces it added, one more if it shares its first with the last. */
+	u32 pieces = qp->tx_nbvec - qp->tx_undo.nbvec + 1;
+
+	if (!qp->tx_seg_align)
+		return;
+	if (!start)
+		qp->tx_seg_known = false;	/* a new skb, or not */
+	if (!tagged &&
+	    (!qp->tx_seg_known ||
+	     qp->tx_seg_pos % qp->tx_seg_mss + qp->tx_hdr_len >
+	     qp->tx_seg_mss || qp->tx_seg_pieces + 1 > MAX_SKB_FRAGS)) {
+		if (start)
+			qp->tx_cut[qp->tx_ncut++] = start;
+		else
+			/* What is before it is already in the socket. */
+			xiw_sock_end_segment(READ_ONCE(qp->sock));
+		qp->tx_seg_known = true;
+		qp->tx_seg_pos = 0;
+		qp->tx_seg_pieces = 0;
+	}
+	qp->tx_seg_pos += qp->tx_len - start;
+	qp->tx_seg_pieces += pieces;
 }
 
 /* Close the FPDU: pad, a marker due before the CRC field, the CRC. */
@@ -376,6 +441,7 @@ static int xiw_tx_seal(struct xiw_qp *qp, u32 ulpdu_len, u32 crc)
 	xiw_stat_add(qp->xdev->stats, XIW_STAT_TX_BYTES, ulpdu_len);
 	/* Every FPDU's header is framed in tx_hdr (xiw_tx_begin()). */
 	ctrl = (const struct xiw_ddp_ctrl *)(qp->tx_hdr + XIW_MPA_LEN_SIZE);
+	xiw_tx_segment(qp, qp->tx_undo.len, ctrl->ddp & XIW_DDP_TAGGED);
 	op = ctrl->rdmap & XIW_RDMAP_OPCODE_MASK;
 	if ((ctrl->ddp & XIW_DDP_LAST) && !WARN_ON_ONCE(op >= XIW_STAT_MSG_OPS))
 		xiw_stat_add(qp->xdev->stats, XIW_STAT_TX_MSGS + op, 1);
@@ -1210,17 +1276,29 @@ static void xiw_tx_pushed(struct xiw_qp *qp, struct socket *sock, u32 end)
 /* Push the batch; 0 when all of it is in TCP's hands, -EAGAIN, or error. */
 static int xiw_tx_push(struct xiw_qp *qp, struct socket *sock)
 {
+	u8 cut = 0;
 	int n;
 
 	/* Set before the send: write space during or after it kicks. */
 	WRITE_ONCE(qp->tx_blocked, true);
-	n = xiw_sock_send_pages(sock, qp->tx_bvec, qp->tx_nbvec, qp->tx_len,
-				qp->tx_off, qp->tx_more);
-	if (n < 0)
-		return n;
-	qp->tx_off += n;
-	if (qp->tx_off < qp->tx_len)
-		return -EAGAIN;
+	while (qp->tx_off < qp->tx_len) {
+		u32 end = qp->tx_len;
+
+		/* One sendmsg up to each cut, the segment ending there. */
+		while (cut < qp->tx_ncut && qp->tx_cut[cut] <= qp->tx_off)
+			cut++;
+		if (cut < qp->tx_ncut)
+			end = qp->tx_cut[cut];
+		n = xiw_sock_send_pages(sock, qp->tx_bvec, qp->tx_nbvec, end,
+					qp->tx_off,
+					end < qp->tx_len || qp->tx_more,
+					end < qp->tx_len);
+		if (n < 0)
+			return n;
+		qp->tx_off += n;
+		if (qp->tx_off < end)
+			return -EAGAIN;
+	}
 	WRITE_ONCE(qp->tx_blocked, false);
 	/* Only this engine writes to the socket now. */
 	xiw_tx_pushed(qp, sock, READ_ONCE(tcp_sk(sock->sk)->write_seq));
@@ -1281,6 +1359,8 @@ static void xiw_tx_pass(struct xiw_qp *qp)
 	/* Acquire: pairs with xiw_qp_open_tx(); no FPDU before the Reply. */
 	if (!sock || !smp_load_acquire(&qp->tx_open))
 		return;
+	qp->tx_seg_mss = max_t(u32, READ_ONCE(tcp_sk(sock->sk)->mss_cache),
+			       XIW_TX_HDR_MAX);
 	for (;;) {
 		/* Acquire: pairs with xiw_qp_terminate() (qp->term_info). */
 		enum xiw_qp_state state = smp_load_acquire(&qp->state);

@@ -23,6 +23,8 @@
 #include <linux/fs.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
+#include <net/sock.h>
+#include <net/tcp.h>
 
 #if XIW_HAVE_LINUX_UNALIGNED_H
 #include <linux/unaligned.h>
@@ -104,6 +106,31 @@ static inline bool xiw_buffer_migrate_folio(const struct address_space *mapping)
 }
 
 /**
+ * xiw_sock_end_segment() - make TCP start a new segment with what is sent
+ *	next on a TCP socket
+ * @sock: the socket
+ *
+ * Marks the skb at the tail of the write queue as MSG_EOR does: TCP
+ * appends nothing more to it, and never merges it with the next one. If
+ * every skb has been transmitted, the next send starts a new one anyway.
+ * The caller is the only sender on @sock.
+ */
+static inline void xiw_sock_end_segment(struct socket *sock)
+{
+	struct sock *sk = sock->sk;
+	struct sk_buff *skb;
+
+	/* TCP only takes skbs off the queue: if empty, it stays so. */
+	if (skb_queue_empty_lockless(&sk->sk_write_queue))
+		return;
+	lock_sock(sk);
+	skb = tcp_write_queue_tail(sk);
+	if (skb)
+		TCP_SKB_CB(skb)->eor = 1;
+	release_sock(sk);
+}
+
+/**
  * xiw_sock_send_pages() - hand TCP the pages of a bio_vec array, without
  *	copying them, and without waiting for room
  * @sock: a TCP socket
@@ -112,9 +139,10 @@ static inline bool xiw_buffer_migrate_folio(const struct address_space *mapping)
  * @len: octets in all of them
  * @off: octets of them already sent: start after these
  * @more: more follows at once (MSG_MORE)
+ * @eor: what follows goes in a new segment (MSG_EOR)
  *
  * sendmsg(MSG_SPLICE_PAGES) where the kernel has it (6.5+), sendpage for
- * each entry before.
+ * each entry before (and xiw_sock_end_segment() for @eor).
  *
  * Return: octets TCP took, maybe fewer than asked for, or a negative
  * errno (-EAGAIN when it took none for want of room).
@@ -122,12 +150,12 @@ static inline bool xiw_buffer_migrate_folio(const struct address_space *mapping)
 static inline int xiw_sock_send_pages(struct socket *sock,
 				      struct bio_vec *bvec,
 				      unsigned int nbvec, size_t len,
-				      size_t off, bool more)
+				      size_t off, bool more, bool eor)
 {
 #if XIW_HAVE_MSG_SPLICE_PAGES
 	struct msghdr msg = {
 		.msg_flags = MSG_SPLICE_PAGES | MSG_DONTWAIT | MSG_NOSIGNAL |
-			     (more ? MSG_MORE : 0),
+			     (more ? MSG_MORE : 0) | (eor ? MSG_EOR : 0),
 	};
 
 	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, bvec, nbvec, len);
@@ -163,6 +191,8 @@ static inline int xiw_sock_send_pages(struct socket *sock,
 		if (r < n)
 			break;
 	}
+	if (eor && sent == want)
+		xiw_sock_end_segment(sock);
 	return sent;
 #endif
 }

@@ -130,3 +130,47 @@ def assert_crcs(vm, pcap, crc, at_least, where=None):
             [ln for ln in lines if "(Good CRC32)" not in ln][:5]
     else:
         assert lines == [], lines[:5]
+
+
+# RDMAP's Send opcodes: a header of 2 + 18 octets, then payload. Every
+# other untagged FPDU (requests, responses, Terminates, Immediate Data)
+# is all header.
+SEND_OPCODES = (3, 4, 5, 6)
+
+
+def untagged_headers_split(vm, pcap, src):
+    """How the headers of the untagged FPDUs that src sends in a capture
+    arrived (kmod/tx.c, "Segments"): (how many FPDUs there were, [(stream,
+    stream offset) of each whose header a segment boundary cuts]). A
+    Send's header is its length and DDP's 18 octets; any other untagged
+    FPDU is header throughout. Each TCP stream is put back together from
+    its segments, walked from its MPA Request or Reply, FPDU by FPDU; no
+    marker is negotiated."""
+    rows = tshark(vm, pcap, "-Y", f"ip.src == {src} && tcp.len > 0",
+                  "-T", "fields", "-e", "tcp.stream", "-e", "tcp.seq",
+                  "-e", "tcp.payload").splitlines()
+    streams = {}
+    for row in rows:
+        stream, seq, payload = row.split("\t")
+        streams.setdefault(int(stream), []).append(
+            (int(seq) - 1, bytes.fromhex(payload.replace(":", ""))))
+    count, split = 0, []
+    for stream, segs in sorted(streams.items()):
+        size = max(off + len(p) for off, p in segs)
+        data = bytearray(size)
+        for off, p in segs:
+            data[off:off + len(p)] = p
+        starts = {off for off, _ in segs}
+        assert data[:4] == b"MPA ", (stream, bytes(data[:16]))
+        at = 20 + struct.unpack(">H", data[18:20])[0]
+        while at + 2 + 18 <= size:
+            ulpdu = struct.unpack(">H", data[at:at + 2])[0]
+            end = at + 2 + ulpdu + (-(ulpdu + 2) % 4) + 4
+            if not data[at + 2] & 0x80:
+                count += 1
+                op = data[at + 3] & 0x1f
+                head = 2 + (18 if op in SEND_OPCODES else ulpdu)
+                if any(at < s < at + head for s in starts):
+                    split.append((stream, at))
+            at = end
+    return count, split

@@ -128,3 +128,22 @@ def test_read_siw_refuses_completes_with_remote_access_error(mixed):
     # MPA length, untagged DDP header on QN 2, then the control field:
     # RDMAP (0) remote protection (1) invalid STag (0), M D R set.
     assert terms[1].replace(":", "")[4 + 36:4 + 44] == "10000700", terms
+
+
+def test_many_small_requests_at_once_reach_siw(mixed):
+    """64 Reads of 8 octets, and Sends of 40 and 700, outstanding at once,
+    TCP cutting segments at the MSS as a NIC does: stock siw takes every
+    request (a Read Request or Send header split across two segments
+    makes siw fail the stream, or overrun its header buffer), and every
+    byte comes back right."""
+    vm = mixed
+    log = start_server(vm, "b", SIW_ADDR, "siw-small")
+    vm.ns("a", "ip link set v0 gso_max_segs 1")
+    try:
+        for op, size in (("read", 8), ("send", 40), ("send", 700)):
+            rc, r = client(vm, "a", SIW_ADDR, "--op", op, "--size", size,
+                           "--count", 2000, "--depth", 64, "--check")
+            assert r["completed"] == 2000, (op, size, r)
+    finally:
+        vm.ns("a", "ip link set v0 gso_max_segs 65535", check=False)
+        stop_server(vm, log)
