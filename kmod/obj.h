@@ -319,16 +319,21 @@ struct xiw_rqe {
  * @size: capacity
  * @mask: slots of @ring less one (@size rounded up to a power of two,
  *	less one); @size and @mask are fixed at creation
- * @head: next entry posted
+ * @head: next entry posted (with @umap: copied in from the process's
+ *	ring)
  * @tail: next entry taken
+ * @umap: a process's receive ring (XIW_UCTX_RQ_RING), or NULL: the
+ *	process posts there, and entries are copied into @ring when they
+ *	are needed (xiw_rq_pull()); its slots match @ring's
  */
 struct xiw_rq {
-	spinlock_t lock;	/* ring, head, tail */
+	spinlock_t lock;	/* ring, head, tail, what is read of umap */
 	struct xiw_rqe *ring;
 	u32 size;
 	u32 mask;
 	u32 head;
 	u32 tail;
+	struct xiw_umap *umap;
 };
 
 /**
@@ -924,8 +929,15 @@ int xiw_mr_register(struct xiw_mr *mr, struct xiw_pd *pd, u32 key,
 int xiw_mr_invalidate(struct xiw_device *xdev, u32 stag, struct xiw_pd *pd);
 
 /* rq.c */
+struct xiw_urq_resp;
 int xiw_rq_init(struct xiw_rq *rq, u32 size, bool user);
+int xiw_rq_init_ring(struct xiw_rq *rq, struct ib_udata *udata,
+		     struct xiw_urq_resp *resp);
 void xiw_rq_free(struct xiw_rq *rq);
+void xiw_rq_pull(struct xiw_rq *rq);
+void xiw_rq_consumed(struct xiw_rq *rq);
+void xiw_rq_set_flush(struct xiw_rq *rq, bool flush);
+bool xiw_uses_rq_ring(struct ib_udata *udata);
 int xiw_rq_post(struct xiw_rq *rq, const struct ib_recv_wr *wr,
 		const struct ib_recv_wr **bad_wr);
 int xiw_qp_take_recv(struct xiw_qp *qp);

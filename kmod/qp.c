@@ -23,6 +23,7 @@
 /* Never frame smaller than this, whatever TCP reports as its MSS. */
 #define XIW_MIN_MULPDU	128
 #include "verbs.h"
+#include "../uapi/xiw_abi.h"
 
 static void xiw_qp_release(struct kref *ref)
 {
@@ -129,8 +130,8 @@ static void xiw_qp_free_queues(struct xiw_qp *qp)
  * xiw_create_qp() - create an RC queue pair
  * @ibqp: RDMA core object
  * @attr: requested attributes; the granted capacities are written back
- * @udata: a user QP's driver data: nothing in ABI version 1; NULL for
- *	kernel consumers
+ * @udata: a user QP's driver data: nothing in; struct xiw_uqp_resp out
+ *	for a context with XIW_UCTX_RQ_RING; NULL for kernel consumers
  *
  * A user QP is the same object; its work is posted through the RDMA
  * core's commands (xiw_post_send_user()). Its queues are charged to the
@@ -191,6 +192,18 @@ int xiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 			user) ||
 	    !qp->sq || !qp->orq)
 		goto fail;
+
+	if (xiw_uses_rq_ring(udata)) {
+		struct xiw_uqp_resp resp = {};
+
+		/* The provider asked for rings: it takes the response. */
+		err = udata->outlen < sizeof(resp) ? -EINVAL :
+		      qp->srq ? 0 : xiw_rq_init_ring(&qp->rq, udata, &resp.rq);
+		if (!err)
+			err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (err)
+			goto fail;
+	}
 
 	err = xa_alloc_cyclic_irq(&xdev->qps, &qpn, qp,
 				  XA_LIMIT(1, XIW_MAX_QP), &xdev->qp_next,
@@ -324,7 +337,10 @@ static int xiw_qp_reset(struct xiw_qp *qp)
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 
 	spin_lock_irqsave(&qp->rq.lock, flags);
+	xiw_rq_pull(&qp->rq);
 	qp->rq.tail = qp->rq.head;
+	xiw_rq_consumed(&qp->rq);
+	xiw_rq_set_flush(&qp->rq, false);
 	spin_unlock_irqrestore(&qp->rq.lock, flags);
 	WRITE_ONCE(qp->srq_last_wqe, 0);
 	mutex_unlock(&qp->teardown);
@@ -549,6 +565,13 @@ static void xiw_flush_rq(struct xiw_qp *qp)
 
 	/* First the entry of a Send the stream died in (see struct xiw_rx). */
 	spin_lock_irqsave(&qp->rq.lock, flags);
+	/*
+	 * What a process posts from now on waits for its doorbell; what it
+	 * posted before is copied in once (at most the queue's size: a head
+	 * it moved far ahead does not keep this loop going).
+	 */
+	xiw_rq_set_flush(&qp->rq, true);
+	xiw_rq_pull(&qp->rq);
 	open = xchg(&qp->rx.send_rqe_valid, 0);
 	wc.wr_id = qp->rx.send_rqe.wr_id;
 	spin_unlock_irqrestore(&qp->rq.lock, flags);
@@ -563,11 +586,13 @@ static void xiw_flush_rq(struct xiw_qp *qp)
 		}
 		if (quiet) {
 			qp->rq.tail = qp->rq.head;
+			xiw_rq_consumed(&qp->rq);
 			spin_unlock_irqrestore(&qp->rq.lock, flags);
 			break;
 		}
 		wc.wr_id = xiw_rq_at(&qp->rq, qp->rq.tail)->wr_id;
 		qp->rq.tail++;
+		xiw_rq_consumed(&qp->rq);
 		spin_unlock_irqrestore(&qp->rq.lock, flags);
 		xiw_cq_add(qp->rcq, &wc, false);
 	}
@@ -1166,8 +1191,11 @@ int xiw_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
  * @wr: chain of work requests
  * @bad_wr: the first one not queued, on error
  *
- * Return: 0, -ENOMEM (queue full), -EINVAL (too many SGEs, or the QP
- * receives through an SRQ).
+ * A process's ring queue (XIW_UCTX_RQ_RING) takes no work request here,
+ * only the doorbell (none): in error, what the process posted is flushed.
+ *
+ * Return: 0, -ENOMEM (queue full), -EINVAL (too many SGEs, the QP
+ * receives through an SRQ, or a work request for a ring queue).
  */
 int xiw_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		  const struct ib_recv_wr **bad_wr)

@@ -6,9 +6,16 @@
  */
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
 
 #include "obj.h"
 #include "verbs.h"
+#include "../uapi/xiw_abi.h"
+
+static_assert(XIW_URQE_SGE == XIW_MAX_SGE);
+/* The ABI's sizes: fixed, multiples of 8, alike for 32- and 64-bit. */
+static_assert(sizeof(struct xiw_urqe) == 16 + 16 * XIW_URQE_SGE);
+static_assert(sizeof(struct xiw_urq_resp) == 24);
 
 /**
  * xiw_rq_init() - allocate a receive ring
@@ -31,13 +38,136 @@ int xiw_rq_init(struct xiw_rq *rq, u32 size, bool user)
 }
 
 /**
+ * xiw_uses_rq_ring() - does a process post its receives to rings?
+ * @udata: a create command's driver data, or NULL for kernel consumers
+ *
+ * Return: true for a context granted XIW_UCTX_RQ_RING.
+ */
+bool xiw_uses_rq_ring(struct ib_udata *udata)
+{
+	struct xiw_ucontext *ctx;
+
+	if (!udata)
+		return false;
+	ctx = rdma_udata_to_drv_context(udata, struct xiw_ucontext,
+					ibucontext);
+	return ctx && (ctx->flags & XIW_UCTX_RQ_RING);
+}
+
+/**
+ * xiw_rq_init_ring() - give an initialised receive ring a process's ring
+ *	to be posted to (XIW_UCTX_RQ_RING)
+ * @rq: the ring, from xiw_rq_init()
+ * @udata: the create command's driver data
+ * @resp: where the process maps it, filled in
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int xiw_rq_init_ring(struct xiw_rq *rq, struct ib_udata *udata,
+		     struct xiw_urq_resp *resp)
+{
+	struct xiw_ucontext *ctx = rdma_udata_to_drv_context(udata,
+							    struct xiw_ucontext,
+							    ibucontext);
+	size_t len = PAGE_ALIGN(XIW_URQ_RING_ENTRIES + (size_t)(rq->mask + 1) *
+				sizeof(struct xiw_urqe));
+	struct xiw_umap *m = xiw_umap_new(&ctx->ibucontext, len,
+					  &resp->ring_offset);
+
+	if (IS_ERR(m))
+		return PTR_ERR(m);
+	rq->umap = m;
+	resp->ring_len = len;
+	resp->slots = rq->mask + 1;
+	resp->size = rq->size;
+	return 0;
+}
+
+/**
  * xiw_rq_free() - free a receive ring's entries
- * @rq: the ring
+ * @rq: the ring; nothing reads it any more
  */
 void xiw_rq_free(struct xiw_rq *rq)
 {
+	if (rq->umap)
+		xiw_umap_remove(rq->umap);	/* read no more */
+	rq->umap = NULL;
 	kvfree(rq->ring);
 	rq->ring = NULL;
+}
+
+static u32 *xiw_urq_word(struct xiw_rq *rq, size_t off)
+{
+	return (u32 *)(rq->umap->mem + off);
+}
+
+/**
+ * xiw_rq_pull() - copy what a process posted to its ring into @rq
+ * @rq: the ring; the caller holds its lock
+ *
+ * Each field is read once, into the kernel's entry, and only that copy is
+ * used. However far the process's head is, no more than @rq->size
+ * entries are outstanding; an entry with more SGEs than the device has
+ * gets none (it holds no buffer).
+ */
+void xiw_rq_pull(struct xiw_rq *rq)
+{
+	const struct xiw_urqe *ring;
+	u32 posted;
+
+	if (!rq->umap)
+		return;
+	ring = rq->umap->mem + XIW_URQ_RING_ENTRIES;
+	/* Acquire: pairs with the process's release of its head. */
+	posted = smp_load_acquire(xiw_urq_word(rq, XIW_URQ_RING_HEAD));
+	while ((s32)(posted - rq->head) > 0 && rq->head - rq->tail < rq->size) {
+		const struct xiw_urqe *u = &ring[xiw_ring_slot(rq->head,
+							       rq->mask)];
+		struct xiw_rqe *rqe = xiw_rq_at(rq, rq->head);
+		u32 n = READ_ONCE(u->num_sge), i;
+
+		rqe->wr_id = READ_ONCE(u->wr_id);
+		if (n > XIW_MAX_SGE)
+			n = 0;
+		rqe->num_sge = n;
+		for (i = 0; i < n; i++) {
+			rqe->sge[i].addr = READ_ONCE(u->sge[i].addr);
+			rqe->sge[i].length = READ_ONCE(u->sge[i].length);
+			rqe->sge[i].lkey = READ_ONCE(u->sge[i].lkey);
+		}
+		rq->head++;
+	}
+}
+
+/**
+ * xiw_rq_consumed() - tell the process which of its ring's slots are free
+ * @rq: the ring; the caller holds its lock
+ */
+void xiw_rq_consumed(struct xiw_rq *rq)
+{
+	if (!rq->umap)
+		return;
+	/* Release: the entries were copied out before their slots free. */
+	smp_store_release(xiw_urq_word(rq, XIW_URQ_RING_TAIL), rq->tail);
+}
+
+/**
+ * xiw_rq_set_flush() - tell the process whether its QP is in error
+ * @rq: a QP's ring
+ * @flush: in error: what it posts is flushed when it rings the doorbell
+ *
+ * Set before the flush pulls what was posted, with a full barrier: a
+ * process that stores its head and then reads the flags either had its
+ * entries pulled by the flush, or sees the flag and rings.
+ */
+void xiw_rq_set_flush(struct xiw_rq *rq, bool flush)
+{
+	if (!rq->umap)
+		return;
+	WRITE_ONCE(*xiw_urq_word(rq, XIW_URQ_RING_FLAGS),
+		   flush ? XIW_URQ_FLUSH : 0);
+	/* Flag, then read the head: the process stores its head, then reads. */
+	smp_mb();
 }
 
 /**
@@ -46,7 +176,8 @@ void xiw_rq_free(struct xiw_rq *rq)
  * @wr: chain of work requests
  * @bad_wr: the first one not queued, on error
  *
- * Return: 0, -ENOMEM (ring full), -EINVAL (too many SGEs).
+ * Return: 0, -ENOMEM (ring full), -EINVAL (too many SGEs; a process's
+ * ring queue, which only takes the doorbell: no work request).
  */
 int xiw_rq_post(struct xiw_rq *rq, const struct ib_recv_wr *wr,
 		const struct ib_recv_wr **bad_wr)
@@ -54,6 +185,10 @@ int xiw_rq_post(struct xiw_rq *rq, const struct ib_recv_wr *wr,
 	unsigned long flags;
 	int err = 0;
 
+	if (rq->umap && wr) {
+		*bad_wr = wr;
+		return -EINVAL;		/* the process posts to its ring */
+	}
 	spin_lock_irqsave(&rq->lock, flags);
 	for (; wr; wr = wr->next) {
 		struct xiw_rqe *rqe;
@@ -94,10 +229,12 @@ static void xiw_srq_limit_event(struct xiw_srq *srq)
 /* Take the oldest entry of a ring into @out; ring locked. */
 static bool xiw_rq_take(struct xiw_rq *rq, struct xiw_rqe *out)
 {
+	xiw_rq_pull(rq);
 	if (rq->tail == rq->head)
 		return false;
 	*out = *xiw_rq_at(rq, rq->tail);
 	rq->tail++;
+	xiw_rq_consumed(rq);
 	return true;
 }
 
@@ -149,8 +286,8 @@ int xiw_qp_take_recv(struct xiw_qp *qp)
  * xiw_create_srq() - create a shared receive queue
  * @ibsrq: RDMA core object
  * @attr: requested size and SGEs; granted values are written back
- * @udata: a user SRQ's driver data: nothing in ABI version 1; NULL for
- *	kernel consumers
+ * @udata: a user SRQ's driver data: nothing in; struct xiw_usrq_resp out
+ *	for a context with XIW_UCTX_RQ_RING; NULL for kernel consumers
  *
  * A process's SRQ is charged to its memory cgroup (xiw_gfp()).
  *
@@ -175,6 +312,16 @@ int xiw_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 	if (!xiw_count_get(&xdev->num_srq, XIW_MAX_SRQ))
 		return -ENOMEM;
 	err = xiw_rq_init(&srq->rq, a->max_wr, udata);
+	if (!err && xiw_uses_rq_ring(udata)) {
+		struct xiw_usrq_resp resp = {};
+
+		/* The provider asked for rings: it takes the response. */
+		err = udata->outlen < sizeof(resp) ? -EINVAL :
+		      xiw_rq_init_ring(&srq->rq, udata, &resp.rq) ?:
+		      ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (err)
+			xiw_rq_free(&srq->rq);
+	}
 	if (err) {
 		xiw_count_put(&xdev->num_srq);
 		return err;

@@ -7,12 +7,14 @@
  * xiw_uabi (uapi/xiw_abi.h) with the user ABI version it speaks.
  *
  * User ABI version 1: every verb is one of the RDMA core's uverbs commands
- * (ibv_cmd_*), work posted included. The kernel copies each work request
+ * (ibv_cmd_*), sends posted included. The kernel copies each work request
  * in before it looks at it; inline data is copied from this process by
  * the kernel at post time. Completions are polled without a system call
  * from a ring per CQ that the kernel writes and this process maps
- * (XIW_UCTX_CQ_RING), or, from a kernel without rings, through the poll
- * command. Written in C: the rdma-core headers a provider must include
+ * (XIW_UCTX_CQ_RING), and receives posted without one to a ring per QP
+ * or SRQ that this process writes and the kernel copies from
+ * (XIW_UCTX_RQ_RING); from a kernel without rings, through the
+ * commands. Written in C: the rdma-core headers a provider must include
  * (driver.h and its ccan/ lists and stdatomic.h) are C, not C++
  * (Documentation/architecture.md).
  */
@@ -40,6 +42,33 @@ struct xiw_context {
 	uint32_t flags;		/* XIW_UCTX_* the kernel granted */
 	pthread_mutex_t lock;
 	struct list_head rings;
+	struct list_head rq_rings;
+};
+
+/*
+ * A receive ring (XIW_UCTX_RQ_RING) of a QP or SRQ: this process writes
+ * entries and the head, the kernel copies entries out and writes its
+ * tail and flags; @lock serialises this process's posters. Listed in the
+ * context's rq_rings under its lock, as CQ rings are.
+ */
+struct xiw_rq_ring {
+	pthread_spinlock_t lock;
+	struct list_node entry;
+	void *ring;
+	size_t ring_len;
+	uint32_t mask;
+	uint32_t size;
+	uint32_t head;
+};
+
+struct xiw_qp {
+	struct ibv_qp ibv_qp;
+	struct xiw_rq_ring rq;	/* ring NULL: posts through the command */
+};
+
+struct xiw_srq {
+	struct ibv_srq ibv_srq;
+	struct xiw_rq_ring rq;
 };
 
 /*
@@ -404,24 +433,153 @@ static int xiw_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 	return ibv_cmd_req_notify_cq(cq, solicited_only);
 }
 
+static inline uint32_t *xiw_rq_word(struct xiw_rq_ring *r, size_t off)
+{
+	return (uint32_t *)((char *)r->ring + off);
+}
+
+/* Map a receive ring the kernel made; 0 or an errno. */
+static int xiw_rq_ring_open(struct ibv_context *ctx, struct xiw_rq_ring *r,
+			    const struct xiw_urq_resp *resp)
+{
+	struct xiw_context *xctx = to_xctx(ctx);
+	int err;
+
+	if (!resp->slots || (resp->slots & (resp->slots - 1)) ||
+	    resp->size > resp->slots ||
+	    resp->ring_len < XIW_URQ_RING_ENTRIES +
+			     (size_t)resp->slots * sizeof(struct xiw_urqe))
+		return EPROTO;
+	err = pthread_spin_init(&r->lock, PTHREAD_PROCESS_PRIVATE);
+	if (err)
+		return err;
+	r->ring = mmap(NULL, resp->ring_len, PROT_READ | PROT_WRITE,
+		       MAP_SHARED, ctx->cmd_fd, resp->ring_offset);
+	if (r->ring == MAP_FAILED) {
+		err = errno;
+		r->ring = NULL;
+		pthread_spin_destroy(&r->lock);
+		return err;
+	}
+	r->ring_len = resp->ring_len;
+	r->mask = resp->slots - 1;
+	r->size = resp->size;
+	r->head = 0;
+	pthread_mutex_lock(&xctx->lock);
+	list_add_tail(&xctx->rq_rings, &r->entry);
+	pthread_mutex_unlock(&xctx->lock);
+	return 0;
+}
+
+static void xiw_rq_ring_close(struct ibv_context *ctx, struct xiw_rq_ring *r)
+{
+	struct xiw_context *xctx = to_xctx(ctx);
+
+	if (!r->ring)
+		return;
+	pthread_mutex_lock(&xctx->lock);
+	list_del(&r->entry);
+	pthread_mutex_unlock(&xctx->lock);
+	munmap(r->ring, r->ring_len);
+	r->ring = NULL;
+	pthread_spin_destroy(&r->lock);
+}
+
+/*
+ * Post receives into a ring: no system call. *@doorbell: the queue is
+ * flushed (its QP is in error), and what was posted is flushed only when
+ * the kernel is told.
+ */
+static int xiw_rq_ring_post(struct xiw_rq_ring *r, struct ibv_recv_wr *wr,
+			    struct ibv_recv_wr **bad_wr, bool *doorbell)
+{
+	struct xiw_urqe *ring = (struct xiw_urqe *)((char *)r->ring +
+						    XIW_URQ_RING_ENTRIES);
+	int err = 0;
+
+	pthread_spin_lock(&r->lock);
+	for (; wr; wr = wr->next) {
+		uint32_t tail = __atomic_load_n(xiw_rq_word(r, XIW_URQ_RING_TAIL),
+						__ATOMIC_ACQUIRE);
+		struct xiw_urqe *e = &ring[r->head & r->mask];
+		int i;
+
+		if (wr->num_sge < 0 || wr->num_sge > XIW_URQE_SGE) {
+			err = EINVAL;
+			break;
+		}
+		if (r->head - tail >= r->size) {
+			err = ENOMEM;
+			break;
+		}
+		e->wr_id = wr->wr_id;
+		e->num_sge = wr->num_sge;
+		e->reserved = 0;
+		for (i = 0; i < wr->num_sge; i++) {
+			e->sge[i].addr = wr->sg_list[i].addr;
+			e->sge[i].length = wr->sg_list[i].length;
+			e->sge[i].lkey = wr->sg_list[i].lkey;
+		}
+		r->head++;
+	}
+	__atomic_store_n(xiw_rq_word(r, XIW_URQ_RING_HEAD), r->head,
+			 __ATOMIC_RELEASE);
+	/* Against the kernel's flag-then-pull (xiw_rq_set_flush()). */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	*doorbell = __atomic_load_n(xiw_rq_word(r, XIW_URQ_RING_FLAGS),
+				    __ATOMIC_RELAXED) & XIW_URQ_FLUSH;
+	pthread_spin_unlock(&r->lock);
+	if (err)
+		*bad_wr = wr;
+	return err;
+}
+
+/* The create command's responses with xiw's behind the core's. */
+struct xiw_create_srq_resp {
+	struct ib_uverbs_create_srq_resp ibv_resp;
+	struct xiw_usrq_resp drv;
+};
+
+struct xiw_create_qp_resp {
+	struct ib_uverbs_create_qp_resp ibv_resp;
+	struct xiw_uqp_resp drv;
+};
+
+static inline struct xiw_srq *to_xsrq(struct ibv_srq *srq)
+{
+	return container_of(srq, struct xiw_srq, ibv_srq);
+}
+
+static inline struct xiw_qp *to_xqp(struct ibv_qp *qp)
+{
+	return container_of(qp, struct xiw_qp, ibv_qp);
+}
+
 static struct ibv_srq *xiw_create_srq(struct ibv_pd *pd,
 				      struct ibv_srq_init_attr *attr)
 {
-	struct ib_uverbs_create_srq_resp resp;
-	struct ibv_srq *srq = calloc(1, sizeof(*srq));
+	bool rings = to_xctx(pd->context)->flags & XIW_UCTX_RQ_RING;
+	struct xiw_create_srq_resp resp = {};
+	struct xiw_srq *srq = calloc(1, sizeof(*srq));
 	struct ibv_create_srq cmd;
 	int err;
 
 	if (!srq)
 		return NULL;
-	err = ibv_cmd_create_srq(pd, srq, attr, &cmd, sizeof(cmd), &resp,
-				 sizeof(resp));
+	err = ibv_cmd_create_srq(pd, &srq->ibv_srq, attr, &cmd, sizeof(cmd),
+				 &resp.ibv_resp,
+				 rings ? sizeof(resp) : sizeof(resp.ibv_resp));
+	if (!err && rings) {
+		err = xiw_rq_ring_open(pd->context, &srq->rq, &resp.drv.rq);
+		if (err)
+			ibv_cmd_destroy_srq(&srq->ibv_srq);
+	}
 	if (err) {
 		free(srq);
 		errno = err;
 		return NULL;
 	}
-	return srq;
+	return &srq->ibv_srq;
 }
 
 static int xiw_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
@@ -443,35 +601,50 @@ static int xiw_destroy_srq(struct ibv_srq *srq)
 {
 	int err = ibv_cmd_destroy_srq(srq);
 
-	if (!err)
-		free(srq);
-	return err;
+	if (err)
+		return err;
+	xiw_rq_ring_close(srq->context, &to_xsrq(srq)->rq);
+	free(to_xsrq(srq));
+	return 0;
 }
 
 static int xiw_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 			     struct ibv_recv_wr **bad_wr)
 {
-	return ibv_cmd_post_srq_recv(srq, wr, bad_wr);
+	struct xiw_rq_ring *r = &to_xsrq(srq)->rq;
+	bool doorbell;
+
+	if (!r->ring)
+		return ibv_cmd_post_srq_recv(srq, wr, bad_wr);
+	/* An SRQ is not flushed: its entries wait for its other QPs. */
+	return xiw_rq_ring_post(r, wr, bad_wr, &doorbell);
 }
 
 static struct ibv_qp *xiw_create_qp(struct ibv_pd *pd,
 				    struct ibv_qp_init_attr *attr)
 {
-	struct ib_uverbs_create_qp_resp resp;
-	struct ibv_qp *qp = calloc(1, sizeof(*qp));
+	bool rings = to_xctx(pd->context)->flags & XIW_UCTX_RQ_RING;
+	struct xiw_create_qp_resp resp = {};
+	struct xiw_qp *qp = calloc(1, sizeof(*qp));
 	struct ibv_create_qp cmd;
 	int err;
 
 	if (!qp)
 		return NULL;
-	err = ibv_cmd_create_qp(pd, qp, attr, &cmd, sizeof(cmd), &resp,
-				sizeof(resp));
+	err = ibv_cmd_create_qp(pd, &qp->ibv_qp, attr, &cmd, sizeof(cmd),
+				&resp.ibv_resp,
+				rings ? sizeof(resp) : sizeof(resp.ibv_resp));
+	if (!err && rings && !attr->srq) {
+		err = xiw_rq_ring_open(pd->context, &qp->rq, &resp.drv.rq);
+		if (err)
+			ibv_cmd_destroy_qp(&qp->ibv_qp);
+	}
 	if (err) {
 		free(qp);
 		errno = err;
 		return NULL;
 	}
-	return qp;
+	return &qp->ibv_qp;
 }
 
 /*
@@ -552,8 +725,10 @@ static int xiw_destroy_qp(struct ibv_qp *qp)
 	err = ibv_cmd_destroy_qp(qp);
 	xiw_skip_end(scq, ss, !err);
 	xiw_skip_end(rcq, rs, !err);
-	if (!err)
-		free(qp);
+	if (!err) {
+		xiw_rq_ring_close(qp->context, &to_xqp(qp)->rq);
+		free(to_xqp(qp));
+	}
 	return err;
 }
 
@@ -566,13 +741,25 @@ static int xiw_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 static int xiw_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 			 struct ibv_recv_wr **bad_wr)
 {
-	return ibv_cmd_post_recv(qp, wr, bad_wr);
+	struct xiw_rq_ring *r = &to_xqp(qp)->rq;
+	struct ibv_recv_wr *none;
+	bool doorbell;
+	int err;
+
+	if (!r->ring)
+		return ibv_cmd_post_recv(qp, wr, bad_wr);
+	err = xiw_rq_ring_post(r, wr, bad_wr, &doorbell);
+	/* In error: the doorbell (no work request) flushes what is posted. */
+	if (doorbell)
+		ibv_cmd_post_recv(qp, NULL, &none);
+	return err;
 }
 
 static void xiw_free_context(struct ibv_context *ibctx)
 {
 	struct xiw_context *ctx =
 		container_of(ibctx, struct xiw_context, ibv_ctx.context);
+	struct xiw_rq_ring *r, *rnext;
 	struct xiw_cq *cq, *next;
 
 	/* CQs not destroyed: their rings go, so that the file is closed. */
@@ -580,6 +767,12 @@ static void xiw_free_context(struct ibv_context *ibctx)
 		list_del(&cq->entry);
 		munmap(cq->ring, cq->ring_len);
 		cq->ring = NULL;
+	}
+	/* Likewise QPs' and SRQs' receive rings. */
+	list_for_each_safe(&ctx->rq_rings, r, rnext, entry) {
+		list_del(&r->entry);
+		munmap(r->ring, r->ring_len);
+		r->ring = NULL;
 	}
 	pthread_mutex_destroy(&ctx->lock);
 	verbs_uninit_context(&ctx->ibv_ctx);
@@ -631,6 +824,10 @@ static struct verbs_context *xiw_alloc_context(struct ibv_device *ibdev,
 	env = getenv("XIW_CQ_RINGS");
 	if (!env || strcmp(env, "0"))
 		cmd.drv.flags |= XIW_UCTX_CQ_RING;
+	/* XIW_RQ_RINGS=0: post receives through the command. */
+	env = getenv("XIW_RQ_RINGS");
+	if (!env || strcmp(env, "0"))
+		cmd.drv.flags |= XIW_UCTX_RQ_RING;
 	err = ibv_cmd_get_context(&ctx->ibv_ctx, &cmd.ibv_cmd, sizeof(cmd),
 				  &resp.ibv_resp, sizeof(resp));
 	if (err == EINVAL && cmd.drv.flags) {
@@ -655,9 +852,10 @@ static struct verbs_context *xiw_alloc_context(struct ibv_device *ibdev,
 		goto fail;
 	}
 	ctx->max_inline = resp.drv.max_inline;
-	ctx->flags = resp.drv.flags & XIW_UCTX_CQ_RING;
+	ctx->flags = resp.drv.flags & cmd.drv.flags;
 	pthread_mutex_init(&ctx->lock, NULL);
 	list_head_init(&ctx->rings);
+	list_head_init(&ctx->rq_rings);
 	verbs_set_ops(&ctx->ibv_ctx, &xiw_ctx_ops);
 	return &ctx->ibv_ctx;
 fail:

@@ -39,6 +39,23 @@
  * completion is lost, IB_EVENT_CQ_ERR, the QP's stream ends, as for a CQ
  * overrun), and no octet outside the ring is written. Such a CQ is not
  * polled through the poll command (EOPNOTSUPP).
+ *
+ * Receive rings (flag XIW_UCTX_RQ_RING, a growth of version 1): a
+ * provider that is granted it posts receives without a system call. Each
+ * QP with a receive queue of its own (struct xiw_uqp_resp) and each SRQ
+ * (struct xiw_usrq_resp) then has a ring the process maps and writes
+ * struct xiw_urqe entries to, moving the ring's head. The kernel copies
+ * an entry out of the ring when it needs it (a Send or Immediate Data
+ * arrives; the queue is flushed), and trusts nothing in it: it never
+ * takes more than the queue's size past its own tail, whatever the head
+ * says; an entry naming more SGEs than XIW_URQE_SGE holds no buffer (a
+ * Send with payload into it fails as too long); its keys and addresses
+ * are checked when data is placed, as a posted receive's are. The
+ * kernel's tail tells the process which slots are free again. When the
+ * QP is in error (XIW_URQ_FLUSH in the ring's flags) entries the process
+ * posts are flushed only when it calls the post_recv command with no
+ * work request (a doorbell); with work requests that command fails
+ * (EINVAL) on a ring queue.
  */
 #ifndef _UAPI_XIW_ABI_H
 #define _UAPI_XIW_ABI_H
@@ -50,7 +67,8 @@
 /* struct xiw_uctx_req/resp flags */
 enum xiw_uctx_flags {
 	XIW_UCTX_CQ_RING = 1 << 0,	/* CQs polled from mapped rings */
-	XIW_UCTX_FLAGS = XIW_UCTX_CQ_RING,
+	XIW_UCTX_RQ_RING = 1 << 1,	/* receives posted to mapped rings */
+	XIW_UCTX_FLAGS = XIW_UCTX_CQ_RING | XIW_UCTX_RQ_RING,
 };
 
 /**
@@ -141,6 +159,92 @@ struct xiw_ucqe {
 	__u8 reserved0;
 	__u32 vendor_err;
 	__u32 reserved1;
+};
+
+/**
+ * struct xiw_urq_resp - a receive ring (XIW_UCTX_RQ_RING): where it is
+ * @ring_offset: mmap() offset of the ring, on the device file
+ * @ring_len: octets to map: XIW_URQ_RING_ENTRIES + @slots entries, whole
+ *	pages
+ * @slots: entries in the ring, a power of two, at least @size
+ * @size: receives the queue holds at most: the head may be at most this
+ *	far past the kernel's tail
+ */
+struct xiw_urq_resp {
+	__aligned_u64 ring_offset;
+	__u32 ring_len;
+	__u32 slots;
+	__u32 size;
+	__u32 reserved;
+};
+
+/**
+ * struct xiw_uqp_resp - ibv_create_qp() of a context with
+ *	XIW_UCTX_RQ_RING: the kernel's side
+ * @rq: the QP's receive ring; all zero for a QP that receives through
+ *	an SRQ
+ */
+struct xiw_uqp_resp {
+	struct xiw_urq_resp rq;
+};
+
+/**
+ * struct xiw_usrq_resp - ibv_create_srq() of a context with
+ *	XIW_UCTX_RQ_RING: the kernel's side
+ * @rq: the SRQ's receive ring
+ */
+struct xiw_usrq_resp {
+	struct xiw_urq_resp rq;
+};
+
+/*
+ * A receive ring: the process's producer index (__u32 at offset
+ * XIW_URQ_RING_HEAD, written by the process only), the kernel's consumer
+ * index (__u32 at XIW_URQ_RING_TAIL) and flags (__u32 at
+ * XIW_URQ_RING_FLAGS, XIW_URQ_*), both written by the kernel, then the
+ * entries. Indexes run free and wrap at 2^32; entry i is at slot
+ * i & (slots - 1). The process writes entries from the head on and then
+ * stores the head with release semantics; entries before the kernel's
+ * tail are consumed, and their slots free. After storing the head the
+ * process reads the flags (with a full barrier between).
+ */
+#define XIW_URQ_RING_HEAD	0
+#define XIW_URQ_RING_TAIL	64
+#define XIW_URQ_RING_FLAGS	68
+#define XIW_URQ_RING_ENTRIES	128
+
+/* Ring flags */
+enum xiw_urq_flags {
+	XIW_URQ_FLUSH = 1 << 0,		/* in error: ring the doorbell */
+};
+
+/* SGEs a receive ring entry has room for (the device's max_sge). */
+#define XIW_URQE_SGE		6
+
+/**
+ * struct xiw_usge - a buffer of a receive ring entry
+ * @addr: virtual address in the MR
+ * @length: octets
+ * @lkey: the MR's local key
+ */
+struct xiw_usge {
+	__aligned_u64 addr;
+	__u32 length;
+	__u32 lkey;
+};
+
+/**
+ * struct xiw_urqe - a receive posted in a ring
+ * @wr_id: the work request's
+ * @num_sge: entries of @sge used, at most XIW_URQE_SGE
+ * @reserved: zero
+ * @sge: the buffers
+ */
+struct xiw_urqe {
+	__aligned_u64 wr_id;
+	__u32 num_sge;
+	__u32 reserved;
+	struct xiw_usge sge[XIW_URQE_SGE];
 };
 
 #endif /* _UAPI_XIW_ABI_H */

@@ -157,6 +157,13 @@ def test_perftest_runs_between_namespaces(user, tool, args):
                   ("a", "xiw0"))
 
 
+def test_perftest_sends_into_an_srq(user):
+    """ib_send_bw --use-srq: the server's receives are posted to an SRQ
+    (its ring) and every Send takes one from there."""
+    perftest_pair(user, "ib_send_bw", "-s 4096 -n 200 --use-srq",
+                  ("b", "xiw1", "192.0.2.2", "v1"), ("a", "xiw0"))
+
+
 def perftest_pair(vm, tool, args, server, client):
     """perftest's tool -R: its server on device server[1] in namespace
     server[0] (at server[2], its veth server[3]), its client on client[1]
@@ -384,6 +391,55 @@ def test_a_ring_cq_is_not_polled_through_the_poll_command(user):
     res = user.run(f"env {ENV}{RING} command xiw0", timeout=60, check=False)
     assert res.rc == 0, res
     assert json.loads(res.out) == {"poll_command": errno.EOPNOTSUPP}, res
+
+
+RQ_RING = os.path.join(TOP, "build", "cmake", "tests", "userspace",
+                       "xiw_rq_ring")
+
+
+def test_receives_posted_to_a_qp_in_error_complete_flushed(user):
+    """A QP moved to error, then sixteen receives posted to its ring
+    (tests/userspace/rq_ring.c, error): the kernel flagged the ring, the
+    provider rings the doorbell (the post_recv command without work
+    requests), and all sixteen complete flushed, in posting order, as
+    receives posted through the command do. Without the doorbell none
+    would: nothing else makes the kernel read the ring of a QP in error."""
+    res = user.run(f"env {ENV}{RQ_RING} error xiw0", timeout=60, check=False)
+    assert res.rc == 0, res
+    assert json.loads(res.out) == {"flushed": 16, "in_order": True}, res
+
+
+def test_a_ring_rq_takes_only_the_doorbell_through_the_post_command(user):
+    """A QP whose receives go to its ring: the RDMA core's post_recv
+    command (a write() on the device file) with a work request fails with
+    EINVAL, the kernel's queue untouched; without one (the doorbell) it
+    succeeds."""
+    res = user.run(f"env {ENV}{RQ_RING} command xiw0", timeout=60,
+                   check=False)
+    assert res.rc == 0, res
+    assert json.loads(res.out) == {"with_wr": errno.EINVAL,
+                                   "doorbell": 0}, res
+
+
+def test_a_process_spoiling_its_receive_rings_harms_only_itself(user):
+    """XIW_USER_ABUSE_ROUNDS times (40), a process posts sixteen receives
+    to the ring of its QP (every other round: of its SRQ), spoils the ring
+    (tests/userspace/rq_ring.c, scribble: a head far ahead of the kernel's
+    tail, behind it, half the index space away; every entry overwritten;
+    entries of bad keys, addresses and SGE counts; the ring unmapped;
+    random heads written while the kernel flushes), moves the QP to error
+    and exits holding everything. The kernel reads no more than the queue
+    holds: no round completes more than sixteen receives; the kernel log
+    stays clean, and the device holds what it held before."""
+    vm = user
+    before = resources(vm, "xiw0")
+    res = vm.run(f"env {ENV}{RQ_RING} scribble xiw0 {RING_ROUNDS}",
+                 check=False, timeout=60 + 5 * RING_ROUNDS)
+    assert res.rc == 0, res
+    assert json.loads(res.out) == {"rounds": RING_ROUNDS, "over": 0}, res
+    wait_until(vm, "! rdma resource show ctx | grep -q xiw_rq_ring",
+               "the processes' contexts are gone")
+    assert resources(vm, "xiw0") == before
 
 
 def test_a_process_gets_the_cqs_the_device_reports_and_not_one_more(user):

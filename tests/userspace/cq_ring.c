@@ -3,7 +3,8 @@
  * xiw_cq_ring MODE ...: a process that treats its completion rings
  * (uapi/xiw_abi.h, XIW_UCTX_CQ_RING) as its own to spoil
  * (test_userspace_verbs.py). The ring of a CQ is the one mapping of the
- * device file that the provider makes, found in /proc/self/maps.
+ * device file that the provider makes (receive rings are off,
+ * XIW_RQ_RINGS=0), found in /proc/self/maps.
  *
  *   scribble DEV ROUNDS    ROUNDS children, each with a CQ of eight
  *                          entries and a QP with sixteen receives on it:
@@ -230,6 +231,8 @@ static int command(const char *name)
 
 int main(int argc, char **argv)
 {
+	/* Receives through the post_recv command: one mapping, the CQ's. */
+	setenv("XIW_RQ_RINGS", "0", 1);
 	if (argc == 4 && !strcmp(argv[1], "scribble"))
 		return scribble(argv[2], atoi(argv[3]));
 	if (argc == 3 && !strcmp(argv[1], "command"))
