@@ -282,6 +282,12 @@ int xiw_qp_take_recv(struct xiw_qp *qp)
 	return taken ? 0 : -ENOBUFS;
 }
 
+/*
+ * An SRQ's ring lock is taken inside a QP's (xiw_qp_take_recv()), never
+ * the other way round: a class of its own tells lockdep so.
+ */
+static struct lock_class_key xiw_srq_lock_key;
+
 /**
  * xiw_create_srq() - create a shared receive queue
  * @ibsrq: RDMA core object
@@ -312,6 +318,7 @@ int xiw_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 	if (!xiw_count_get(&xdev->num_srq, XIW_MAX_SRQ))
 		return -ENOMEM;
 	err = xiw_rq_init(&srq->rq, a->max_wr, udata);
+	lockdep_set_class(&srq->rq.lock, &xiw_srq_lock_key);
 	if (!err && xiw_uses_rq_ring(udata)) {
 		struct xiw_usrq_resp resp = {};
 
