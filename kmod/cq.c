@@ -81,17 +81,6 @@ static void xiw_ucq_put(struct xiw_cq *cq, const struct ib_wc *wc)
 	e[xiw_ring_slot(cq->head, cq->mask)] = c;
 }
 
-static bool xiw_uses_cq_ring(struct ib_udata *udata)
-{
-	const struct xiw_ucontext *ctx;
-
-	if (!udata)
-		return false;
-	ctx = rdma_udata_to_drv_context(udata, struct xiw_ucontext,
-					ibucontext);
-	return ctx && (ctx->flags & XIW_UCTX_CQ_RING);
-}
-
 /**
  * xiw_create_cq() - create a completion queue
  * @ibcq: RDMA core object, allocated by the core
@@ -130,7 +119,7 @@ int xiw_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	 * a process's CQ is its memory (xiw_gfp()).
 	 */
 	cq->mask = xiw_ring_slots(attr->cqe) - 1;
-	if (xiw_uses_cq_ring(udata)) {
+	if (xiw_uctx_granted(udata, XIW_UCTX_CQ_RING)) {
 		int err = xiw_create_ucq(cq, udata);
 
 		if (err) {

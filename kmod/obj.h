@@ -937,7 +937,6 @@ void xiw_rq_free(struct xiw_rq *rq);
 void xiw_rq_pull(struct xiw_rq *rq);
 void xiw_rq_consumed(struct xiw_rq *rq);
 void xiw_rq_set_flush(struct xiw_rq *rq, bool flush);
-bool xiw_uses_rq_ring(struct ib_udata *udata);
 int xiw_rq_post(struct xiw_rq *rq, const struct ib_recv_wr *wr,
 		const struct ib_recv_wr **bad_wr);
 int xiw_qp_take_recv(struct xiw_qp *qp);

@@ -193,7 +193,7 @@ int xiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	    !qp->sq || !qp->orq)
 		goto fail;
 
-	if (xiw_uses_rq_ring(udata)) {
+	if (xiw_uctx_granted(udata, XIW_UCTX_RQ_RING)) {
 		struct xiw_uqp_resp resp = {};
 
 		/* The provider asked for rings: it takes the response. */

@@ -38,23 +38,6 @@ int xiw_rq_init(struct xiw_rq *rq, u32 size, bool user)
 }
 
 /**
- * xiw_uses_rq_ring() - does a process post its receives to rings?
- * @udata: a create command's driver data, or NULL for kernel consumers
- *
- * Return: true for a context granted XIW_UCTX_RQ_RING.
- */
-bool xiw_uses_rq_ring(struct ib_udata *udata)
-{
-	struct xiw_ucontext *ctx;
-
-	if (!udata)
-		return false;
-	ctx = rdma_udata_to_drv_context(udata, struct xiw_ucontext,
-					ibucontext);
-	return ctx && (ctx->flags & XIW_UCTX_RQ_RING);
-}
-
-/**
  * xiw_rq_init_ring() - give an initialised receive ring a process's ring
  *	to be posted to (XIW_UCTX_RQ_RING)
  * @rq: the ring, from xiw_rq_init()
@@ -319,7 +302,7 @@ int xiw_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 		return -ENOMEM;
 	err = xiw_rq_init(&srq->rq, a->max_wr, udata);
 	lockdep_set_class(&srq->rq.lock, &xiw_srq_lock_key);
-	if (!err && xiw_uses_rq_ring(udata)) {
+	if (!err && xiw_uctx_granted(udata, XIW_UCTX_RQ_RING)) {
 		struct xiw_usrq_resp resp = {};
 
 		/* The provider asked for rings: it takes the response. */

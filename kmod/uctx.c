@@ -193,6 +193,24 @@ void xiw_mmap_free(struct rdma_user_mmap_entry *e)
 }
 
 /**
+ * xiw_uctx_granted() - was a process's context granted a flag?
+ * @udata: a create command's driver data, or NULL for kernel consumers
+ * @flag: XIW_UCTX_*
+ *
+ * Return: true for a context of a process that asked for @flag and got it.
+ */
+bool xiw_uctx_granted(struct ib_udata *udata, u32 flag)
+{
+	const struct xiw_ucontext *ctx;
+
+	if (!udata)
+		return false;
+	ctx = rdma_udata_to_drv_context(udata, struct xiw_ucontext,
+					ibucontext);
+	return ctx && (ctx->flags & flag);
+}
+
+/**
  * xiw_udata_none() - is a command's driver data empty or all zero?
  * @udata: the command's driver data, or NULL for kernel consumers
  *

@@ -67,6 +67,7 @@ struct ib_qp *xiw_get_qp(struct ib_device *ibdev, int qpn);
 int xiw_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata);
 void xiw_dealloc_ucontext(struct ib_ucontext *uctx);
 void xiw_disassociate_ucontext(struct ib_ucontext *uctx);
+bool xiw_uctx_granted(struct ib_udata *udata, u32 flag);
 int xiw_udata_none(struct ib_udata *udata);
 int xiw_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
 void xiw_mmap_free(struct rdma_user_mmap_entry *e);
