@@ -31,31 +31,34 @@
 #include "xiw_abi.h"
 
 /*
- * A device opened. @rings lists its CQs' mapped rings under @lock: each
- * mapping holds the device file open, so those the application leaves
- * are unmapped when it closes the device, which the kernel then cleans
- * up as it does for a provider without rings.
+ * A device opened. @maps lists its mapped rings (CQs', QPs' and SRQs')
+ * under @lock: each mapping holds the device file open, so those the
+ * application leaves are unmapped when it closes the device, which the
+ * kernel then cleans up as it does for a provider without rings.
  */
 struct xiw_context {
 	struct verbs_context ibv_ctx;
 	uint32_t max_inline;
 	uint32_t flags;		/* XIW_UCTX_* the kernel granted */
 	pthread_mutex_t lock;
-	struct list_head rings;
-	struct list_head rq_rings;
+	struct list_head maps;
+};
+
+/* A ring mapped from the device file (@addr NULL: none), in @maps. */
+struct xiw_map {
+	struct list_node entry;
+	void *addr;
+	size_t len;
 };
 
 /*
  * A receive ring (XIW_UCTX_RQ_RING) of a QP or SRQ: this process writes
  * entries and the head, the kernel copies entries out and writes its
- * tail and flags; @lock serialises this process's posters. Listed in the
- * context's rq_rings under its lock, as CQ rings are.
+ * tail and flags; @lock serialises this process's posters.
  */
 struct xiw_rq_ring {
 	pthread_spinlock_t lock;
-	struct list_node entry;
-	void *ring;
-	size_t ring_len;
+	struct xiw_map map;
 	uint32_t mask;
 	uint32_t size;
 	uint32_t head;
@@ -63,7 +66,7 @@ struct xiw_rq_ring {
 
 struct xiw_qp {
 	struct ibv_qp ibv_qp;
-	struct xiw_rq_ring rq;	/* ring NULL: posts through the command */
+	struct xiw_rq_ring rq;	/* map.addr NULL: posts through the command */
 };
 
 struct xiw_srq {
@@ -85,16 +88,14 @@ struct xiw_skip {
 };
 
 /*
- * A CQ. With a ring (@ring set): the kernel writes entries and the head,
- * this process reads entries and writes the tail; @lock serialises this
- * process's pollers and the skip list.
+ * A CQ. With a ring (@map.addr set): the kernel writes entries and the
+ * head, this process reads entries and writes the tail; @lock serialises
+ * this process's pollers and the skip list.
  */
 struct xiw_cq {
 	struct ibv_cq ibv_cq;
 	pthread_spinlock_t lock;
-	struct list_node entry;	/* in the context's rings */
-	void *ring;
-	size_t ring_len;
+	struct xiw_map map;
 	uint32_t mask;
 	uint32_t tail;
 	struct xiw_skip *skip;
@@ -201,6 +202,38 @@ static int xiw_dereg_mr(struct verbs_mr *vmr)
 	return err;
 }
 
+/* Map @len octets of the device file at @offset into @m; 0 or an errno. */
+static int xiw_map_ring(struct ibv_context *ctx, struct xiw_map *m,
+			uint64_t offset, size_t len)
+{
+	struct xiw_context *xctx = to_xctx(ctx);
+
+	m->addr = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       ctx->cmd_fd, offset);
+	if (m->addr == MAP_FAILED) {
+		m->addr = NULL;
+		return errno;
+	}
+	m->len = len;
+	pthread_mutex_lock(&xctx->lock);
+	list_add_tail(&xctx->maps, &m->entry);
+	pthread_mutex_unlock(&xctx->lock);
+	return 0;
+}
+
+static void xiw_unmap_ring(struct ibv_context *ctx, struct xiw_map *m)
+{
+	struct xiw_context *xctx = to_xctx(ctx);
+
+	if (!m->addr)
+		return;
+	pthread_mutex_lock(&xctx->lock);
+	list_del(&m->entry);
+	pthread_mutex_unlock(&xctx->lock);
+	munmap(m->addr, m->len);
+	m->addr = NULL;
+}
+
 /* The create command's response with xiw's behind the core's. */
 struct xiw_create_cq_resp {
 	struct ib_uverbs_create_cq_resp ibv_resp;
@@ -229,18 +262,13 @@ static struct ibv_cq *xiw_create_cq(struct ibv_context *ctx, int cqe,
 		goto fail_lock;
 	if (!rings)
 		return &cq->ibv_cq;
-	cq->ring = mmap(NULL, resp.drv.ring_len, PROT_READ | PROT_WRITE,
-			MAP_SHARED, ctx->cmd_fd, resp.drv.ring_offset);
-	if (cq->ring == MAP_FAILED) {
-		err = errno;
+	err = xiw_map_ring(ctx, &cq->map, resp.drv.ring_offset,
+			   resp.drv.ring_len);
+	if (err) {
 		ibv_cmd_destroy_cq(&cq->ibv_cq);
 		goto fail_lock;
 	}
-	cq->ring_len = resp.drv.ring_len;
 	cq->mask = resp.drv.slots - 1;
-	pthread_mutex_lock(&to_xctx(ctx)->lock);
-	list_add_tail(&to_xctx(ctx)->rings, &cq->entry);
-	pthread_mutex_unlock(&to_xctx(ctx)->lock);
 	return &cq->ibv_cq;
 fail_lock:
 	pthread_spin_destroy(&cq->lock);
@@ -257,14 +285,7 @@ static int xiw_destroy_cq(struct ibv_cq *ibcq)
 
 	if (err)
 		return err;
-	if (cq->ring) {
-		struct xiw_context *ctx = to_xctx(ibcq->context);
-
-		pthread_mutex_lock(&ctx->lock);
-		list_del(&cq->entry);
-		pthread_mutex_unlock(&ctx->lock);
-		munmap(cq->ring, cq->ring_len);
-	}
+	xiw_unmap_ring(ibcq->context, &cq->map);
 	pthread_spin_destroy(&cq->lock);
 	while (cq->skip) {
 		struct xiw_skip *s = cq->skip;
@@ -278,7 +299,7 @@ static int xiw_destroy_cq(struct ibv_cq *ibcq)
 
 static inline uint32_t *xiw_ring_index(struct xiw_cq *cq, size_t off)
 {
-	return (uint32_t *)((char *)cq->ring + off);
+	return (uint32_t *)((char *)cq->map.addr + off);
 }
 
 /* Is ring entry @i of @qp_num one of a destroyed QP's? Lock held. */
@@ -348,9 +369,10 @@ static int xiw_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 	uint32_t head;
 	int n = 0;
 
-	if (!cq->ring)
+	if (!cq->map.addr)
 		return ibv_cmd_poll_cq(ibcq, ne, wc);
-	entries = (const void *)((char *)cq->ring + XIW_UCQ_RING_ENTRIES);
+	entries = (const void *)((char *)cq->map.addr +
+				  XIW_UCQ_RING_ENTRIES);
 	pthread_spin_lock(&cq->lock);
 	/* The entries before the head are written before it is. */
 	head = __atomic_load_n(xiw_ring_index(cq, XIW_UCQ_RING_HEAD),
@@ -385,7 +407,7 @@ static struct xiw_skip *xiw_skip_begin(struct ibv_cq *ibcq, uint32_t qp_num)
 	struct xiw_cq *cq = ibcq ? to_xcq(ibcq) : NULL;
 	struct xiw_skip *s;
 
-	if (!cq || !cq->ring)
+	if (!cq || !cq->map.addr)
 		return NULL;
 	s = calloc(1, sizeof(*s));
 	if (!s)
@@ -435,14 +457,13 @@ static int xiw_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 
 static inline uint32_t *xiw_rq_word(struct xiw_rq_ring *r, size_t off)
 {
-	return (uint32_t *)((char *)r->ring + off);
+	return (uint32_t *)((char *)r->map.addr + off);
 }
 
 /* Map a receive ring the kernel made; 0 or an errno. */
 static int xiw_rq_ring_open(struct ibv_context *ctx, struct xiw_rq_ring *r,
 			    const struct xiw_urq_resp *resp)
 {
-	struct xiw_context *xctx = to_xctx(ctx);
 	int err;
 
 	if (!resp->slots || (resp->slots & (resp->slots - 1)) ||
@@ -453,35 +474,20 @@ static int xiw_rq_ring_open(struct ibv_context *ctx, struct xiw_rq_ring *r,
 	err = pthread_spin_init(&r->lock, PTHREAD_PROCESS_PRIVATE);
 	if (err)
 		return err;
-	r->ring = mmap(NULL, resp->ring_len, PROT_READ | PROT_WRITE,
-		       MAP_SHARED, ctx->cmd_fd, resp->ring_offset);
-	if (r->ring == MAP_FAILED) {
-		err = errno;
-		r->ring = NULL;
-		pthread_spin_destroy(&r->lock);
-		return err;
-	}
-	r->ring_len = resp->ring_len;
 	r->mask = resp->slots - 1;
 	r->size = resp->size;
 	r->head = 0;
-	pthread_mutex_lock(&xctx->lock);
-	list_add_tail(&xctx->rq_rings, &r->entry);
-	pthread_mutex_unlock(&xctx->lock);
-	return 0;
+	err = xiw_map_ring(ctx, &r->map, resp->ring_offset, resp->ring_len);
+	if (err)
+		pthread_spin_destroy(&r->lock);
+	return err;
 }
 
 static void xiw_rq_ring_close(struct ibv_context *ctx, struct xiw_rq_ring *r)
 {
-	struct xiw_context *xctx = to_xctx(ctx);
-
-	if (!r->ring)
+	if (!r->map.addr)
 		return;
-	pthread_mutex_lock(&xctx->lock);
-	list_del(&r->entry);
-	pthread_mutex_unlock(&xctx->lock);
-	munmap(r->ring, r->ring_len);
-	r->ring = NULL;
+	xiw_unmap_ring(ctx, &r->map);
 	pthread_spin_destroy(&r->lock);
 }
 
@@ -493,7 +499,7 @@ static void xiw_rq_ring_close(struct ibv_context *ctx, struct xiw_rq_ring *r)
 static int xiw_rq_ring_post(struct xiw_rq_ring *r, struct ibv_recv_wr *wr,
 			    struct ibv_recv_wr **bad_wr, bool *doorbell)
 {
-	struct xiw_urqe *ring = (struct xiw_urqe *)((char *)r->ring +
+	struct xiw_urqe *ring = (struct xiw_urqe *)((char *)r->map.addr +
 						    XIW_URQ_RING_ENTRIES);
 	int err = 0;
 
@@ -614,7 +620,7 @@ static int xiw_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 	struct xiw_rq_ring *r = &to_xsrq(srq)->rq;
 	bool doorbell;
 
-	if (!r->ring)
+	if (!r->map.addr)
 		return ibv_cmd_post_srq_recv(srq, wr, bad_wr);
 	/* An SRQ is not flushed: its entries wait for its other QPs. */
 	return xiw_rq_ring_post(r, wr, bad_wr, &doorbell);
@@ -746,7 +752,7 @@ static int xiw_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 	bool doorbell;
 	int err;
 
-	if (!r->ring)
+	if (!r->map.addr)
 		return ibv_cmd_post_recv(qp, wr, bad_wr);
 	err = xiw_rq_ring_post(r, wr, bad_wr, &doorbell);
 	/* In error: the doorbell (no work request) flushes what is posted. */
@@ -759,20 +765,16 @@ static void xiw_free_context(struct ibv_context *ibctx)
 {
 	struct xiw_context *ctx =
 		container_of(ibctx, struct xiw_context, ibv_ctx.context);
-	struct xiw_rq_ring *r, *rnext;
-	struct xiw_cq *cq, *next;
+	struct xiw_map *m, *next;
 
-	/* CQs not destroyed: their rings go, so that the file is closed. */
-	list_for_each_safe(&ctx->rings, cq, next, entry) {
-		list_del(&cq->entry);
-		munmap(cq->ring, cq->ring_len);
-		cq->ring = NULL;
-	}
-	/* Likewise QPs' and SRQs' receive rings. */
-	list_for_each_safe(&ctx->rq_rings, r, rnext, entry) {
-		list_del(&r->entry);
-		munmap(r->ring, r->ring_len);
-		r->ring = NULL;
+	/*
+	 * CQs, QPs and SRQs not destroyed: their rings go, so that the file
+	 * is closed.
+	 */
+	list_for_each_safe(&ctx->maps, m, next, entry) {
+		list_del(&m->entry);
+		munmap(m->addr, m->len);
+		m->addr = NULL;
 	}
 	pthread_mutex_destroy(&ctx->lock);
 	verbs_uninit_context(&ctx->ibv_ctx);
@@ -854,8 +856,7 @@ static struct verbs_context *xiw_alloc_context(struct ibv_device *ibdev,
 	ctx->max_inline = resp.drv.max_inline;
 	ctx->flags = resp.drv.flags & cmd.drv.flags;
 	pthread_mutex_init(&ctx->lock, NULL);
-	list_head_init(&ctx->rings);
-	list_head_init(&ctx->rq_rings);
+	list_head_init(&ctx->maps);
 	verbs_set_ops(&ctx->ibv_ctx, &xiw_ctx_ops);
 	return &ctx->ibv_ctx;
 fail:
