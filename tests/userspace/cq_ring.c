@@ -50,37 +50,10 @@
 
 static char buf[64];
 
-/* The provider's one mapping of the device file: the CQ's ring. */
-static volatile uint8_t *find_ring(size_t *len)
-{
-	FILE *f = fopen("/proc/self/maps", "r");
-	unsigned long lo, hi;
-	char line[512];
-
-	if (!f)
-		die("/proc/self/maps");
-	while (fgets(line, sizeof(line), f))
-		if (strstr(line, "/dev/infiniband/uverbs") &&
-		    sscanf(line, "%lx-%lx", &lo, &hi) == 2) {
-			fclose(f);
-			*len = hi - lo;
-			return (volatile uint8_t *)lo;
-		}
-	fclose(f);
-	errno = ENOENT;
-	die("no ring mapped (a kernel without XIW_UCTX_CQ_RING?)");
-	return NULL;
-}
-
 static void nonblocking(int fd)
 {
 	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK))
 		die("fcntl");
-}
-
-static volatile uint32_t *ring_u32(volatile uint8_t *ring, size_t off)
-{
-	return (volatile uint32_t *)(ring + off);
 }
 
 static atomic_bool stop;
@@ -127,7 +100,8 @@ static void round_child(const char *name, int round, int out)
 		die("PD, CQ, MR");
 	qp = rc_qp(pd, cq, mr, buf, sizeof(buf), RECEIVES, RECEIVES);
 	nonblocking(ctx->async_fd);
-	ring = find_ring(&len);
+	ring = find_ring(&len, "no CQ ring mapped (a kernel without "
+			 "XIW_UCTX_CQ_RING?)");
 	head = *ring_u32(ring, XIW_UCQ_RING_HEAD);
 	switch (round % 6) {
 	case 0:		/* the tail ahead of the head */

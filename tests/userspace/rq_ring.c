@@ -50,33 +50,6 @@
 
 static char buf[64];
 
-/* The provider's one mapping of the device file: the receive ring. */
-static volatile uint8_t *find_ring(size_t *len)
-{
-	FILE *f = fopen("/proc/self/maps", "r");
-	unsigned long lo, hi;
-	char line[512];
-
-	if (!f)
-		die("/proc/self/maps");
-	while (fgets(line, sizeof(line), f))
-		if (strstr(line, "/dev/infiniband/uverbs") &&
-		    sscanf(line, "%lx-%lx", &lo, &hi) == 2) {
-			fclose(f);
-			*len = hi - lo;
-			return (volatile uint8_t *)lo;
-		}
-	fclose(f);
-	errno = ENOENT;
-	die("no ring mapped (a kernel without XIW_UCTX_RQ_RING?)");
-	return NULL;
-}
-
-static volatile uint32_t *ring_u32(volatile uint8_t *ring, size_t off)
-{
-	return (volatile uint32_t *)(ring + off);
-}
-
 static volatile struct xiw_urqe *ring_entry(volatile uint8_t *ring, int i)
 {
 	return (volatile struct xiw_urqe *)(ring + XIW_URQ_RING_ENTRIES) + i;
@@ -256,7 +229,8 @@ static void round_child(const char *name, int round)
 
 	setup(&s, name, round & 1);
 	post(&s, RECEIVES, 0);
-	ring = find_ring(&len);
+	ring = find_ring(&len, "no receive ring mapped (a kernel without "
+			 "XIW_UCTX_RQ_RING?)");
 	head = *ring_u32(ring, XIW_URQ_RING_HEAD);
 	switch (round / 2 % 7) {
 	case 0:		/* far ahead of the kernel's tail */

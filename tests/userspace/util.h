@@ -36,6 +36,37 @@ static inline struct ibv_context *open_dev(const char *name)
 	return ctx;
 }
 
+/*
+ * The provider's one mapping of the device file (the caller keeps it the
+ * only one): a ring. Its length in *@len; @what says which, in the
+ * failure.
+ */
+static inline volatile uint8_t *find_ring(size_t *len, const char *what)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	unsigned long lo, hi;
+	char line[512];
+
+	if (!f)
+		die("/proc/self/maps");
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "/dev/infiniband/uverbs") &&
+		    sscanf(line, "%lx-%lx", &lo, &hi) == 2) {
+			fclose(f);
+			*len = hi - lo;
+			return (volatile uint8_t *)lo;
+		}
+	fclose(f);
+	errno = ENOENT;
+	die(what);
+	return NULL;
+}
+
+static inline volatile uint32_t *ring_u32(volatile uint8_t *ring, size_t off)
+{
+	return (volatile uint32_t *)(ring + off);
+}
+
 /* @n receives into @buf (@len octets, registered as @mr) on @qp. */
 static inline void post_receives(struct ibv_qp *qp, struct ibv_mr *mr,
 				 void *buf, uint32_t len, int n)
