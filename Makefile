@@ -217,9 +217,11 @@ debug-kmod:
 	@scripts/debug-kmod.sh
 
 # The VM scenarios on the debug kernel; PYTEST_ARGS and XIW_SHARDS as for
-# make integration.
+# make integration. RESUME=1: only what the last run of the same sources
+# has not passed yet (scripts/check-debug.sh --resume).
 check-debug: all
-	@PYTHON=$(PYTHON) XIW_SHARDS=$(XIW_SHARDS) scripts/check-debug.sh $(PYTEST_ARGS)
+	@PYTHON=$(PYTHON) XIW_SHARDS=$(XIW_SHARDS) scripts/check-debug.sh \
+		$(if $(RESUME),--resume) $(PYTEST_ARGS)
 
 # Setup first, in its own make, so that KVER/KDIR see the installed kernel.
 check:

@@ -13,9 +13,23 @@
 # --if-cached: do nothing (exit 0) when no debug kernel is cached (a fresh
 # machine). --ci: --if-cached, and only the files listed in
 # tests/integration/debug-ci.txt (what .ci/run runs).
+#
+# The full run takes longer than a working session on two CPUs (about
+# 3.5 h), so it keeps a ledger of the tests that passed, in $XIW_CACHE,
+# named after the sources of everything the guest's kernel runs (kmod,
+# uapi, include, the test modules, the provider) and the debug kernel.
+# --resume (make check-debug RESUME=1) runs only what that ledger does
+# not hold as passed with its test file unchanged: a change to any of
+# those sources starts a new ledger, so the passes it adds up to are all
+# of one xiw. Without --resume the ledger starts empty.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
+resume=
+if [ "${1:-}" = --resume ]; then
+	resume=1
+	shift
+fi
 if [ "${1:-}" = --ci ]; then
 	shift
 	XIW_TESTS=$(sed -e 's/#.*//' -e '/^ *$/d' -e 's|^|tests/integration/|' \
@@ -43,4 +57,23 @@ else
 fi
 export XIW_VM_KERNEL=$dbg
 scripts/debug-kmod.sh
+if [ -z "${XIW_TESTS:-}" ]; then
+	key=$( {
+		basename "$dbg"
+		git ls-files -z kmod uapi include tools/xiwperf/kmod \
+			tests/reliability/target provider |
+			xargs -0 sha256sum
+	} | sha256sum | cut -c1-16)
+	ledgers=${XIW_CACHE:-/var/tmp/xiw-cache}/check-debug
+	mkdir -p "$ledgers"
+	export XIW_LEDGER=$ledgers/$key.jsonl
+	if [ -n "$resume" ]; then
+		export XIW_LEDGER_RESUME=1
+		echo "check-debug: resuming $XIW_LEDGER:" \
+			"$(grep -c . "$XIW_LEDGER" 2>/dev/null || echo 0) passed before"
+	else
+		: >"$XIW_LEDGER"
+		echo "check-debug: ledger $XIW_LEDGER"
+	fi
+fi
 exec scripts/integration.sh --ignore=tests/integration/test_bench.py "$@"

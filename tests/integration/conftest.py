@@ -1,6 +1,7 @@
 """Fixtures for the VM scenarios: one guest per test session, a clean
 kernel log check around every test, and the two-host topology."""
 import collections
+import hashlib
 import json
 import os
 import re
@@ -43,8 +44,78 @@ def shard_of(files, n):
     return where
 
 
+# make check-debug's ledger ($XIW_LEDGER, a file; scripts/check-debug.sh
+# names it after what the run tests: the kernel and provider sources and
+# the debug kernel): one JSON line for each test that passed (setup, call
+# and teardown, the kernel-log, kmemleak and unload checks among them),
+# with the hash of its file. With $XIW_LEDGER_RESUME set, a test recorded
+# there, its file unchanged since, is not run again: a run that takes
+# longer than a sitting can be finished in another.
+LEDGER = os.environ.get("XIW_LEDGER")
+REPORTS = {}
+
+
+def file_hash(nodeid, cache={}):
+    path = os.path.join(TOP, nodeid.split("::")[0])
+    if path not in cache:
+        with open(path, "rb") as f:
+            cache[path] = hashlib.sha256(f.read()).hexdigest()
+    return cache[path]
+
+
+def ledger_passed():
+    """{nodeid: file hash} of the tests the ledger holds as passed."""
+    done = {}
+    try:
+        with open(LEDGER) as f:
+            for line in f:
+                try:
+                    rec = json.loads(line)
+                except ValueError:
+                    continue  # a line cut short by a killed run
+                done[rec["node"]] = rec["file"]
+    except FileNotFoundError:
+        pass
+    return done
+
+
+def ledger_deselect(config, items):
+    """Deselect the tests the ledger holds as passed (resuming)."""
+    if not (LEDGER and os.environ.get("XIW_LEDGER_RESUME")):
+        return
+    done = ledger_passed()
+    keep, drop = [], []
+    for item in items:
+        passed = done.get(item.nodeid) == file_hash(item.nodeid)
+        (drop if passed else keep).append(item)
+    items[:] = keep
+    config.hook.pytest_deselected(items=drop)
+
+
+def ledger_record(report):
+    """Append report's test to the ledger once its teardown passed and
+    nothing before it failed or skipped."""
+    seen = REPORTS.setdefault(report.nodeid, [])
+    seen.append(report.outcome)
+    if report.when != "teardown":
+        return
+    del REPORTS[report.nodeid]
+    if seen != ["passed"] * 3:
+        return
+    line = json.dumps({"node": report.nodeid,
+                       "file": file_hash(report.nodeid)}) + "\n"
+    # One write of a short line to a file opened for appending: the
+    # shards' lines do not interleave.
+    fd = os.open(LEDGER, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, line.encode())
+    finally:
+        os.close(fd)
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
+    ledger_deselect(config, items)
     spec = os.environ.get("XIW_SHARD")
     if not spec:
         return
@@ -66,6 +137,8 @@ PHASES = {}
 
 def pytest_runtest_logreport(report):
     PHASES.setdefault(report.nodeid, {})[report.when] = report.duration
+    if LEDGER:
+        ledger_record(report)
 
 
 def pytest_terminal_summary(terminalreporter):
