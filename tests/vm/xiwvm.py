@@ -62,37 +62,47 @@ def kernel_series():
     return series
 
 
-def module_tree():
+# Each function below that takes series (a Debian kernel series, one of
+# KERNELS) answers for that kernel when it is given, and for the kernel
+# the environment names ($XIW_VM_KERNEL, $XIW_KERNEL) when it is None: a
+# guest pair may boot Debian's two kernels side by side (VM(series=)).
+
+
+def module_tree(series=None):
     """Where this repository's modules for the booted kernel are built,
     in the repository's layout: TOP itself (make all) for the default
     kernel, build/debug/tree for the debug kernel (make debug-kmod),
     build/kernels/KVER/tree for another Debian kernel
     (scripts/kmod-for.sh KVER)."""
-    if debug_kernel():
+    if series is None and debug_kernel():
         return DEBUG_MODTREE
-    if kernel_series() != DEFAULT_KERNEL:
-        return os.path.join(TOP, "build", "kernels", target_kver(), "tree")
+    if (series or kernel_series()) != DEFAULT_KERNEL:
+        return os.path.join(TOP, "build", "kernels", target_kver(series),
+                            "tree")
     return TOP
 
 
-def module_path(path):
+def module_path(path, series=None):
     """Where the build of the module at path (one of this repository's,
     e.g. TOP/kmod/xiw.ko) for the booted kernel is."""
     path = os.path.abspath(path)
-    tree = module_tree()
+    tree = module_tree(series)
     if tree != TOP and path.startswith(TOP + os.sep) and \
             not path.startswith(os.path.join(TOP, "build") + os.sep):
         return os.path.join(tree, os.path.relpath(path, TOP))
     return path
 
 
-def build_modules():
+def build_modules(series=None):
     """Build this repository's modules for the booted kernel where make
     all does not (another Debian kernel than the default): up to date
     after this. The debug kernel's are make debug-kmod's business."""
-    if not debug_kernel() and kernel_series() != DEFAULT_KERNEL:
+    if series is None and debug_kernel():
+        return
+    if (series or kernel_series()) != DEFAULT_KERNEL:
         subprocess.run([os.path.join(TOP, "scripts", "kmod-for.sh"),
-                        target_kver()], check=True, stdout=subprocess.DEVNULL)
+                        target_kver(series)], check=True,
+                       stdout=subprocess.DEVNULL)
 
 
 def timeout_scale():
@@ -109,15 +119,20 @@ def scaled(seconds):
     return seconds * timeout_scale()
 
 
-def target_kver():
+def target_kver(series=None):
     """The debug kernel's release, or $XIW_KVER, or the newest installed
-    kernel of the series $XIW_KERNEL names (default 6.12)."""
-    if debug_kernel():
+    kernel of the series $XIW_KERNEL names (default 6.12); given series,
+    the newest installed Debian kernel of that series."""
+    if series is None and debug_kernel():
         with open(os.path.join(debug_kernel(), "kver")) as f:
             return f.read().strip()
-    if os.environ.get("XIW_KVER"):
+    if series is None and os.environ.get("XIW_KVER"):
         return os.environ["XIW_KVER"]
-    series = kernel_series()
+    if series is None:
+        series = kernel_series()
+    elif series not in KERNELS:
+        raise RuntimeError(f"kernel series {series}: one of "
+                           f"{', '.join(KERNELS)}")
     found = sorted((os.path.basename(p)[len("vmlinuz-"):]
                     for p in glob.glob(f"/boot/vmlinuz-{series}.*")),
                    key=lambda v: [int(x) if x.isdigit() else x
@@ -165,6 +180,49 @@ def probe_accel():
     return result
 
 
+def free_udp_port():
+    """A UDP port on the host's loopback that nothing is bound to now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Wire:
+    """An Ethernet segment between two guests: QEMU's socket netdev sends
+    each frame the guest transmits as one UDP datagram to the other end's
+    port on the host's loopback, and takes what arrives at its own. Nothing
+    leaves the host. Frames are not lost by the host's loopback in itself,
+    only when a receiving QEMU's socket buffer is full (as a switch drops
+    on a full queue); what a lossy wire does comes from netem in the
+    guests."""
+
+    def __init__(self):
+        a = free_udp_port()
+        b = free_udp_port()
+        while b == a:
+            b = free_udp_port()
+        self.ports = (a, b)
+
+    def end(self, i):
+        """The i-th (0 or 1) guest's end of the wire, for VM(wire=)."""
+        return WireEnd(own=self.ports[i], peer=self.ports[1 - i],
+                       mac=f"52:54:00:78:69:{i + 1:02x}")
+
+
+@dataclass
+class WireEnd:
+    own: int
+    peer: int
+    mac: str
+
+    def qemu_args(self):
+        # Distinct MACs matter: two ends with QEMU's default MAC drop
+        # each other's frames as their own.
+        return ["-netdev", f"socket,id=wire,udp=127.0.0.1:{self.peer},"
+                           f"localaddr=127.0.0.1:{self.own}",
+                "-device", f"virtio-net-pci,netdev=wire,mac={self.mac}"]
+
+
 @dataclass
 class Result:
     rc: int
@@ -184,13 +242,20 @@ class VM:
 
     def __init__(self, workdir, modules=None, mem_mb=2048, smp=2,
                  mode="agent", extra_append="", disks=(), nvdimms=(),
-                 root_overlay=False):
-        self.kver = target_kver()
+                 root_overlay=False, series=None, wire=None):
+        # series: boot Debian's kernel of that series, whatever the
+        # environment says (see module_tree()); None: the environment's.
+        self.series = series
+        self.debug = debug_kernel() if series is None else None
+        self.kver = target_kver(series)
         self.workdir = os.path.abspath(workdir)
         self.outdir = os.path.join(self.workdir, "out")
-        self.modules = [module_path(m) for m in (
+        self.modules = [module_path(m, series) for m in (
             modules if modules is not None else
             [os.path.join(TOP, "kmod", "xiw.ko")])]
+        # A virtio NIC on an Ethernet segment shared with other guests
+        # (a Port of a Wire): the guest's eth0.
+        self.wire = wire
         self.mem_mb = mem_mb
         self.smp = smp
         self.mode = mode
@@ -227,14 +292,14 @@ class VM:
             # The debug kernel has 9p built in: no module to take.
             subprocess.run([os.path.join(HERE, "mkinitramfs.sh"),
                             self.kver, path] +
-                           (["builtin"] if debug_kernel() else []),
+                           (["builtin"] if self.debug else []),
                            check=True)
         return path
 
     def sysmoddir(self):
         """The booted kernel's module directory on the host."""
-        if debug_kernel():
-            return os.path.join(debug_kernel(), "lib", "modules", self.kver)
+        if self.debug:
+            return os.path.join(self.debug, "lib", "modules", self.kver)
         return f"/lib/modules/{self.kver}"
 
     def modroot(self):
@@ -295,19 +360,19 @@ class VM:
             f"xiwmode={self.mode}",
             f"xiwmodroot={self.modroot()}",
             # Every KASAN report, not only the boot's first.
-            "kasan_multi_shot" if debug_kernel() else "",
+            "kasan_multi_shot" if self.debug else "",
             # TCG's "-cpu max" offers 5-level paging; the debug kernel then
             # now and then reports a wild access in identify_cpu() before
             # anything of ours ran (twice, 2026-11-26/27): 4-level paging
             # and a fixed layout for it.
-            "no5lvl nokaslr" if debug_kernel() else "",
+            "no5lvl nokaslr" if self.debug else "",
             # The debug kernel's modules come in their own share: the
             # host's /lib/modules has none for its release.
-            "xiwkmod=1" if debug_kernel() else "",
+            "xiwkmod=1" if self.debug else "",
             "xiwroot=overlay" if self.root_overlay else "",
             self.extra_append,
         ])
-        kernel = os.path.join(debug_kernel(), "bzImage") if debug_kernel() \
+        kernel = os.path.join(self.debug, "bzImage") if self.debug \
             else f"/boot/vmlinuz-{self.kver}"
         argv = [
             "qemu-system-x86_64", "-nodefaults", "-no-reboot",
@@ -325,10 +390,12 @@ class VM:
                         "server=on,wait=off",
             "-device", "virtserialport,chardev=agent,name=xiw.agent",
         ]
-        if debug_kernel():
+        if self.debug:
             argv += ["-virtfs", f"local,path={self.sysmoddir()},"
                                 "mount_tag=xiwkmod,readonly=on,"
                                 "multidevs=remap,security_model=none"]
+        if self.wire:
+            argv += self.wire.qemu_args()
         for d in self.disks:
             argv += ["-drive", f"file={d},if=virtio,format=raw,"
                                "cache=writeback"]
