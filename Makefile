@@ -7,6 +7,8 @@
 #   make demo         boot the VM and show xiw devices at work
 #   make bench        xiw vs siw vs rxe vs TCP, report and plots in bench/results/
 #   make bench-smoke  a few cells of it, to prove the tooling (part of make check)
+#   make interop      what make check leaves out of the scenarios across two
+#                     guests (the other directions, devices and addresses)
 #   make fuzz         the hostile peer's full run (10^6 FPDUs; FUZZ_SEED=N replays)
 #   make vm-shell     a shell in the VM with xiw installed
 #   make lint         checkpatch --strict and sparse on kmod/ and the xiwperf
@@ -38,7 +40,7 @@ XIWPERF_KMOD := $(CURDIR)/tools/xiwperf/kmod
 XIWTARGET_KMOD := $(CURDIR)/tests/reliability/target
 
 .PHONY: all kmod xiwperf-kmod xiwtarget-kmod siw userspace setup check lint sparse checkpatch tidy kunit unit unit-sanitized \
-	integration demo bench bench-smoke fuzz vm-shell clean debug-kernel debug-kmod check-debug \
+	integration interop demo bench bench-smoke fuzz vm-shell clean debug-kernel debug-kmod check-debug \
 	install install-kmod install-user install-xiwperf uninstall dkms-install deb check-install
 
 all: kmod xiwperf-kmod xiwtarget-kmod userspace
@@ -198,6 +200,12 @@ tidy: userspace
 XIW_SHARDS ?= 2
 integration: all
 	@PYTHON=$(PYTHON) XIW_SHARDS=$(XIW_SHARDS) scripts/integration.sh $(PYTEST_ARGS)
+
+# What make integration leaves out: the other directions, devices and
+# addresses of the scenarios across two guests (tests marked interop).
+interop: all
+	@PYTHON=$(PYTHON) XIW_SHARDS=$(XIW_SHARDS) XIW_INTEROP=1 \
+		scripts/integration.sh -m interop $(PYTEST_ARGS)
 
 # Installing from the packages and from make install into a guest whose
 # root has none of xiw (tests/integration/test_install.py): not part of

@@ -12,7 +12,10 @@
 # to the terminal; the last line adds the shards' counts up in pytest's
 # summary format. Arguments go to every pytest; $XIW_TESTS, if set, names
 # the files to run instead of all of tests/integration but
-# test_install.py. Exit status:
+# test_install.py. The tests marked interop (the other directions and
+# devices across two guests) are left out unless $XIW_INTEROP is set
+# (make interop, make check-debug); a -m argument overrides that. Exit
+# status:
 # non-zero if a shard failed.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,9 +24,11 @@ python=${PYTHON:-/usr/bin/python3}
 shards=${XIW_SHARDS:-2}
 # test_install.py is make check-install's (minutes of DKMS under TCG).
 read -r -a tests <<<"${XIW_TESTS:-tests/integration --ignore=tests/integration/test_install.py}"
+marks=()
+[ -n "${XIW_INTEROP:-}" ] || marks=(-m "not interop")
 
 if [ "$shards" -le 1 ]; then
-	exec "$python" -m pytest "$@" "${tests[@]}"
+	exec "$python" -m pytest "${marks[@]}" "$@" "${tests[@]}"
 fi
 
 # What the guests share is made once, before they start: stock siw.ko,
@@ -51,7 +56,8 @@ start=$(date +%s)
 pids=()
 for k in $(seq 1 "$shards"); do
 	(
-		XIW_SHARD="$k/$shards" "$python" -m pytest "$@" "${tests[@]}" \
+		XIW_SHARD="$k/$shards" "$python" -m pytest "${marks[@]}" "$@" \
+			"${tests[@]}" \
 			2>&1 | tee "build/integration-$k.log" | sed -u "s/^/[$k] /"
 		rc=${PIPESTATUS[0]}
 		# 5: every test of this shard deselected (-k, a file argument)

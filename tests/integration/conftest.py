@@ -18,6 +18,10 @@ TOP = xiwvm.TOP
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "vm: needs the QEMU guest")
+    # make check runs one case of each kind across two guests; the
+    # others (the other direction, the other device, the other address)
+    # are make interop's (scripts/integration.sh, Documentation/testing.md).
+    config.addinivalue_line("markers", "interop: make interop's only")
 
 
 # make integration runs the scenarios in $XIW_SHARDS guests at once
@@ -166,15 +170,16 @@ def pytest_terminal_summary(terminalreporter):
         json.dump(PHASES, out, indent=1, sort_keys=True)
 
 
-def build_siw():
-    """Path of the stock siw.ko for the target kernel, built out of tree
-    (and cached) by scripts/build-siw.sh; None on the debug kernel, which
-    has siw in tree."""
-    if xiwvm.debug_kernel():
+def build_siw(series=None):
+    """Path of the stock siw.ko for the target kernel (or Debian's kernel
+    of series), built out of tree (and cached) by scripts/build-siw.sh;
+    None on the debug kernel, which has siw in tree."""
+    if series is None and xiwvm.debug_kernel():
         return None
     res = subprocess.run([os.path.join(TOP, "scripts", "build-siw.sh")],
                          check=True, stdout=subprocess.PIPE, text=True,
-                         env=dict(os.environ, KVER=xiwvm.target_kver()))
+                         env=dict(os.environ,
+                                  KVER=xiwvm.target_kver(series)))
     return res.stdout.strip().splitlines()[-1]
 
 
@@ -370,6 +375,69 @@ def vm(guest, request):
         guest.reboot = True
         raise
     guest.log_clean = True
+
+
+def pair_modules(series):
+    """default_modules() for a guest of a pair booting series (None: the
+    environment's kernel), built for it first."""
+    if series is not None or not os.environ.get("XIW_SHARD"):
+        xiwvm.build_modules(series)
+    return default_modules(build_siw(series))
+
+
+@pytest.fixture(scope="session")
+def guest_pairs():
+    """The session's guest pairs (two_guests.GuestPair), by the kernel
+    series of each guest: booted by the first test that needs one, kept
+    for the next."""
+    pairs = {}
+    yield pairs
+    for p in pairs.values():
+        p.stop()
+
+
+def use_pair(pairs, series):
+    from two_guests import GuestPair
+    p = pairs.get(series)
+    if p is None:
+        name = "-".join(s or "env" for s in series)
+        p = pairs[series] = GuestPair(
+            os.path.join(TOP, "build", "vm", f"pytest-{os.getpid()}-{name}"),
+            pair_modules, series)
+        p.reboot = False
+    if p.reboot or not p.alive():
+        p.start()
+        p.reboot = False
+    for vm in p.vms:
+        vm.new_dmesg()
+    yield p
+    # Each guest's teardown and kernel log checked as the vm fixture's
+    # are, both even when the first fails; after a failure the next
+    # test gets a fresh pair.
+    problems = []
+    for i, vm in enumerate(p.vms):
+        try:
+            end_test(vm)
+        except BaseException as e:  # pytest.fail's Failed among them
+            problems.append(f"guest {i} ({vm.kver}): {e}")
+    if problems:
+        p.reboot = True
+        pytest.fail("\n".join(problems))
+
+
+@pytest.fixture
+def two_guests(guest_pairs):
+    """Two guests on one wire, both booting the environment's kernel."""
+    yield from use_pair(guest_pairs, (None, None))
+
+
+@pytest.fixture
+def two_kernels(guest_pairs):
+    """Two guests on one wire, on different kernels: guest 0 boots the
+    environment's (Debian's 6.12 by default, or the debug kernel), guest 1
+    Debian's other series."""
+    other = "6.1" if xiwvm.kernel_series() == "6.12" else "6.12"
+    yield from use_pair(guest_pairs, (None, other))
 
 
 def wait_until(vm, cmd, what, tries=100):
