@@ -17,7 +17,7 @@ PKGS=(
 	python3 python3-pytest python3-jsonschema tshark sparse iproute2 procps
 	clang-tidy
 	nfs-kernel-server ndctl targetcli-fb python3-rtslib-fb open-iscsi
-	iperf3 gnuplot-nox
+	iperf3 gnuplot-nox nvme-cli fio qperf
 	dkms dh-dkms debhelper fakeroot lintian
 )
 # Bookworm's own 6.1 LTS kernel, image, headers and source, which xiw
