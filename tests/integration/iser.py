@@ -91,6 +91,9 @@ from rtslib_fb import (RTSRoot, FileIOStorageObject, FabricModule, Target,
                        TPG, LUN, NetworkPortal)
 RTSRoot._preferred_dbroot = RTSRoot._default_dbroot
 iqn, image, size, addr = sys.argv[1:5]
+# A sixth argument "tcp": the portal stays TCP only (ISER_ON_PY enables
+# iSER later, from another namespace).
+iser = sys.argv[5:] != ["tcp"]
 RTSRoot()
 lun = FileIOStorageObject("xiwlun", image, size=int(size), write_back=False)
 tpg = TPG(Target(FabricModule("iscsi"), iqn), 1)
@@ -101,8 +104,22 @@ for name, value in (("authentication", "0"), ("generate_node_acls", "1"),
 LUN(tpg, 0, lun)
 # Run from netns t: the TCP listener every portal starts with binds
 # there; ib_isert's, added by enabling iSER, in the initial namespace.
-NetworkPortal(tpg, addr, 3260).iser = True
+NetworkPortal(tpg, addr, 3260).iser = iser
 tpg.enable = True
+'''
+
+# iSER enabled on TARGET_UP_PY's portal. Stock siw listens in the
+# namespace of the task that asks (xiw in its device's): run from the
+# device's namespace, so that siw's listener does not meet the portal's
+# TCP one in the scratch namespace.
+ISER_ON_PY = r'''
+import sys
+from rtslib_fb import RTSRoot, FabricModule, Target, TPG, NetworkPortal
+RTSRoot._preferred_dbroot = RTSRoot._default_dbroot
+iqn, addr = sys.argv[1:3]
+tpg = TPG(Target(FabricModule("iscsi"), iqn, mode="lookup"), 1,
+          mode="lookup")
+NetworkPortal(tpg, addr, 3260, mode="lookup").iser = True
 '''
 
 TARGET_DOWN_PY = r'''
@@ -270,3 +287,84 @@ class Iser:
         """The SHA-256 of each file, in order."""
         out = self.vm.run("sha256sum " + " ".join(paths), timeout=300).out
         return [ln.split()[0] for ln in out.splitlines()]
+
+
+class IserAcross:
+    """iSER between two guests on a wire (two_guests.py): the target in
+    guest t on a device of target_kind on its eth0 (address taddr), the
+    initiator in guest i on a device of initiator_kind. The portal is
+    made from a scratch namespace holding taddr on a dummy netdev, as in
+    one kernel (see above), then iSER is enabled on it from the initial
+    namespace (ISER_ON_PY). Used as a context
+    manager: logged in on entry (the LUN's disk in dev), everything undone
+    on exit."""
+
+    def __init__(self, target_vm, taddr, target_dev, initiator_vm,
+                 initiator_dev, lun_mib=32):
+        self.tvm, self.taddr, self.tdev = target_vm, taddr, target_dev
+        self.ivm, self.idev = initiator_vm, initiator_dev
+        self.lun_bytes = lun_mib * MIB
+        self.node = f"iscsiadm -m node -T {IQN} -p {taddr}:3260 -I iser"
+        self.dev = None
+
+    def __enter__(self):
+        try:
+            self.start()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    @staticmethod
+    def link(dev):
+        kind = dev.rstrip("0123456789")
+        return f"modprobe {kind} && rdma link add {dev} type {kind} " \
+               "netdev eth0\n"
+
+    def start(self):
+        self.tvm.run(f"""set -e
+{self.link(self.tdev)}ip netns add t
+ip -n t link add d0 type dummy
+ip -n t addr add {self.taddr}/32 dev d0
+ip -n t link set d0 up
+modprobe -a target_core_file ib_isert
+mountpoint -q {CONFIGFS} || mount -t configfs configfs {CONFIGFS}
+truncate -s {self.lun_bytes} {LUN_IMAGE}
+nsenter --net=/run/netns/t {PY} - {IQN} {LUN_IMAGE} {self.lun_bytes} \
+{self.taddr} tcp <<'PY'
+{TARGET_UP_PY}PY
+{PY} - {IQN} {self.taddr} <<'PY'
+{ISER_ON_PY}PY""", timeout=180)
+        self.ivm.run("set -e\n" + self.link(self.idev) +
+                     "modprobe -a sd_mod ib_iser\n" + INITIATOR_UP,
+                     timeout=180)
+        out = self.ivm.run(f"iscsiadm -m discovery -t st -p "
+                           f"{self.taddr}:3260 -I iser", timeout=120).out
+        assert IQN in out, out
+        self.ivm.run(f"{self.node} --login", timeout=180)
+        wait_until(self.ivm, f"set -- {SESSION_DISK}; "
+                   "[ -b \"/dev/${1##*/}\" ]", "the LUN's disk appears")
+        self.dev = "/dev/" + self.ivm.run(
+            f"ls -d {SESSION_DISK}").out.split("/")[-1].strip()
+        size = int(self.ivm.run(f"blockdev --getsize64 {self.dev}").out)
+        assert size == self.lun_bytes, (self.dev, size)
+
+    def stop(self):
+        self.ivm.run(f"{self.node} --logout 2>/dev/null; "
+                     "iscsiadm -m node -o delete 2>/dev/null; "
+                     + INITIATOR_DOWN + "rmmod ib_iser 2>/dev/null; true",
+                     timeout=180, check=False)
+        self.tvm.run(f"[ -d {CONFIGFS}/target/iscsi ] && "
+                     f"{PY} - <<'PY'\n{TARGET_DOWN_PY}PY\n"
+                     f"rm -f {LUN_IMAGE} /run/rtslib_backstore.lock\n"
+                     "ip netns del t 2>/dev/null\n"
+                     "i=0; while ! rmmod ib_isert 2>/dev/null && "
+                     "[ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; true",
+                     timeout=180, check=False)
+
+    def qps(self, vm, dev):
+        rows = json.loads(vm.run("rdma -j resource show qp").out or "[]")
+        return sum(r.get("ifname") == dev for r in rows)

@@ -55,11 +55,14 @@ C""")
 class Nfs:
     """A server exporting a tmpfs at EXPORT to client_addr over TCP and
     RDMA (port 20049) in server_ns; the client mounts it at MNT in
-    client_ns. Namespaces are names, None for the initial one."""
+    client_ns. Namespaces are names, None for the initial one. The
+    server runs in vm, the client in client_vm (another guest, across a
+    wire) or, by default, in vm too."""
 
     def __init__(self, vm, server_ns, server_addr, client_ns, client_addr,
-                 client_dev):
+                 client_dev, client_vm=None):
         self.vm = vm
+        self.cvm = client_vm or vm
         self.S = enter(server_ns)
         self.C = enter(client_ns)
         self.client_ns = client_ns
@@ -74,6 +77,8 @@ class Nfs:
                "/var/lib/nfs/v4recovery && touch /var/lib/nfs/etab "
                f"/var/lib/nfs/rmtab && mkdir -p {EXPORT} {MNT} && "
                f"mount -t tmpfs tmpfs {EXPORT}")
+        if self.cvm is not vm:
+            self.cvm.run(f"modprobe rpcrdma && mkdir -p {MNT}")
         vm.run(f"{S}rpcbind -w && {S}mount -t nfsd nfsd /proc/fs/nfsd && "
                f"{S}exportfs -o rw,no_root_squash,insecure,fsid=0 "
                f"{self.client_addr}:{EXPORT} && "
@@ -89,6 +94,9 @@ class Nfs:
 
     def stop(self):
         S = self.S
+        if self.cvm is not self.vm:
+            self.cvm.run(f"umount -f {MNT} 2>/dev/null; true", timeout=120,
+                         check=False)
         self.vm.run(f"umount -f {MNT} 2>/dev/null; {S}rpc.nfsd 0; "
                     f"{S}exportfs -ua; pkill -x rpc.mountd; pkill -x rpcbind; "
                     f"umount /proc/fs/nfsd; umount {EXPORT}; true",
@@ -100,21 +108,22 @@ class Nfs:
             src, opts = f"{self.server_addr}:{EXPORT}", "vers=3,nolock"
         else:
             src, opts = f"{self.server_addr}:/", f"vers={vers}"
-        self.vm.run(f"{self.C}mount -t nfs -o {opts},proto=rdma,port={PORT}"
-                    f"{',' + extra if extra else ''} {src} {MNT}", timeout=180)
-        mounts = self.vm.run(f"grep ' {MNT} ' /proc/mounts").out
+        self.cvm.run(f"{self.C}mount -t nfs -o {opts},proto=rdma,port={PORT}"
+                     f"{',' + extra if extra else ''} {src} {MNT}",
+                     timeout=180)
+        mounts = self.cvm.run(f"grep ' {MNT} ' /proc/mounts").out
         assert "proto=rdma" in mounts, mounts
         assert self.client_qps() > 0
 
     def client_qps(self):
         """QPs of the client's device ("rdma resource" where it lives)."""
-        out = self.vm.run(f"{self.C}rdma -j resource show qp").out
+        out = self.cvm.run(f"{self.C}rdma -j resource show qp").out
         return out.count(f'"ifname":"{self.client_dev}"')
 
     def umount(self):
         """Unmount; the client's connection (its QPs) goes with it."""
-        self.vm.run(f"{self.C}umount {MNT}", timeout=120)
-        wait_until(self.vm, f"test $({self.C}rdma -j resource show qp | "
+        self.cvm.run(f"{self.C}umount {MNT}", timeout=120)
+        wait_until(self.cvm, f"test $({self.C}rdma -j resource show qp | "
                             f"grep -c '\"ifname\":\"{self.client_dev}\"') "
                             "-eq 0", "the client's QPs are gone")
 
@@ -123,7 +132,7 @@ class Nfs:
         where the size allows it, check the server's copy, then read it
         back with the client's page cache dropped, and check that; return
         the seconds dd took each way (from dd's own report)."""
-        vm, C = self.vm, self.C
+        vm, C = self.cvm, self.C
         src, back = f"/tmp/nfs-src-{name}", f"/tmp/nfs-back-{name}"
         vm.run(f"head -c {size} /dev/urandom > {src}")
         direct = size % 4096 == 0
@@ -131,7 +140,7 @@ class Nfs:
         iflag = "iflag=direct" if direct else ""
         w = vm.run(f"{C}dd if={src} of={MNT}/{name} bs={bs} {oflag} 2>&1 "
                    "| tail -n1", timeout=600).out
-        vm.run(f"cmp {src} {EXPORT}/{name}")
+        self.same_on_server(src, f"{EXPORT}/{name}")
         vm.run("echo 3 > /proc/sys/vm/drop_caches")
         r = vm.run(f"{C}dd if={MNT}/{name} of={back} bs={bs} {iflag} 2>&1 "
                    "| tail -n1", timeout=600).out
@@ -149,10 +158,21 @@ class Nfs:
     def random_io(self, size, ops, seed):
         """rio.py on a file of the mount; the server's copy must then be
         what the checker's model says."""
-        out = self.vm.run(f"{self.C}/usr/bin/python3 -S {RIO} {MNT}/rio {size} "
-                          f"{ops} {seed} /tmp/rio-model", timeout=600).out
+        out = self.cvm.run(f"{self.C}/usr/bin/python3 -S {RIO} {MNT}/rio "
+                           f"{size} {ops} {seed} /tmp/rio-model",
+                           timeout=600).out
         assert out.strip() == f"ok {ops}", out
-        self.vm.run(f"cmp /tmp/rio-model {EXPORT}/rio")
+        self.same_on_server("/tmp/rio-model", f"{EXPORT}/rio")
+
+    def same_on_server(self, local, remote):
+        """The client's file local and the server's remote hold the same
+        bytes (cmp in one guest; SHA-256 on each side across a wire)."""
+        if self.cvm is self.vm:
+            self.vm.run(f"cmp {local} {remote}")
+            return
+        mine = self.cvm.run(f"sha256sum < {local}").out.split()[0]
+        theirs = self.vm.run(f"sha256sum < {remote}").out.split()[0]
+        assert mine == theirs, (local, remote)
 
 
 def dd_seconds(report):

@@ -171,3 +171,35 @@ def test_nfs_client_recovers_when_the_server_device_is_deleted_mid_write(nfs):
         assert "Input/output error" in log, log
     nfs.write_then_read_back(4 * MIB, name="after")
     nfs.umount()
+
+
+# Across two kernels on a wire (two_guests.py), each end in its guest's
+# initial namespace: (client guest, server guest, client device kind,
+# server device kind). With siw in the other kernel both ways work: the
+# server's wildcard listener has siw's own netdev in its namespace.
+ACROSS = {
+    "client0_server1": (0, 1, "xiw", "xiw"),
+    "client1_server0": (1, 0, "xiw", "xiw"),
+    "xiw_client_siw_server": (0, 1, "xiw", "siw"),
+    "siw_client_xiw_server": (0, 1, "siw", "xiw"),
+}
+
+
+@pytest.mark.parametrize("across", [
+    pytest.param(k, marks=() if k == "client0_server1" else
+                 pytest.mark.interop) for k in ACROSS])
+def test_nfs_over_rdma_between_two_kernels(two_guests, across):
+    """NFSv3 then v4.2, 4 MiB each way and a random read/write mix checked
+    against its model, client in one guest and server in the other."""
+    from two_guests import ADDR4
+    c, s, ckind, skind = ACROSS[across]
+    vms = two_guests.vms
+    for i, kind in ((c, ckind), (s, skind)):
+        vms[i].run(f"modprobe {kind} && "
+                   f"rdma link add {kind}{i} type {kind} netdev eth0")
+    with Nfs(vms[s], None, ADDR4[s], None, ADDR4[c], f"{ckind}{c}",
+             client_vm=vms[c]) as n:
+        n.each_version_moves_data(4 * MIB)
+        n.mount("4.2")
+        n.random_io(2 * MIB, 300, 7)
+        n.umount()
