@@ -58,6 +58,8 @@ fi
 export XIW_VM_KERNEL=$dbg
 scripts/debug-kmod.sh
 if [ -z "${XIW_TESTS:-}" ]; then
+	# Every scenario, make interop's too.
+	export XIW_INTEROP=1
 	key=$( {
 		basename "$dbg"
 		git ls-files -z kmod uapi include tools/xiwperf/kmod \
