@@ -404,10 +404,9 @@ def use_pair(pairs, series):
         p = pairs[series] = GuestPair(
             os.path.join(TOP, "build", "vm", f"pytest-{os.getpid()}-{name}"),
             pair_modules, series)
-        p.reboot = False
-    if p.reboot or not p.alive():
+    if p.spoiled or not p.alive():
         p.start()
-        p.reboot = False
+        p.spoiled = False
     for vm in p.vms:
         vm.new_dmesg()
     yield p
@@ -421,7 +420,7 @@ def use_pair(pairs, series):
         except BaseException as e:  # pytest.fail's Failed among them
             problems.append(f"guest {i} ({vm.kver}): {e}")
     if problems:
-        p.reboot = True
+        p.spoiled = True
         pytest.fail("\n".join(problems))
 
 

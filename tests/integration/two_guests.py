@@ -31,25 +31,23 @@ class GuestPair:
         self.series = series
         self.modules_for = modules_for
         self.vms = [None, None]
+        self.wire = None
+        # Set after a test's checks failed: the next test boots afresh.
+        self.spoiled = False
 
     def start(self):
         """Boot both guests at once (each boot is minutes of TCG, mostly
         spent in one host thread) on a new wire, then address them."""
         self.stop()
-        wire = xiwvm.Wire()
-        errors = []
+        self.wire = xiwvm.Wire()
         for i in range(2):
-            d = os.path.join(self.workdir, f"guest{i}")
-            os.makedirs(d, exist_ok=True)
-            self.vms[i] = xiwvm.VM(d, modules=self.modules_for(self.series[i]),
-                                   smp=SMP, mem_mb=MEM_MB,
-                                   series=self.series[i], wire=wire.end(i))
-
+            self.vms[i] = self.make_vm(i)
         # What the guests could make at once (the same module tree, the
         # same initramfs when both boot one kernel) is made first.
         for vm in self.vms:
             vm.initramfs()
             vm.modroot()
+        errors = []
 
         def boot(vm):
             try:
@@ -65,25 +63,55 @@ class GuestPair:
         if errors:
             self.stop()
             raise errors[0]
-        for i, vm in enumerate(self.vms):
-            vm.run(f"""{{ [ -d /sys/module/virtio_net ] || modprobe virtio_net; }} &&
+        for i in range(2):
+            self.address(i)
+        for i in range(2):
+            self.wait_peer(i)
+        return self
+
+    def make_vm(self, i):
+        d = os.path.join(self.workdir, f"guest{i}")
+        os.makedirs(d, exist_ok=True)
+        return xiwvm.VM(d, modules=self.modules_for(self.series[i]),
+                        smp=SMP, mem_mb=MEM_MB, series=self.series[i],
+                        wire=self.wire.end(i))
+
+    def address(self, i):
+        """Guest i's eth0 up with its addresses (again, after a test took
+        them: IPv6 ones go with the port, or with an MTU below 1280)."""
+        self.vms[i].run(f"""{{ [ -d /sys/module/virtio_net ] || modprobe virtio_net; }} &&
 ip -batch - <<'E'
 link set eth0 up
-addr add {ADDR4[i]}/24 dev eth0
-addr add {ADDR6[i]}/64 dev eth0 nodad
+addr replace {ADDR4[i]}/24 dev eth0
+addr replace {ADDR6[i]}/64 dev eth0 nodad
 E""")
-        # Both ends answer before a test starts: the link is up, the
-        # link-local addresses passed duplicate detection, and neighbour
-        # resolution works both ways, over IPv4 and IPv6.
-        for i, vm in enumerate(self.vms):
-            vm.run("i=0; while [ -n \"$(ip -6 addr show dev eth0 "
-                   "tentative)\" ]; do i=$((i+1)); [ $i -lt 200 ] || "
-                   "exit 1; sleep 0.05; done", timeout=60)
-            for addr in (ADDR4[1 - i], ADDR6[1 - i]):
-                vm.run(f"i=0; until busybox ping -c 1 -W 1 {addr} > /dev/null; do "
-                       f"i=$((i+1)); [ $i -lt 30 ] || exit 1; done",
-                       timeout=120)
-        return self
+
+    def wait_peer(self, i):
+        """Guest i reaches the other over IPv4 and IPv6 once its
+        link-local address passed duplicate detection."""
+        vm = self.vms[i]
+        vm.run("i=0; while [ -n \"$(ip -6 addr show dev eth0 "
+               "tentative)\" ]; do i=$((i+1)); [ $i -lt 200 ] || "
+               "exit 1; sleep 0.05; done", timeout=60)
+        for addr in (ADDR4[1 - i], ADDR6[1 - i]):
+            vm.run(f"i=0; until busybox ping -c 1 -W 1 {addr} > /dev/null; "
+                   f"do i=$((i+1)); [ $i -lt 30 ] || exit 1; done",
+                   timeout=120)
+
+    def kill(self, i):
+        """Power cut on guest i: its QEMU killed, nothing sent on the
+        wire any more. reboot() brings it back."""
+        self.vms[i].kill()
+
+    def reboot(self, i):
+        """Guest i booted anew on its end of the same wire (the other
+        guest's neighbour entry still names its MAC, the same as
+        before), addressed, and reaching its peer."""
+        self.vms[i].stop()
+        self.vms[i] = self.make_vm(i)
+        self.vms[i].start()
+        self.address(i)
+        self.wait_peer(i)
 
     def alive(self):
         return all(vm is not None and vm.alive() for vm in self.vms)

@@ -132,9 +132,11 @@ def static_neighbours(vm):
 
 
 def start_client(vm, ns, addr, tag, *args):
-    """Start an xiwperf client in the background; wait_client() ends it."""
+    """Start an xiwperf client in the background (in netns ns, or the
+    initial one if None); wait_client() ends it."""
     out = f"/tmp/xiwperf-client-{tag}"
-    vm.run(f"rm -f {out}.json {out}.rc; (ip netns exec {ns} {XIWPERF} client "
+    prefix = f"ip netns exec {ns} " if ns else ""
+    vm.run(f"rm -f {out}.json {out}.rc; ({prefix}{XIWPERF} client "
            f"--addr {addr} --port {PORT} --json "
            + " ".join(str(a) for a in args)
            + f" > {out}.json 2> {out}.err; echo $? > {out}.rc) "
