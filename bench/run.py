@@ -11,14 +11,19 @@ sys.path.insert(0, os.path.join(HERE, "..", "tests", "integration"))
 sys.path.insert(0, HERE)
 
 import report  # noqa: E402
+import wire  # noqa: E402
 import xiwbench  # noqa: E402
-from conftest import Guest, build_siw, default_modules  # noqa: E402
+from conftest import (TOP, Guest, build_siw, default_modules,  # noqa: E402
+                      pair_modules)
+from two_guests import GuestPair  # noqa: E402
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     ap.add_argument("--smoke", action="store_true")
+    ap.add_argument("--no-wire", action="store_true",
+                    help="leave out the two-guest column")
     ap.add_argument("--devices", default=",".join(
         d.name for d in xiwbench.DEVICES),
         help="comma-separated subset of " +
@@ -44,6 +49,18 @@ def main():
         bad = vm.bad_lines(vm.new_dmesg())
     finally:
         guest.stop()
+    if not args.no_wire:
+        pair = GuestPair(os.path.join(TOP, "build", "vm", "bench-wire"),
+                         pair_modules)
+        try:
+            pair.start()
+            rep["wire"] = wire.run(pair, smoke=args.smoke,
+                                   log=lambda s: print(s, flush=True))
+            for i, vm in enumerate(pair.vms):
+                bad += [f"guest {i}: {ln}"
+                        for ln in vm.bad_lines(vm.new_dmesg())]
+        finally:
+            pair.stop()
     files = report.write(rep, args.out)
     print(f"wrote {', '.join(files)} in {args.out}")
     for t in rep["targets"]:
@@ -54,7 +71,8 @@ def main():
         return 1
     # Another device's failure is its own (stock siw has crashed the
     # guest under load); xiw's, or any in a smoke run, is ours.
-    failed = [r for r in rep["results"] if "error" in r]
+    failed = [r for r in rep["results"] + (rep.get("wire") or {}).get(
+        "results", []) if "error" in r]
     for r in failed:
         print(f"failed: {xiwbench.summary_line(r)}")
     ours = [r for r in failed if args.smoke or r["device"].startswith("xiw")]

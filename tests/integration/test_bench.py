@@ -48,3 +48,20 @@ def test_bench_smoke_measures_every_device_and_writes_the_report(vm):
         md = f.read()
     assert "not hardware figures" in md and "## Targets" in md
     assert "## Userspace: perftest" in md
+
+
+def test_bench_wire_column_measures_each_device_across_two_kernels(
+        two_guests):
+    """make bench's two-guest column (bench/wire.py), smoke-sized: TCP,
+    xiw and stock siw each give figures for every cell across the wire,
+    and the report has its section."""
+    import wire
+    rep = wire.run(two_guests, smoke=True)
+    res = rep["results"]
+    assert not [r for r in res if "error" in r], res
+    assert {r["device"] for r in res} == {"tcp", *wire.KINDS}
+    assert len(res) == 1 + len(wire.KINDS) * len(wire.CELLS), res
+    for r in res:
+        assert r["gbit_per_s"] > 0, r
+    md = "\n".join(wire.markdown(rep))
+    assert "## Two kernels on a wire" in md and "failed" not in md, md

@@ -1,0 +1,110 @@
+"""make bench's two-kernel column: xiw, stock siw and TCP between two guests
+on one wire (tests/integration/two_guests.py), the client in guest 0, the
+server in guest 1, each guest one vCPU. The same xiwperf cells as the
+one-guest matrix (bench/xiwbench.py runs them), WRITE, READ and SEND
+64 KiB at depth 64 and READ 8 B at depth 1, and iperf3 over the same wire
+as its ceiling. CPU figures are the client guest's only."""
+import json
+
+import xiwbench
+from conftest import wait_until
+from two_guests import ADDR4
+from xiwperf_run import LOAD_XIWPERF, start_server, stop_server
+
+CELLS = [("write", 64 << 10, 64), ("read", 64 << 10, 64),
+         ("send", 64 << 10, 64), ("read", 8, 1)]
+KINDS = ("xiw", "siw")
+TCP_SECONDS = 5
+
+
+def device(kind):
+    return xiwbench.Device(
+        kind, None, None, None, None, ADDR4[1],
+        note=f"{kind} in each guest on eth0, client guest 0, server guest 1")
+
+
+def run_tcp(pair, seconds):
+    vms = pair.vms
+    vms[1].run("iperf3 -s -D -1 -I /tmp/iperf3.pid")
+    wait_until(vms[1], "ss -ltn | grep -q :5201", "iperf3 listening",
+               tries=50)
+    rc, cpu, lines = xiwbench._run_measured(
+        vms[0], f"iperf3 -c {ADDR4[1]} -t {seconds} -J | tr -d '\\n'",
+        timeout=120)
+    res = {"device": "tcp", "op": "stream", "tool": "iperf3"}
+    try:
+        bps = json.loads(lines[0])["end"]["sum_received"]["bits_per_second"]
+    except (IndexError, ValueError, KeyError):
+        res["error"] = " ".join(lines)[-300:] or f"exit {rc}"
+        return res
+    gib = bps / 8 * seconds / (1 << 30)
+    res.update(gbit_per_s=round(bps / 1e9, 3), seconds=seconds,
+               cpu_s=round(cpu, 2), cpu_s_per_gib=round(cpu / gib, 2))
+    return res
+
+
+def run(pair, smoke=False, log=print):
+    """The wire's results, TCP first, then each kind's cells."""
+    budget = 4 << 20 if smoke else 64 << 20
+    results = [run_tcp(pair, 1 if smoke else TCP_SECONDS)]
+    log(xiwbench.summary_line({**results[0], "size": 0}))
+    vms = pair.vms
+    for kind in KINDS:
+        for i, vm in enumerate(vms):
+            vm.run(f"{LOAD_XIWPERF} && modprobe {kind} && "
+                   f"rdma link add {kind}{i} type {kind} netdev eth0")
+        log_path = start_server(vms[1], None, ADDR4[1], f"wire-{kind}")
+        try:
+            for op, size, depth in CELLS:
+                c = xiwbench.cell(op, size, depth, budget=budget)
+                r = xiwbench.run_one(vms[0], device(kind), c)
+                results.append(r)
+                log("wire " + xiwbench.summary_line(r))
+        finally:
+            stop_server(vms[1], log_path)
+            for i, vm in enumerate(vms):
+                vm.run(f"rdma link delete {kind}{i}", check=False)
+    return {"kernels": pair.kernels(), "results": results}
+
+
+def markdown(wire):
+    """The report's section for run()'s result (nothing if absent)."""
+    if not wire:
+        return []
+    res = wire["results"]
+
+    def value(kind, op, size, depth, key):
+        for r in res:
+            if (r["device"], r["op"], r.get("size"), r.get("depth")) == \
+                    (kind, op, size, depth):
+                return None if "error" in r else r.get(key)
+        return None
+
+    def fmt(v, digits):
+        return "—" if v is None else f"{v:.{digits}f}"
+    tcp = next((r for r in res if r["device"] == "tcp"), {})
+    out = ["## Two kernels on a wire", "",
+           f"Guests {' and '.join(wire['kernels'])}, one vCPU each, one "
+           "Ethernet segment (QEMU's UDP socket netdev over the host's "
+           "loopback); client in guest 0, server in guest 1. iperf3 over "
+           f"the same wire: {tcp.get('gbit_per_s', '—')} Gbit/s, "
+           f"{tcp.get('cpu_s_per_gib', '—')} CPU s/GiB (client guest).", "",
+           "| cell | " + " | ".join(KINDS) + " | xiw / siw | xiw / TCP |",
+           "|---|" + "---|" * (len(KINDS) + 2)]
+    for op, size, depth in CELLS:
+        if depth == 1:
+            name, key, digits = f"{op.upper()} {size} B p50 µs", \
+                "lat_p50_us", 1
+        else:
+            name, key, digits = \
+                f"{op.upper()} {size >> 10} KiB d{depth} Gbit/s", \
+                "gbit_per_s", 3
+        v = {k: value(k, op, size, depth, key) for k in KINDS}
+        vs_siw = v["xiw"] / v["siw"] if v["xiw"] and v["siw"] else None
+        vs_tcp = v["xiw"] / tcp["gbit_per_s"] \
+            if depth > 1 and v["xiw"] and tcp.get("gbit_per_s") else None
+        out.append(f"| {name} | " + " | ".join(
+            fmt(v[k], digits) for k in KINDS) +
+            f" | {fmt(vs_siw, 2)} | {fmt(vs_tcp, 2)} |")
+    out.append("")
+    return out
