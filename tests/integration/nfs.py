@@ -104,15 +104,20 @@ class Nfs:
 
     def mount(self, vers, extra=""):
         """Mount the export over RDMA with NFS version vers ("3", "4.2")."""
+        # An IPv6 server address goes in brackets, with proto=rdma6.
+        host = f"[{self.server_addr}]" if ":" in self.server_addr \
+            else self.server_addr
         if vers == "3":
-            src, opts = f"{self.server_addr}:{EXPORT}", "vers=3,nolock"
+            src, opts = f"{host}:{EXPORT}", "vers=3,nolock"
         else:
-            src, opts = f"{self.server_addr}:/", f"vers={vers}"
-        self.cvm.run(f"{self.C}mount -t nfs -o {opts},proto=rdma,port={PORT}"
+            src, opts = f"{host}:/", f"vers={vers}"
+        proto = "rdma6" if ":" in self.server_addr else "rdma"
+        self.cvm.run(f"{self.C}mount -t nfs -o {opts},proto={proto},"
+                     f"port={PORT}"
                      f"{',' + extra if extra else ''} {src} {MNT}",
                      timeout=180)
         mounts = self.cvm.run(f"grep ' {MNT} ' /proc/mounts").out
-        assert "proto=rdma" in mounts, mounts
+        assert f"proto={proto}" in mounts, mounts
         assert self.client_qps() > 0
 
     def client_qps(self):

@@ -203,3 +203,17 @@ def test_nfs_over_rdma_between_two_kernels(two_guests, across):
         n.mount("4.2")
         n.random_io(2 * MIB, 300, 7)
         n.umount()
+
+
+@pytest.mark.interop
+def test_nfs_over_rdma_over_ipv6_between_two_kernels(two_guests):
+    """The same over IPv6: the server exports to every host (exportfs
+    takes an IPv6 client only by name or subnet) and the client mounts
+    [2001:db8::2]."""
+    from two_guests import ADDR6
+    vms = two_guests.vms
+    for i, vm in enumerate(vms):
+        vm.run(f"rdma link add xiw{i} type xiw netdev eth0")
+    with Nfs(vms[1], None, ADDR6[1], None, "*", "xiw0",
+             client_vm=vms[0]) as n:
+        n.each_version_moves_data(1 * MIB)

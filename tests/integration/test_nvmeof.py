@@ -144,3 +144,26 @@ def test_nvme_over_rdma_in_one_kernel_moves_verified_data(one_kernel):
     nvmeof.fio(vm, dev, "randwrite", 16)
     counts = vm.run("rdma -j res show qp").out
     assert "xiw0" in counts and "xiw1" in counts, counts
+
+
+@pytest.mark.interop
+def test_nvme_host_reconnects_when_a_killed_target_comes_back(nvme_pair):
+    """The target's guest killed outright (no disconnect on the wire):
+    the host's keep-alive notices, it keeps reconnecting (no controller
+    loss timeout), and once the guest is booted again with the same
+    subsystem on the same port the controller is live again and carries
+    verified I/O, under the same name."""
+    host = nvme_pair.vms[0]
+    nvmeof.target_up(nvme_pair.vms[1], ADDR4[1])
+    dev = nvmeof.connect(host, ADDR4[1], "--ctrl-loss-tmo=-1",
+                         "--reconnect-delay=1", "--keep-alive-tmo=2")
+    nvmeof.fio(host, dev, "randwrite", 4)
+    nvme_pair.kill(1)
+    wait_until(host, f"! grep -qx live /sys/class/nvme/{dev}/state",
+               "the host notices its target is gone", tries=600)
+    nvme_pair.reboot(1)
+    nvme_pair.vms[1].run("rdma link add xiw1 type xiw netdev eth0")
+    nvmeof.target_up(nvme_pair.vms[1], ADDR4[1])
+    wait_until(host, f"grep -qx live /sys/class/nvme/{dev}/state",
+               "the controller is live again", tries=600)
+    nvmeof.fio(host, dev, "randwrite", 8)
