@@ -15,6 +15,9 @@ CELLS = [("write", 64 << 10, 64), ("read", 64 << 10, 64),
          ("send", 64 << 10, 64), ("read", 8, 1)]
 KINDS = ("xiw", "siw")
 TCP_SECONDS = 5
+# The wire with a long fat pipe's delay (netem on both guests' eth0, so
+# 40 ms of round trip): does xiw keep up with what TCP reaches there?
+DELAY = "delay 20ms limit 100000"
 
 
 def device(kind):
@@ -64,14 +67,46 @@ def run(pair, smoke=False, log=print):
             stop_server(vms[1], log_path)
             for i, vm in enumerate(vms):
                 vm.run(f"rdma link delete {kind}{i}", check=False)
+    results += run_delayed(pair, budget, 1 if smoke else TCP_SECONDS, log)
     return {"kernels": pair.kernels(), "results": results}
+
+
+def run_delayed(pair, budget, seconds, log):
+    """iperf3 and xiw's WRITE 64 KiB at depth 64 with DELAY on the wire;
+    each result marked with it ("netem")."""
+    vms = pair.vms
+    out = []
+    for vm in vms:
+        vm.run(f"modprobe sch_netem && tc qdisc replace dev eth0 root "
+               f"netem {DELAY}")
+    try:
+        out.append({**run_tcp(pair, seconds), "netem": DELAY})
+        for i, vm in enumerate(vms):
+            vm.run(f"{LOAD_XIWPERF} && rdma link add xiw{i} type xiw "
+                   "netdev eth0")
+        log_path = start_server(vms[1], None, ADDR4[1], "wire-delay")
+        try:
+            c = xiwbench.cell("write", 64 << 10, 64, budget=budget)
+            out.append({**xiwbench.run_one(vms[0], device("xiw"), c),
+                        "netem": DELAY})
+        finally:
+            stop_server(vms[1], log_path)
+            for i, vm in enumerate(vms):
+                vm.run(f"rdma link delete xiw{i}", check=False)
+    finally:
+        for vm in vms:
+            vm.run("tc qdisc del dev eth0 root", check=False)
+    for r in out:
+        log(f"wire {DELAY} " + xiwbench.summary_line({"size": 0, **r}))
+    return out
 
 
 def markdown(wire):
     """The report's section for run()'s result (nothing if absent)."""
     if not wire:
         return []
-    res = wire["results"]
+    res = [r for r in wire["results"] if "netem" not in r]
+    delayed = [r for r in wire["results"] if "netem" in r]
 
     def value(kind, op, size, depth, key):
         for r in res:
@@ -83,6 +118,8 @@ def markdown(wire):
     def fmt(v, digits):
         return "—" if v is None else f"{v:.{digits}f}"
     tcp = next((r for r in res if r["device"] == "tcp"), {})
+    dtcp = next((r for r in delayed if r["device"] == "tcp"), {})
+    dxiw = next((r for r in delayed if r["device"] == "xiw"), {})
     out = ["## Two kernels on a wire", "",
            f"Guests {' and '.join(wire['kernels'])}, one vCPU each, one "
            "Ethernet segment (QEMU's UDP socket netdev over the host's "
@@ -107,4 +144,11 @@ def markdown(wire):
             fmt(v[k], digits) for k in KINDS) +
             f" | {fmt(vs_siw, 2)} | {fmt(vs_tcp, 2)} |")
     out.append("")
+    if delayed:
+        ratio = dxiw["gbit_per_s"] / dtcp["gbit_per_s"] \
+            if dxiw.get("gbit_per_s") and dtcp.get("gbit_per_s") else None
+        out += [f"With netem `{DELAY}` on both ends (40 ms round trip): "
+                f"iperf3 {fmt(dtcp.get('gbit_per_s'), 3)} Gbit/s, xiw "
+                f"WRITE 64 KiB d64 {fmt(dxiw.get('gbit_per_s'), 3)} Gbit/s "
+                f"(xiw / TCP {fmt(ratio, 2)}).", ""]
     return out

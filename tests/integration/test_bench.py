@@ -60,8 +60,10 @@ def test_bench_wire_column_measures_each_device_across_two_kernels(
     res = rep["results"]
     assert not [r for r in res if "error" in r], res
     assert {r["device"] for r in res} == {"tcp", *wire.KINDS}
-    assert len(res) == 1 + len(wire.KINDS) * len(wire.CELLS), res
+    assert len(res) == 1 + len(wire.KINDS) * len(wire.CELLS) + 2, res
+    assert {r["device"] for r in res if "netem" in r} == {"tcp", "xiw"}
     for r in res:
         assert r["gbit_per_s"] > 0, r
     md = "\n".join(wire.markdown(rep))
     assert "## Two kernels on a wire" in md and "failed" not in md, md
+    assert "40 ms round trip" in md, md
