@@ -15,22 +15,35 @@ from two_guests import ADDR4, ADDR6
 DIRECTIONS = {"host0_target1": (0, 1), "host1_target0": (1, 0)}
 
 
-def links(pair):
-    for i, vm in enumerate(pair.vms):
-        vm.run(f"rdma link add xiw{i} type xiw netdev eth0")
+def links(pair, kinds=("xiw", "xiw")):
+    for i, (vm, kind) in enumerate(zip(pair.vms, kinds)):
+        vm.run(f"modprobe {kind} && rdma link add {kind}{i} type {kind} "
+               "netdev eth0")
+
+
+def undo(pair):
+    """Whatever a test set up of NVMe-oF undone, hosts first, before the
+    fixture's teardown deletes the devices."""
+    for vm in pair.vms:
+        nvmeof.disconnect(vm)
+    for vm in pair.vms:
+        nvmeof.target_down(vm)
 
 
 @pytest.fixture
 def nvme_pair(two_guests):
-    """xiw on both guests; whatever a test set up of NVMe-oF undone
-    after it, host first, before the fixture's teardown deletes the
-    devices."""
+    """xiw on both guests, NVMe-oF undone after the test."""
     links(two_guests)
     yield two_guests
-    for vm in two_guests.vms:
-        nvmeof.disconnect(vm)
-    for vm in two_guests.vms:
-        nvmeof.target_down(vm)
+    undo(two_guests)
+
+
+@pytest.fixture
+def bare_pair(two_guests):
+    """No RDMA device yet (the test adds what it needs); NVMe-oF undone
+    after the test."""
+    yield two_guests
+    undo(two_guests)
 
 
 def start_fio(vm, dev, mib, verify=True):
@@ -167,3 +180,67 @@ def test_nvme_host_reconnects_when_a_killed_target_comes_back(nvme_pair):
     wait_until(host, f"grep -qx live /sys/class/nvme/{dev}/state",
                "the controller is live again", tries=600)
     nvmeof.fio(host, dev, "randwrite", 8)
+
+
+@pytest.mark.interop
+@pytest.mark.parametrize("kinds", [("xiw", "siw"), ("siw", "xiw")],
+                         ids=["xiw_host_siw_target", "siw_host_xiw_target"])
+def test_nvme_over_rdma_between_xiw_and_stock_siw(bare_pair, kinds):
+    """Host on guest 0's device, target on guest 1's, one of them stock
+    siw: verified random and sequential I/O."""
+    host, target = bare_pair.vms
+    links(bare_pair, kinds)
+    nvmeof.target_up(target, ADDR4[1])
+    dev = nvmeof.connect(host, ADDR4[1])
+    nvmeof.fio(host, dev, "randwrite", 8)
+    res = host.run(nvmeof.fio_args(dev, "write", 16, depth=8, bs="128k"),
+                   timeout=600, check=False)
+    assert res.rc == 0, res
+    qps = host.run("rdma -j res show qp").out
+    assert f'"{kinds[0]}0"' in qps, qps
+
+
+@pytest.mark.interop
+def test_nvme_over_rdma_to_a_link_local_ipv6_address(nvme_pair):
+    """traddr fe80::...%eth0 at both ends: a link-local address means
+    nothing without its interface (nvmet refuses the bare one, EINVAL);
+    the host's rdma_cm resolves through the named one."""
+    host, target = nvme_pair.vms
+    addr = nvme_pair.link_local(1)
+    nvmeof.target_up(target, f"{addr}%eth0", family="ipv6")
+    dev = nvmeof.connect(host, f"{addr}%eth0")
+    nvmeof.fio(host, dev, "randwrite", 4)
+
+
+@pytest.mark.interop
+def test_nvme_over_rdma_between_debian_6_1_and_6_12(two_kernels):
+    """Host on 6.12 (guest 0), target on 6.1 (guest 1), then the other
+    way round: verified I/O each way."""
+    links(two_kernels)
+    try:
+        for h, t in DIRECTIONS.values():
+            host, target = two_kernels.vms[h], two_kernels.vms[t]
+            nvmeof.target_up(target, ADDR4[t])
+            dev = nvmeof.connect(host, ADDR4[t])
+            nvmeof.fio(host, dev, "randwrite", 8)
+            nvmeof.disconnect(host)
+            nvmeof.target_down(target)
+    finally:
+        undo(two_kernels)
+
+
+@pytest.mark.interop
+def test_nvme_over_rdma_over_an_impaired_wire(nvme_pair):
+    """Loss, duplication, reordering and delay at both ends (netem):
+    verified I/O completes."""
+    host, target = nvme_pair.vms
+    for vm in nvme_pair.vms:
+        vm.run("modprobe sch_netem && tc qdisc replace dev eth0 root netem "
+               "delay 5ms 2ms loss 1% duplicate 1% reorder 10%")
+    try:
+        nvmeof.target_up(target, ADDR4[1])
+        dev = nvmeof.connect(host, ADDR4[1])
+        nvmeof.fio(host, dev, "randwrite", 8)
+    finally:
+        for vm in nvme_pair.vms:
+            vm.run("tc qdisc del dev eth0 root", check=False)
