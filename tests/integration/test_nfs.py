@@ -217,3 +217,50 @@ def test_nfs_over_rdma_over_ipv6_between_two_kernels(two_guests):
     with Nfs(vms[1], None, ADDR6[1], None, "*", "xiw0",
              client_vm=vms[0]) as n:
         n.each_version_moves_data(1 * MIB)
+
+
+@pytest.mark.interop
+def test_nfs_over_rdma_to_a_link_local_address(two_guests):
+    """Mounted from [fe80::...%eth0]: rdma_cm resolves through the named
+    interface."""
+    vms = two_guests.vms
+    for i, vm in enumerate(vms):
+        vm.run(f"rdma link add xiw{i} type xiw netdev eth0")
+    addr = f"{two_guests.link_local(1)}%eth0"
+    with Nfs(vms[1], None, addr, None, "*", "xiw0", client_vm=vms[0]) as n:
+        n.mount("4.2")
+        n.write_then_read_back(1 * MIB)
+        n.umount()
+
+
+@pytest.mark.interop
+def test_nfs_over_rdma_between_debian_6_1_and_6_12(two_kernels):
+    """Server on 6.1 (guest 1), client on 6.12, NFSv3 and v4.2."""
+    from two_guests import ADDR4
+    vms = two_kernels.vms
+    for i, vm in enumerate(vms):
+        vm.run(f"rdma link add xiw{i} type xiw netdev eth0")
+    with Nfs(vms[1], None, ADDR4[1], None, ADDR4[0], "xiw0",
+             client_vm=vms[0]) as n:
+        n.each_version_moves_data(2 * MIB)
+
+
+@pytest.mark.interop
+def test_nfs_over_rdma_over_an_impaired_wire(two_guests):
+    """Loss, duplication, reordering and delay at both ends (netem):
+    NFSv4.2 moves its data both ways, checked."""
+    from two_guests import ADDR4
+    vms = two_guests.vms
+    for i, vm in enumerate(vms):
+        vm.run(f"rdma link add xiw{i} type xiw netdev eth0 && "
+               "modprobe sch_netem && tc qdisc replace dev eth0 root netem "
+               "delay 5ms 2ms loss 1% duplicate 1% reorder 10%")
+    try:
+        with Nfs(vms[1], None, ADDR4[1], None, ADDR4[0], "xiw0",
+                 client_vm=vms[0]) as n:
+            n.mount("4.2")
+            n.write_then_read_back(4 * MIB)
+            n.umount()
+    finally:
+        for vm in vms:
+            vm.run("tc qdisc del dev eth0 root", check=False)
