@@ -128,3 +128,21 @@ def test_iser_between_two_kernels_keeps_every_byte(two_guests, across):
         on_target = vms[t].run(f"head -c {16 * MIB} {LUN_IMAGE} | "
                                "sha256sum").out.split()[0]
         assert on_target == src
+
+
+@pytest.mark.interop
+def test_iser_between_debian_6_1_and_6_12_keeps_every_byte(two_kernels):
+    """Initiator on 6.12 (guest 0), target on 6.1 (guest 1)."""
+    from iser import IserAcross
+    from two_guests import ADDR4
+    ivm, tvm = two_kernels.vms
+    with IserAcross(tvm, ADDR4[1], "xiw1", ivm, "xiw0") as s:
+        ivm.run(f"head -c {8 * MIB} /dev/urandom > /tmp/iser-src && "
+                f"dd if=/tmp/iser-src of={s.dev} bs=1M oflag=direct && "
+                f"dd if={s.dev} of=/tmp/iser-back bs=1M count=8 "
+                "iflag=direct && cmp /tmp/iser-src /tmp/iser-back",
+                timeout=600)
+        on_target = tvm.run(f"head -c {8 * MIB} {LUN_IMAGE} | "
+                            "sha256sum").out.split()[0]
+        assert on_target == ivm.run("sha256sum < /tmp/iser-src") \
+            .out.split()[0]
