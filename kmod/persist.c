@@ -94,6 +94,9 @@ struct xiw_persist_file {
  * @file_bytes: octets of file ranges written back
  * @force: enum xiw_persist the policy names (XIW_PERSIST_AUTO: each page
  *	its own domain)
+ * @pending: a page cache page of a file not in @files yet, referenced,
+ *	where the walk stopped: its inode is taken once the MR's lock is
+ *	dropped (xiw_persist_grab())
  */
 struct xiw_persist_walk {
 	u8 domains;
@@ -101,6 +104,7 @@ struct xiw_persist_walk {
 	bool flush;
 	struct xiw_persist_file files[XIW_PERSIST_FILES];
 	int nfiles;
+	struct page *pending;
 	u64 done;
 	u64 pmem_bytes;
 	u64 file_bytes;
@@ -205,9 +209,14 @@ static u8 xiw_page_domain_as(struct page *page, u8 force)
 }
 
 /*
- * Note the file range behind a page cache page. Return: false when the
- * walk must stop here (every slot taken by another file, or the page left
- * its file, which the page's owner should have prevented).
+ * Note the file range behind a page cache page, under the MR's lock.
+ * Return: false when the walk must stop here: every slot is taken by
+ * another file, the page left its file (which the page's owner should
+ * have prevented), or the file is new. A new file's inode is not taken
+ * here: igrab() takes the inode's i_lock, which process context holds
+ * with softirqs on, while the MR's lock is also taken in softirq
+ * (receive): one under the other could deadlock. The page is kept
+ * (@w->pending) for xiw_persist_grab() instead.
  */
 static bool xiw_persist_note_file(struct xiw_persist_walk *w,
 				  struct page *page, u32 off, u32 len)
@@ -217,26 +226,52 @@ static bool xiw_persist_note_file(struct xiw_persist_walk *w,
 	loff_t pos = folio_pos(folio) + folio_page_idx(folio, page) *
 		     PAGE_SIZE + off;
 	struct xiw_persist_file *f;
-	struct inode *inode;
 	int i;
 
 	if (!mapping || !mapping->host)	/* truncated meanwhile */
 		return false;
-	inode = mapping->host;
 	for (i = 0; i < w->nfiles; i++) {
 		f = &w->files[i];
-		if (f->inode == inode) {
+		if (f->inode == mapping->host) {
 			f->start = min(f->start, pos);
 			f->end = max(f->end, pos + len - 1);
 			return true;
 		}
 	}
-	if (w->nfiles == XIW_PERSIST_FILES || !igrab(inode))
+	if (w->nfiles < XIW_PERSIST_FILES) {
+		get_page(page);
+		w->pending = page;
+	}
+	return false;
+}
+
+/*
+ * Take the inode of the walk's pending page into @w->files, with no range
+ * yet (the walk, resumed at that page, gives it one). Process context:
+ * the folio lock keeps the folio in its file, and so the inode from being
+ * evicted, while igrab() takes it. Return: false if the page left its file
+ * meanwhile or the inode is going away.
+ */
+static bool xiw_persist_grab(struct xiw_persist_walk *w)
+{
+	struct folio *folio = page_folio(w->pending);
+	struct address_space *mapping;
+	struct inode *inode = NULL;
+	struct xiw_persist_file *f;
+
+	folio_lock(folio);
+	mapping = folio_mapping(folio);
+	if (mapping && mapping->host)
+		inode = igrab(mapping->host);
+	folio_unlock(folio);
+	put_page(w->pending);
+	w->pending = NULL;
+	if (!inode)
 		return false;
 	f = &w->files[w->nfiles++];
 	f->inode = inode;
-	f->start = pos;
-	f->end = pos + len - 1;
+	f->start = LLONG_MAX;
+	f->end = -1;
 	return true;
 }
 
@@ -283,6 +318,12 @@ static int xiw_persist_walk(struct xiw_mr *mr, u32 stag, u64 to, u64 len,
 		int err;
 
 		err = xiw_mr_place(mr, stag, at, step, xiw_persist_piece, w);
+		if (w->pending) {
+			/* A new file: on from the same page once it is in. */
+			if (!xiw_persist_grab(w))
+				return 0;
+			continue;
+		}
 		if (err < 0)
 			return err;
 		if (err > 0 || w->done == before)
@@ -343,6 +384,10 @@ static int xiw_persist_files(struct xiw_persist_walk *w)
 		struct block_device *bdev = S_ISBLK(inode->i_mode) ?
 					    I_BDEV(inode) : inode->i_sb->s_bdev;
 
+		if (f->start > f->end) {	/* taken, never reached */
+			iput(inode);
+			continue;
+		}
 		if (!err)
 			err = xiw_persist_dirty(f->inode->i_mapping, f->start,
 						f->end);
