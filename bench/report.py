@@ -195,8 +195,9 @@ def markdown(report):
                        f"{_fmt(r.get('lat_p99_us'), 1)} |")
         out.append("")
     out += userspace.markdown(report.get("userspace") or [])
-    import wire  # here: wire imports xiwbench, which imports this module
-    out += wire.markdown(report.get("wire"))
+    # Here: two_kernels imports xiwbench, which imports this module.
+    import two_kernels
+    out += two_kernels.markdown(report.get("wire"))
     nfs = report.get("nfs") or []
     if nfs:
         out += [f"## NFSv4.2 over RDMA, {_size(nfs[0]['size'])} each way "

@@ -11,7 +11,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "tests", "integration"))
 sys.path.insert(0, HERE)
 
 import report  # noqa: E402
-import wire  # noqa: E402
+import two_kernels  # noqa: E402
 import xiwbench  # noqa: E402
 from conftest import (TOP, Guest, build_siw, default_modules,  # noqa: E402
                       pair_modules)
@@ -54,7 +54,7 @@ def main():
                          pair_modules)
         try:
             pair.start()
-            rep["wire"] = wire.run(pair, smoke=args.smoke,
+            rep["wire"] = two_kernels.run(pair, smoke=args.smoke,
                                    log=lambda s: print(s, flush=True))
             for i, vm in enumerate(pair.vms):
                 bad += [f"guest {i}: {ln}"

@@ -52,10 +52,10 @@ def test_bench_smoke_measures_every_device_and_writes_the_report(vm):
 
 def test_bench_wire_column_measures_each_device_across_two_kernels(
         two_guests):
-    """make bench's two-guest column (bench/wire.py), smoke-sized: TCP,
-    xiw and stock siw each give figures for every cell across the wire,
+    """make bench's two-guest column (bench/two_kernels.py), smoke-sized:
+    TCP, xiw and stock siw each give figures for every cell across the wire,
     and the report has its section."""
-    import wire
+    import two_kernels as wire
     rep = wire.run(two_guests, smoke=True)
     res = rep["results"]
     assert not [r for r in res if "error" in r], res
