@@ -9,6 +9,7 @@ import json
 import os
 
 import pytest
+import xiwvm
 
 from conftest import TOP
 from schema import check
@@ -17,6 +18,10 @@ from xiwperf_run import client
 XIWCTL = os.path.join(TOP, "build", "cmake", "tools", "xiwctl")
 SERVER = "192.0.2.2"
 OUT = "/tmp/xiw-events.json"
+# Rounds of the bounded waits below (a guest round trip and 0.1 s each):
+# more on a slower kernel (the debug kernel's checkers, several guests on
+# the host), as wait_until() does.
+TRIES = int(50 * xiwvm.timeout_scale())
 TEXT = "/tmp/xiw-events.txt"
 
 
@@ -41,7 +46,7 @@ def monitor(vm, request):
     vm.run(f": > {OUT}; : > {TEXT}; "
            f"{XIWCTL} -j monitor >> {OUT} 2>&1 & echo $! > /tmp/monitor.pid; "
            f"{XIWCTL} monitor >> {TEXT} 2>&1 & echo $! >> /tmp/monitor.pid")
-    for _ in range(50):
+    for _ in range(TRIES):
         vm.run("rdma link add xiwprobe type xiw netdev probe0; "
                "rdma link delete xiwprobe", check=False)
         if any(e.get("ifname") == "xiwprobe" for e in events(vm)) and \
@@ -63,7 +68,7 @@ def test_device_creation_and_deletion_are_announced(monitor, hosts):
     index = json.loads(vm.run("rdma -j dev show xiw0").out)[0]["ifindex"]
     vm.ns("a", "rdma link delete xiw0")
     # The deletion's event may trail "rdma link delete" by a little.
-    for _ in range(50):
+    for _ in range(TRIES):
         got, text = monitor()
         if len(got) >= 2 and len(text) >= 2:
             break
@@ -84,7 +89,7 @@ def test_a_terminate_is_announced_at_both_ends(monitor, pair):
                    "--count", 1, "--inject", "stag", check=False)
     assert rc == 1, r
     term = {"layer": "ddp", "type": 1, "code": 0}
-    for _ in range(50):
+    for _ in range(TRIES):
         got, text = monitor()
         got = sorted((e for e in got if e["event"] == "qp_error"),
                      key=lambda e: e["ifname"])
@@ -110,7 +115,7 @@ def test_module_unload_announces_each_device_gone(monitor, hosts):
     vm.ns("a", "rdma link add xiw0 type xiw netdev v0")
     vm.ns("b", "rdma link add xiw1 type xiw netdev v1")
     vm.run("modprobe -r xiw")
-    for _ in range(50):
+    for _ in range(TRIES):
         got, text = monitor()
         gone = sorted(e["ifname"] for e in got if e["event"] == "dev_del")
         if len(gone) >= 2:
