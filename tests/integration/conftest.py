@@ -24,6 +24,13 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "interop: make interop's only")
 
 
+def interop_except(first, keys):
+    """Parametrize values for keys: first as make check runs it, each
+    other marked interop."""
+    return [k if k == first else pytest.param(k, marks=pytest.mark.interop)
+            for k in keys]
+
+
 # make integration runs the scenarios in $XIW_SHARDS guests at once
 # (scripts/integration.sh); $XIW_SHARD="K/N" makes this session the Kth
 # of N. Whole files go to a shard, heaviest first, each to the shard with

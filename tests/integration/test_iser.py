@@ -6,6 +6,7 @@ Reads and Writes the target issues, so these runs are the real-world
 proof of both ways of tagged placement. Setup: iser.py."""
 import pytest
 
+from conftest import interop_except
 from iser import LUN_IMAGE, MIB, Iser
 from nfs import dd_seconds
 from xiwperf_run import counted, hw_counters
@@ -102,9 +103,8 @@ ACROSS = {
 }
 
 
-@pytest.mark.parametrize("across", [
-    pytest.param(k, marks=() if k == "initiator0_target1" else
-                 pytest.mark.interop) for k in ACROSS])
+@pytest.mark.parametrize("across",
+                         interop_except("initiator0_target1", ACROSS))
 def test_iser_between_two_kernels_keeps_every_byte(two_guests, across):
     """The initiator in one guest logs in to the target in the other over
     iSER; 16 MiB of random data written with O_DIRECT reads back the same

@@ -7,7 +7,7 @@ real-world proof of them. Setup: nfs.py."""
 import pytest
 
 from capture import capture, tshark
-from conftest import wait_until
+from conftest import interop_except, wait_until
 from nfs import EXPORT, MNT, Nfs, dummy_netns, veth_root_and_b
 from xiwperf_run import static_neighbours
 
@@ -185,9 +185,7 @@ ACROSS = {
 }
 
 
-@pytest.mark.parametrize("across", [
-    pytest.param(k, marks=() if k == "client0_server1" else
-                 pytest.mark.interop) for k in ACROSS])
+@pytest.mark.parametrize("across", interop_except("client0_server1", ACROSS))
 def test_nfs_over_rdma_between_two_kernels(two_guests, across):
     """NFSv3 then v4.2, 4 MiB each way and a random read/write mix checked
     against its model, client in one guest and server in the other."""

@@ -8,7 +8,7 @@ import pytest
 
 import iser
 import nvmeof
-from conftest import wait_until
+from conftest import interop_except, wait_until
 from two_guests import ADDR4, ADDR6
 
 # (host guest, target guest)
@@ -68,9 +68,8 @@ def wait_writes(vm, dev, sectors):
                    f"[ $7 -gt {sectors} ]", f"{dev}n1 writes", tries=600)
 
 
-@pytest.mark.parametrize("direction", [
-    "host0_target1",
-    pytest.param("host1_target0", marks=pytest.mark.interop)])
+@pytest.mark.parametrize("direction",
+                         interop_except("host0_target1", DIRECTIONS))
 def test_nvme_over_rdma_moves_verified_data_between_two_kernels(
         nvme_pair, direction):
     """16 MiB of random 4 KiB writes 16 deep, then 32 MiB sequential in

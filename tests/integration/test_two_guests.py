@@ -8,6 +8,7 @@ applied; Verify's hashes against the client's own).
 Guest 0 is 192.0.2.1 / 2001:db8::1, guest 1 192.0.2.2 / 2001:db8::2."""
 import pytest
 
+from conftest import interop_except
 from two_guests import ADDR4, ADDR6
 from xiwperf_run import LOAD_XIWPERF, client, start_server, stop_server
 
@@ -64,9 +65,7 @@ def run_ops(client_vm, server_vm, server_addr, ops, tag, client_dev):
 # (client guest, server guest)
 DIRECTIONS = {"guest0_to_guest1": (0, 1), "guest1_to_guest0": (1, 0)}
 # make check runs the first direction, make interop both.
-DIRECTION_PARAMS = ["guest0_to_guest1",
-                    pytest.param("guest1_to_guest0",
-                                 marks=pytest.mark.interop)]
+DIRECTION_PARAMS = interop_except("guest0_to_guest1", DIRECTIONS)
 
 
 @pytest.mark.parametrize("direction", DIRECTION_PARAMS)
@@ -79,9 +78,9 @@ def test_every_op_crosses_the_wire_between_two_xiw_kernels(two_guests,
     run_ops(vms[c], vms[s], ADDR4[s], XIW_OPS, direction, f"xiw{c}")
 
 
-@pytest.mark.parametrize("direction", [
+@pytest.mark.parametrize("direction", interop_except(
     "xiw_client_siw_server",
-    pytest.param("siw_client_xiw_server", marks=pytest.mark.interop)])
+    ["xiw_client_siw_server", "siw_client_xiw_server"]))
 def test_xiw_and_siw_in_another_kernel_exchange_data(two_guests, direction):
     """Stock siw in guest 1, xiw in guest 0: each the client in turn."""
     vms = two_guests.vms
@@ -93,8 +92,8 @@ def test_xiw_and_siw_in_another_kernel_exchange_data(two_guests, direction):
         run_ops(vms[1], vms[0], ADDR4[0], SIW_OPS, direction, "siw1")
 
 
-@pytest.mark.parametrize("scope", [
-    "global", pytest.param("link_local", marks=pytest.mark.interop)])
+@pytest.mark.parametrize("scope", interop_except(
+    "global", ["global", "link_local"]))
 def test_rdma_cm_over_ipv6_crosses_the_wire(two_guests, scope):
     """rdma_cm resolves and connects over IPv6, to a global address and to
     a link-local one (with its interface): read, write and send checked

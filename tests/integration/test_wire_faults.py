@@ -7,7 +7,7 @@ connection ends within the bound admin.md states, and nothing leaks
 (both kernels' teardown checks)."""
 import pytest
 
-from conftest import wait_until
+from conftest import interop_except, wait_until
 from two_guests import ADDR4
 from xiwperf_run import (LOAD_XIWPERF, client, rdma_resources, start_client,
                          start_server, stop_server, wait_client)
@@ -68,9 +68,7 @@ NETEM = {
 }
 
 
-@pytest.mark.parametrize("netem", [
-    pytest.param(k, marks=() if k == "all_at_once" else pytest.mark.interop)
-    for k in NETEM])
+@pytest.mark.parametrize("netem", interop_except("all_at_once", NETEM))
 def test_every_op_completes_over_an_impaired_wire(wire, netem):
     impair(wire, NETEM[netem])
     run_ops(wire, netem)
@@ -84,9 +82,7 @@ def test_every_op_completes_over_an_impaired_wire(wire, netem):
         assert dropped > 0, "netem dropped nothing"
 
 
-@pytest.mark.parametrize("mtu", [
-    576, pytest.param(1500, marks=pytest.mark.interop),
-    pytest.param(9000, marks=pytest.mark.interop)])
+@pytest.mark.parametrize("mtu", interop_except(576, [576, 1500, 9000]))
 def test_every_op_completes_at_each_mtu(wire, mtu):
     """576 (IPv4's minimum datagram every host takes, an MSS of 536;
     below IPv6's 1280, so IPv6 leaves the port until the fixture puts its
