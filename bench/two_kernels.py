@@ -4,10 +4,8 @@ server in guest 1, each guest one vCPU. The same xiwperf cells as the
 one-guest matrix (bench/xiwbench.py runs them), WRITE, READ and SEND
 64 KiB at depth 64 and READ 8 B at depth 1, and iperf3 over the same wire
 as its ceiling. CPU figures are the client guest's only."""
-import json
 
 import xiwbench
-from conftest import wait_until
 from two_guests import ADDR4
 from xiwperf_run import LOAD_XIWPERF, start_server, stop_server
 
@@ -27,23 +25,9 @@ def device(kind):
 
 
 def run_tcp(pair, seconds):
-    vms = pair.vms
-    vms[1].run("iperf3 -s -D -1 -I /tmp/iperf3.pid")
-    wait_until(vms[1], "ss -ltn | grep -q :5201", "iperf3 listening",
-               tries=50)
-    rc, cpu, lines = xiwbench._run_measured(
-        vms[0], f"iperf3 -c {ADDR4[1]} -t {seconds} -J | tr -d '\\n'",
-        timeout=120)
-    res = {"device": "tcp", "op": "stream", "tool": "iperf3"}
-    try:
-        bps = json.loads(lines[0])["end"]["sum_received"]["bits_per_second"]
-    except (IndexError, ValueError, KeyError):
-        res["error"] = " ".join(lines)[-300:] or f"exit {rc}"
-        return res
-    gib = bps / 8 * seconds / (1 << 30)
-    res.update(gbit_per_s=round(bps / 1e9, 3), seconds=seconds,
-               cpu_s=round(cpu, 2), cpu_s_per_gib=round(cpu / gib, 2))
-    return res
+    """iperf3 from guest 0 to guest 1 over the wire."""
+    return xiwbench.run_iperf3(pair.vms[1], "", pair.vms[0], "", ADDR4[1],
+                               seconds)
 
 
 def run(pair, smoke=False, log=print):
@@ -76,9 +60,7 @@ def run_delayed(pair, budget, seconds, log):
     each result marked with it ("netem")."""
     vms = pair.vms
     out = []
-    for vm in vms:
-        vm.run(f"modprobe sch_netem && tc qdisc replace dev eth0 root "
-               f"netem {DELAY}")
+    pair.impair(DELAY)
     try:
         out.append({**run_tcp(pair, seconds), "netem": DELAY})
         for i, vm in enumerate(vms):
@@ -94,8 +76,7 @@ def run_delayed(pair, budget, seconds, log):
             for i, vm in enumerate(vms):
                 vm.run(f"rdma link delete xiw{i}", check=False)
     finally:
-        for vm in vms:
-            vm.run("tc qdisc del dev eth0 root", check=False)
+        pair.mend()
     for r in out:
         log(f"wire {DELAY} " + xiwbench.summary_line({"size": 0, **r}))
     return out

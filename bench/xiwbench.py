@@ -227,12 +227,21 @@ def _run_one(vm, dev, c):
 
 def run_tcp(vm, seconds=TCP_SECONDS):
     """iperf3 from a to b for some seconds: the ceiling of the path."""
-    vm.run("ip netns exec b iperf3 -s -D -1 -I /tmp/iperf3.pid")
-    wait_until(vm, "ip netns exec b ss -ltn | grep -q :5201",
+    return run_iperf3(vm, "ip netns exec b ", vm, "ip netns exec a ",
+                      "192.0.2.2", seconds)
+
+
+def run_iperf3(server_vm, server_prefix, client_vm, client_prefix, addr,
+               seconds):
+    """iperf3's server in server_vm, its client in client_vm (each command
+    after its prefix, a namespace's "ip netns exec NS " or ""), for some
+    seconds: the result, CPU counted in the client's guest."""
+    server_vm.run(f"{server_prefix}iperf3 -s -D -1 -I /tmp/iperf3.pid")
+    wait_until(server_vm, f"{server_prefix}ss -ltn | grep -q :5201",
                "iperf3 listening", tries=50)
     rc, cpu, lines = _run_measured(
-        vm, f"ip netns exec a iperf3 -c 192.0.2.2 -t {seconds} -J "
-            "| tr -d '\\n'", timeout=120)
+        client_vm, f"{client_prefix}iperf3 -c {addr} -t {seconds} -J "
+                   "| tr -d '\\n'", timeout=120)
     res = {"device": "tcp", "op": "stream", "tool": "iperf3"}
     try:
         j = json.loads(lines[0])

@@ -154,7 +154,35 @@ ISCSIADM_NODE = f"iscsiadm -m node -T {IQN} -p {PORTAL} -I iser"
 SESSION_DISK = "/sys/class/iscsi_session/session*/device/target*/*/block/*"
 
 
-class Iser:
+class Setup:
+    """A setup used as a context manager: start() on entry, stop() on
+    exit, and stop() as well after a start() that failed part way."""
+
+    def __enter__(self):
+        try:
+            self.start()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+def session_disk(vm, lun_bytes):
+    """The LUN's block device in vm (waited for: the SCSI scan that makes
+    it runs after the login returns), checked to be lun_bytes long."""
+    wait_until(vm, f"set -- {SESSION_DISK}; [ -b \"/dev/${{1##*/}}\" ]",
+               "the LUN's disk appears")
+    dev = "/dev/" + vm.run(f"ls -d {SESSION_DISK}").out.split(
+        "/")[-1].strip()
+    size = int(vm.run(f"blockdev --getsize64 {dev}").out)
+    assert size == lun_bytes, (dev, size)
+    return dev
+
+
+class Iser(Setup):
     """xiw0 on v0 and xiw1 on v1 in the initial namespace; a target on
     xiw1 exporting a file of lun_mib MiB as LUN 0 over iSER only; the
     initiator on xiw0 discovered it and logged in. Everything is undone
@@ -168,17 +196,6 @@ class Iser:
         self.sysctls = {}
         self.configfs_mounted = False
         self.dev = None
-
-    def __enter__(self):
-        try:
-            self.start()
-        except BaseException:
-            self.stop()
-            raise
-        return self
-
-    def __exit__(self, *exc):
-        self.stop()
 
     def start(self):
         vm = self.vm
@@ -245,15 +262,8 @@ class Iser:
         self.wait_qps_gone()
 
     def disk(self):
-        """The LUN's block device (waited for: the SCSI scan that makes
-        it runs after the login returns), checked to be lun_mib MiB."""
-        wait_until(self.vm, f"set -- {SESSION_DISK}; "
-                   "[ -b \"/dev/${1##*/}\" ]", "the LUN's disk appears")
-        dev = "/dev/" + self.vm.run(f"ls -d {SESSION_DISK}").out.split(
-            "/")[-1].strip()
-        size = int(self.vm.run(f"blockdev --getsize64 {dev}").out)
-        assert size == self.lun_bytes, (dev, size)
-        return dev
+        """The LUN's block device, checked to be lun_mib MiB."""
+        return session_disk(self.vm, self.lun_bytes)
 
     def qps(self):
         """The QPs of each xiw device, by device name."""
@@ -289,7 +299,7 @@ class Iser:
         return [ln.split()[0] for ln in out.splitlines()]
 
 
-class IserAcross:
+class IserAcross(Setup):
     """iSER between two guests on a wire (two_guests.py): the target in
     guest t on a device of target_kind on its eth0 (address taddr), the
     initiator in guest i on a device of initiator_kind. The portal is
@@ -306,17 +316,6 @@ class IserAcross:
         self.lun_bytes = lun_mib * MIB
         self.node = f"iscsiadm -m node -T {IQN} -p {taddr}:3260 -I iser"
         self.dev = None
-
-    def __enter__(self):
-        try:
-            self.start()
-        except BaseException:
-            self.stop()
-            raise
-        return self
-
-    def __exit__(self, *exc):
-        self.stop()
 
     @staticmethod
     def link(dev):
@@ -345,12 +344,7 @@ nsenter --net=/run/netns/t {PY} - {IQN} {LUN_IMAGE} {self.lun_bytes} \
                            f"{self.taddr}:3260 -I iser", timeout=120).out
         assert IQN in out, out
         self.ivm.run(f"{self.node} --login", timeout=180)
-        wait_until(self.ivm, f"set -- {SESSION_DISK}; "
-                   "[ -b \"/dev/${1##*/}\" ]", "the LUN's disk appears")
-        self.dev = "/dev/" + self.ivm.run(
-            f"ls -d {SESSION_DISK}").out.split("/")[-1].strip()
-        size = int(self.ivm.run(f"blockdev --getsize64 {self.dev}").out)
-        assert size == self.lun_bytes, (self.dev, size)
+        self.dev = session_disk(self.ivm, self.lun_bytes)
 
     def stop(self):
         self.ivm.run(f"{self.node} --logout 2>/dev/null; "

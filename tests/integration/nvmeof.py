@@ -107,13 +107,14 @@ def controllers(vm):
     return dict(line.split() for line in out.splitlines())
 
 
-def fio_args(dev, rw, mib, depth=16, bs="4k"):
-    """fio writing mib MiB with a CRC32C in every block, then reading
-    all back and checking it (--verify), through O_DIRECT async I/O."""
+def fio_args(dev, rw, mib, depth=16, bs="4k", verify=True):
+    """fio writing mib MiB through O_DIRECT async I/O; with verify, a
+    CRC32C in every block, all read back and checked."""
+    check = "--verify=crc32c --verify_fatal=1 --do_verify=1 " \
+        if verify else ""
     return (f"fio --name=xiw --filename=/dev/{dev}n1 --ioengine=libaio "
             f"--direct=1 --rw={rw} --bs={bs} --iodepth={depth} "
-            f"--size={mib}M --verify=crc32c --verify_fatal=1 "
-            f"--do_verify=1 --output-format=json")
+            f"--size={mib}M {check}--output-format=json")
 
 
 def fio(vm, dev, rw="randwrite", mib=16, depth=16, timeout=600):

@@ -247,12 +247,11 @@ def test_nfs_over_rdma_between_debian_6_1_and_6_12(two_kernels):
 def test_nfs_over_rdma_over_an_impaired_wire(two_guests):
     """Loss, duplication, reordering and delay at both ends (netem):
     NFSv4.2 moves its data both ways, checked."""
-    from two_guests import ADDR4
+    from two_guests import ADDR4, IMPAIRED
     vms = two_guests.vms
     for i, vm in enumerate(vms):
-        vm.run(f"rdma link add xiw{i} type xiw netdev eth0 && "
-               "modprobe sch_netem && tc qdisc replace dev eth0 root netem "
-               "delay 5ms 2ms loss 1% duplicate 1% reorder 10%")
+        vm.run(f"rdma link add xiw{i} type xiw netdev eth0")
+    two_guests.impair(IMPAIRED)
     try:
         with Nfs(vms[1], None, ADDR4[1], None, ADDR4[0], "xiw0",
                  client_vm=vms[0]) as n:
@@ -260,5 +259,4 @@ def test_nfs_over_rdma_over_an_impaired_wire(two_guests):
             n.write_then_read_back(4 * MIB)
             n.umount()
     finally:
-        for vm in vms:
-            vm.run("tc qdisc del dev eth0 root", check=False)
+        two_guests.mend()

@@ -9,7 +9,7 @@ import pytest
 import iser
 import nvmeof
 from conftest import interop_except, wait_until
-from two_guests import ADDR4, ADDR6
+from two_guests import ADDR4, ADDR6, IMPAIRED
 
 # (host guest, target guest)
 DIRECTIONS = {"host0_target1": (0, 1), "host1_target0": (1, 0)}
@@ -48,10 +48,7 @@ def bare_pair(two_guests):
 
 def start_fio(vm, dev, mib, verify=True):
     """fio in the background; wait_fio() returns its exit status."""
-    args = nvmeof.fio_args(dev, "randwrite", mib)
-    if not verify:
-        args = args.replace("--verify=crc32c --verify_fatal=1 "
-                            "--do_verify=1 ", "")
+    args = nvmeof.fio_args(dev, "randwrite", mib, verify=verify)
     vm.run(f"rm -f /tmp/fio.rc; ({args} > /tmp/fio.out 2>&1; "
            "echo $? > /tmp/fio.rc) > /dev/null 2>&1 &")
 
@@ -233,13 +230,10 @@ def test_nvme_over_rdma_over_an_impaired_wire(nvme_pair):
     """Loss, duplication, reordering and delay at both ends (netem):
     verified I/O completes."""
     host, target = nvme_pair.vms
-    for vm in nvme_pair.vms:
-        vm.run("modprobe sch_netem && tc qdisc replace dev eth0 root netem "
-               "delay 5ms 2ms loss 1% duplicate 1% reorder 10%")
+    nvme_pair.impair(IMPAIRED)
     try:
         nvmeof.target_up(target, ADDR4[1])
         dev = nvmeof.connect(host, ADDR4[1])
         nvmeof.fio(host, dev, "randwrite", 8)
     finally:
-        for vm in nvme_pair.vms:
-            vm.run("tc qdisc del dev eth0 root", check=False)
+        nvme_pair.mend()

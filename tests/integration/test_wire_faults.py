@@ -8,7 +8,7 @@ connection ends within the bound admin.md states, and nothing leaks
 import pytest
 
 from conftest import interop_except, wait_until
-from two_guests import ADDR4
+from two_guests import ADDR4, IMPAIRED
 from xiwperf_run import (LOAD_XIWPERF, client, rdma_resources, start_client,
                          start_server, stop_server, wait_client)
 
@@ -32,18 +32,12 @@ def wire(two_guests):
         vm.run(f"{LOAD_XIWPERF} && rdma link add xiw{i} type xiw "
                "netdev eth0")
     yield two_guests
+    two_guests.mend()
     for i, vm in enumerate(two_guests.vms):
         if not vm.alive():
             continue
-        vm.run("tc qdisc del dev eth0 root 2>/dev/null; "
-               "ip link set eth0 mtu 1500; true", check=False)
+        vm.run("ip link set eth0 mtu 1500", check=False)
         two_guests.address(i)
-
-
-def impair(pair, netem):
-    for vm in pair.vms:
-        vm.run(f"modprobe sch_netem && tc qdisc replace dev eth0 root "
-               f"netem {netem}")
 
 
 def run_ops(pair, tag, ops=OPS):
@@ -64,13 +58,13 @@ NETEM = {
     "reorder": "delay 2ms reorder 25% 50%",
     "duplicate_1pct": "duplicate 1%",
     "delay_20ms": "delay 20ms limit 10000",
-    "all_at_once": "delay 5ms 2ms loss 1% duplicate 1% reorder 10%",
+    "all_at_once": IMPAIRED,
 }
 
 
 @pytest.mark.parametrize("netem", interop_except("all_at_once", NETEM))
 def test_every_op_completes_over_an_impaired_wire(wire, netem):
-    impair(wire, NETEM[netem])
+    wire.impair(NETEM[netem])
     run_ops(wire, netem)
     # The impairment was there: where it loses frames, netem counted
     # what it dropped ("Sent N bytes M pkt (dropped D, ...").
@@ -113,12 +107,9 @@ def test_a_cable_pulled_and_put_back_loses_nothing(wire):
     vms = wire.vms
     log, out = transfer(wire, "cable", count=400)
     try:
-        for vm in vms:
-            vm.run("modprobe sch_netem && "
-                   "tc qdisc replace dev eth0 root netem loss 100%")
+        wire.impair("loss 100%")
         vms[0].run("sleep 3")
-        for vm in vms:
-            vm.run("tc qdisc del dev eth0 root")
+        wire.mend(check=True)
         rc, r = wait_client(vms[0], out)
         assert rc == 0 and r["completed"] == 400, r
         assert r["data_ok"] is True and r["errors"] == 0, r

@@ -16,6 +16,10 @@ import xiwvm
 ADDR4 = ("192.0.2.1", "192.0.2.2")
 ADDR6 = ("2001:db8::1", "2001:db8::2")
 
+# Every impairment netem offers at once, mildly: what ULP scenarios run
+# over to show they ride out a misbehaving wire.
+IMPAIRED = "delay 5ms 2ms loss 1% duplicate 1% reorder 10%"
+
 # One vCPU each: the two guests share the host's two cores with the
 # shard's own guest, which sits idle meanwhile.
 SMP = 1
@@ -97,6 +101,22 @@ E""")
             vm.run(f"i=0; until busybox ping -c 1 -W 1 {addr} > /dev/null; "
                    f"do i=$((i+1)); [ $i -lt 30 ] || exit 1; done",
                    timeout=120)
+
+    def impair(self, netem):
+        """netem with these arguments on both guests' eth0: both
+        directions of the wire suffer."""
+        for vm in self.vms:
+            vm.run("modprobe sch_netem && tc qdisc replace dev eth0 root "
+                   f"netem {netem}")
+
+    def mend(self, check=False):
+        """The wire without netem again, at each guest still running; with
+        check, the removal must succeed (netem was there)."""
+        for vm in self.vms:
+            if vm.alive():
+                vm.run("tc qdisc del dev eth0 root" +
+                       ("" if check else " 2>/dev/null; true"),
+                       check=check)
 
     def kill(self, i):
         """Power cut on guest i: its QEMU killed, nothing sent on the
