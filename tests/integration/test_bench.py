@@ -6,6 +6,8 @@ import json
 import os
 import sys
 
+import pytest
+
 from conftest import TOP
 
 sys.path.insert(0, os.path.join(TOP, "bench"))
@@ -50,6 +52,11 @@ def test_bench_smoke_measures_every_device_and_writes_the_report(vm):
     assert "## Userspace: perftest" in md
 
 
+# make interop's: stock siw's WRITE 64 KiB at depth 64 across the wire
+# stalled ("no progress for 30 s") in 2 of 6 runs on 2026-11-28, in
+# siw-to-siw cells, and a test that fails on another driver's stall does
+# not belong in make check. Its assertions are unchanged.
+@pytest.mark.interop
 def test_bench_wire_column_measures_each_device_across_two_kernels(
         two_guests):
     """make bench's two-guest column (bench/two_kernels.py), smoke-sized:
