@@ -22,9 +22,29 @@
 # not hold as passed with its test file unchanged: a change to any of
 # those sources starts a new ledger, so the passes it adds up to are all
 # of one xiw. Without --resume the ledger starts empty.
+#
+# A machine's cache does not outlive it, so a run spread over sittings on
+# different machines carries its ledger in the repository:
+# tests/integration/debug-ledger/<key>.jsonl, merged into the cache's at
+# --resume. --ledger prints the cache ledger's path for the sources
+# checked out (nothing is run), to copy there and commit.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
+ledger_key() {
+	{
+		basename "$1"
+		git ls-files -z kmod uapi include tools/xiwperf/kmod \
+			tests/reliability/target provider |
+			xargs -0 sha256sum
+	} | sha256sum | cut -c1-16
+}
+ledgers=${XIW_CACHE:-/var/tmp/xiw-cache}/check-debug
+if [ "${1:-}" = --ledger ]; then
+	dbg=$(scripts/debug-kernel.sh --print-dir)
+	echo "$ledgers/$(ledger_key "$dbg").jsonl"
+	exit 0
+fi
 resume=
 if [ "${1:-}" = --resume ]; then
 	resume=1
@@ -60,17 +80,17 @@ scripts/debug-kmod.sh
 if [ -z "${XIW_TESTS:-}" ]; then
 	# Every scenario, make interop's too.
 	export XIW_INTEROP=1
-	key=$( {
-		basename "$dbg"
-		git ls-files -z kmod uapi include tools/xiwperf/kmod \
-			tests/reliability/target provider |
-			xargs -0 sha256sum
-	} | sha256sum | cut -c1-16)
-	ledgers=${XIW_CACHE:-/var/tmp/xiw-cache}/check-debug
+	key=$(ledger_key "$dbg")
 	mkdir -p "$ledgers"
 	export XIW_LEDGER=$ledgers/$key.jsonl
 	if [ -n "$resume" ]; then
 		export XIW_LEDGER_RESUME=1
+		kept=tests/integration/debug-ledger/$key.jsonl
+		if [ -f "$kept" ]; then
+			# Repeated lines are harmless: a test's last one counts.
+			cat "$kept" >>"$XIW_LEDGER"
+			echo "check-debug: merged $kept"
+		fi
 		echo "check-debug: resuming $XIW_LEDGER:" \
 			"$(grep -c . "$XIW_LEDGER" 2>/dev/null || echo 0) passed before"
 	else

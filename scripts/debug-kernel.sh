@@ -14,7 +14,8 @@
 #   build-time  how long the build took: wall clock, and the CPU time of
 #               make and the compilers (what an idle machine needs)
 # Options: --config-only stops after the configuration is made and checked;
-# --if-cached prints the directory only if it is ready (exit 1 if not).
+# --if-cached prints the directory only if it is ready (exit 1 if not);
+# --print-dir prints where it is or would be, and builds nothing.
 # The build runs under nice -n 19 with $XIW_DEBUG_JOBS jobs (default nproc).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,6 +28,10 @@ srcver=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null ||
 	stat -c %Y "${XIW_LINUX_SOURCE:-/usr/src/linux-source-6.12.tar.xz}")
 key=$( (echo "$base $srcver"; cat "$frag") | sha256sum | cut -c1-12)
 dir=$cache/debug-kernel-$key
+if [ "$mode" = --print-dir ]; then
+	echo "$dir"
+	exit 0
+fi
 if [ -f "$dir/.ready" ]; then
 	echo "$dir"
 	exit 0
