@@ -1043,6 +1043,22 @@ static int xiw_fill_wqe(struct xiw_qp *qp, struct xiw_wqe *wqe,
 }
 
 /*
+ * A WQE posted at sq_head to a QP in error is done at once; the transmit
+ * engine will frame none of it. Move sq_tx past it only if nothing before
+ * it waits: between the QP's entering error and the teardown's flush
+ * (xiw_qp_to_error()), the engine's last pass may still be framing the
+ * WQE at sq_tx, and moving sq_tx under it would make its own sq_tx++ run
+ * past sq_head. Left behind, the WQE is completed by that flush.
+ * sq_lock held.
+ */
+static void xiw_sq_past_flushed(struct xiw_qp *qp)
+{
+	lockdep_assert_held(&qp->sq_lock);
+	if (qp->sq_tx == qp->sq_head)
+		qp->sq_tx = qp->sq_head + 1;
+}
+
+/*
  * Queue @wr and, unless @one, the rest of its chain; @user_data: a user
  * WR's inline data (see xiw_copy_inline()). On error *@bad_wr is the WR
  * not queued.
@@ -1071,7 +1087,7 @@ static int xiw_sq_post(struct xiw_qp *qp, const struct ib_send_wr *wr,
 		if (flush) {
 			wqe->done = true;
 			wqe->status = IB_WC_WR_FLUSH_ERR;
-			qp->sq_tx = qp->sq_head + 1;
+			xiw_sq_past_flushed(qp);
 		}
 		qp->sq_head++;
 	}
