@@ -941,6 +941,10 @@ int xiw_rq_post(struct xiw_rq *rq, const struct ib_recv_wr *wr,
 		const struct ib_recv_wr **bad_wr);
 int xiw_qp_take_recv(struct xiw_qp *qp);
 
+/* wqe.c */
+int xiw_qp_fill_wqe(struct xiw_qp *qp, struct xiw_wqe *wqe,
+		    const struct ib_send_wr *wr, const u8 *user_data);
+
 /* qp.c */
 void xiw_qp_get(struct xiw_qp *qp);
 void xiw_qp_put(struct xiw_qp *qp);
