@@ -58,6 +58,30 @@ static int xiw_create_ucq(struct xiw_cq *cq, struct ib_udata *udata)
 	return err;
 }
 
+/*
+ * A completion's opcode as a ring carries it: libibverbs' IBV_WC_* (the
+ * uverbs numbers, which the kernel's share but for the commit draft's on
+ * 6.1, include/xiw/compat.h) and xiw's own for what libibverbs has no
+ * number for.
+ */
+static u8 xiw_ucq_opcode(u32 op)
+{
+	switch (op) {
+	case IB_WC_FLUSH:
+		return IB_UVERBS_WC_FLUSH;
+	case IB_WC_ATOMIC_WRITE:
+		return IB_UVERBS_WC_ATOMIC_WRITE;
+	case XIW_WC_VERIFY:
+		return XIW_UCQE_VERIFY;
+	case IB_WC_MASKED_COMP_SWAP:
+		return XIW_UCQE_MASKED_CMP_SWAP;
+	case IB_WC_MASKED_FETCH_ADD:
+		return XIW_UCQE_MASKED_FETCH_ADD;
+	default:
+		return op;
+	}
+}
+
 /* Write @wc at the head of a ring CQ, as the process reads it. */
 static void xiw_ucq_put(struct xiw_cq *cq, const struct ib_wc *wc)
 {
@@ -67,7 +91,7 @@ static void xiw_ucq_put(struct xiw_cq *cq, const struct ib_wc *wc)
 		.qp_num = wc->qp->qp_num,
 		.byte_len = wc->byte_len,
 		.status = wc->status,
-		.opcode = wc->opcode,
+		.opcode = xiw_ucq_opcode(wc->opcode),
 		.vendor_err = wc->vendor_err,
 	};
 

@@ -226,6 +226,12 @@ enum xiw_qp_state {
 #define XIW_WQE_FENCE		0x08
 #define XIW_WQE_INVALIDATE	0x10	/* Send/Read with Invalidate */
 
+/*
+ * A process's send ring entry the kernel refused (usq.c): its WQE fails
+ * in its turn with IB_WC_LOC_QP_OP_ERR, and the QP with it.
+ */
+#define XIW_WR_BAD		IB_WR_RESERVED10
+
 /**
  * struct xiw_wqe - a send queue entry
  * @wr_id: the consumer's cookie
@@ -572,6 +578,7 @@ struct xiw_tx_undo {
  *	wholly in TCP's hands, @sq_ack first that may wait for TCP's
  *	acknowledgment, @sq_tail next to complete (free-running counters;
  *	tail <= ack <= pushed <= tx <= head)
+ * @usq: a process's send ring, or NULL (see below)
  * @sq_size: capacity of @sq (max_send_wr); fixed at creation
  * @sq_mask: slots of @sq less one (@sq_size rounded up to a power of two,
  *	less one); fixed at creation
@@ -678,6 +685,12 @@ struct xiw_qp {
 
 	spinlock_t sq_lock;	/* sq, orq, irq and their indices */
 	struct xiw_wqe *sq;
+	/*
+	 * A process's send ring (XIW_UCTX_SQ_RING), or NULL: entry i becomes
+	 * WQE i when the engine pulls it (usq.c); what is read of it, under
+	 * @sq_lock. Fixed from creation to destruction.
+	 */
+	struct xiw_umap *usq;
 	u32 sq_size;
 	u32 sq_mask;
 	u32 sq_head;
@@ -944,6 +957,16 @@ int xiw_qp_take_recv(struct xiw_qp *qp);
 /* wqe.c */
 int xiw_qp_fill_wqe(struct xiw_qp *qp, struct xiw_wqe *wqe,
 		    const struct ib_send_wr *wr, const u8 *user_data);
+
+/* usq.c */
+struct xiw_usq_resp;
+int xiw_usq_init(struct xiw_qp *qp, struct ib_udata *udata,
+		 struct xiw_usq_resp *resp);
+void xiw_usq_free(struct xiw_qp *qp);
+u32 xiw_usq_pull(struct xiw_qp *qp);
+void xiw_usq_consumed(struct xiw_qp *qp);
+void xiw_usq_doorbell(struct xiw_qp *qp, bool on);
+void xiw_usq_reset(struct xiw_qp *qp);
 
 /* qp.c */
 void xiw_qp_get(struct xiw_qp *qp);

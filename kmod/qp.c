@@ -123,7 +123,31 @@ static void xiw_qp_free_queues(struct xiw_qp *qp)
 	kfree(qp->irq);
 	kfree(qp->orq);
 	xiw_rq_free(&qp->rq);
+	xiw_usq_free(qp);
 	kvfree(qp->sq);
+}
+
+/*
+ * The rings a process's provider asked for and was granted: it takes the
+ * response, up to its send ring's part (an older provider's has room for
+ * the receive ring's only).
+ */
+static int xiw_qp_init_rings(struct xiw_qp *qp, struct ib_udata *udata)
+{
+	bool rq = xiw_uctx_granted(udata, XIW_UCTX_RQ_RING) && !qp->srq;
+	bool sq = xiw_uctx_granted(udata, XIW_UCTX_SQ_RING);
+	struct xiw_uqp_resp resp = {};
+	size_t len = sq ? sizeof(resp) : offsetof(typeof(resp), sq);
+	int err;
+
+	if (!xiw_uctx_granted(udata, XIW_UCTX_RQ_RING) && !sq)
+		return 0;
+	if (udata->outlen < len)
+		return -EINVAL;
+	err = rq ? xiw_rq_init_ring(&qp->rq, udata, &resp.rq) : 0;
+	if (!err && sq)
+		err = xiw_usq_init(qp, udata, &resp.sq);
+	return err ?: ib_copy_to_udata(udata, &resp, len);
 }
 
 /**
@@ -131,11 +155,12 @@ static void xiw_qp_free_queues(struct xiw_qp *qp)
  * @ibqp: RDMA core object
  * @attr: requested attributes; the granted capacities are written back
  * @udata: a user QP's driver data: nothing in; struct xiw_uqp_resp out
- *	for a context with XIW_UCTX_RQ_RING; NULL for kernel consumers
+ *	for a context with XIW_UCTX_RQ_RING or XIW_UCTX_SQ_RING; NULL for
+ *	kernel consumers
  *
  * A user QP is the same object; its work is posted through the RDMA
- * core's commands (xiw_post_send_user()). Its queues are charged to the
- * process's memory cgroup (xiw_gfp()).
+ * core's commands (xiw_post_send_user()), or to its rings. Its queues
+ * are charged to the process's memory cgroup (xiw_gfp()).
  *
  * Return: 0, -EOPNOTSUPP (non-RC, create flags), -EINVAL (capacities,
  * driver data), -ENOMEM (also when the device has XIW_MAX_QP already).
@@ -193,17 +218,9 @@ int xiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	    !qp->sq || !qp->orq)
 		goto fail;
 
-	if (xiw_uctx_granted(udata, XIW_UCTX_RQ_RING)) {
-		struct xiw_uqp_resp resp = {};
-
-		/* The provider asked for rings: it takes the response. */
-		err = udata->outlen < sizeof(resp) ? -EINVAL :
-		      qp->srq ? 0 : xiw_rq_init_ring(&qp->rq, udata, &resp.rq);
-		if (!err)
-			err = ib_copy_to_udata(udata, &resp, sizeof(resp));
-		if (err)
-			goto fail;
-	}
+	err = xiw_qp_init_rings(qp, udata);
+	if (err)
+		goto fail;
 
 	err = xa_alloc_cyclic_irq(&xdev->qps, &qpn, qp,
 				  XA_LIMIT(1, XIW_MAX_QP), &xdev->qp_next,
@@ -321,7 +338,9 @@ static int xiw_qp_reset(struct xiw_qp *qp)
 	memset(&qp->rx, 0, sizeof(qp->rx));
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
+	xiw_usq_reset(qp);
 	qp->sq_tail = qp->sq_head;
+	xiw_usq_consumed(qp);
 	qp->sq_tx = qp->sq_head;
 	WRITE_ONCE(qp->sq_pushed, qp->sq_head);
 	WRITE_ONCE(qp->sq_ack, qp->sq_head);
@@ -543,6 +562,11 @@ void xiw_qp_sq_complete(struct xiw_qp *qp)
 				xiw_fill_send_wc(qp, wqe, &wc[n++]);
 			qp->sq_tail++;
 		}
+		/*
+		 * The slots are free before their completions are seen: a
+		 * process that posts on each completion finds room.
+		 */
+		xiw_usq_consumed(qp);
 		if (!n)
 			break;
 		spin_unlock_irqrestore(&qp->sq_lock, flags);
@@ -610,7 +634,14 @@ void xiw_qp_flush(struct xiw_qp *qp)
 	unsigned long flags;
 	u32 i;
 
+	/*
+	 * What a process posts to its send ring from now on waits for its
+	 * doorbell (xiw_post_send_user()); what it posted before is pulled
+	 * here, as much as the queue holds.
+	 */
+	xiw_usq_doorbell(qp, true);
 	spin_lock_irqsave(&qp->sq_lock, flags);
+	xiw_usq_pull(qp);
 	for (i = qp->sq_tail; i != qp->sq_head; i++) {
 		struct xiw_wqe *wqe = xiw_qp_sq_at(qp, i);
 
@@ -863,6 +894,37 @@ static int xiw_user_inline(const struct ib_send_wr *wr, u8 *data)
 }
 
 /*
+ * The doorbell of a process's send ring: post_send with no work request.
+ * In error, what the ring holds is flushed, once the teardown's flush has
+ * run (xiw_sq_past_flushed() tells: until then that flush takes it);
+ * otherwise the engine sends in the call.
+ */
+static int xiw_usq_ring(struct xiw_qp *qp)
+{
+	unsigned long flags;
+
+	if (READ_ONCE(qp->state) != XIW_QPS_ERROR) {
+		xiw_tx_now(qp);
+		return 0;
+	}
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	if (qp->sq_tx == qp->sq_head) {
+		u32 n = xiw_usq_pull(qp);
+
+		for (; n; n--) {
+			struct xiw_wqe *wqe = xiw_qp_sq_at(qp, qp->sq_tx);
+
+			wqe->done = true;
+			wqe->status = IB_WC_WR_FLUSH_ERR;
+			qp->sq_tx++;
+		}
+	}
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	xiw_qp_sq_complete(qp);
+	return 0;
+}
+
+/*
  * A user QP's work requests, built by the RDMA core from the process's
  * (ib_uverbs_post_send()): a WR at a time, its inline data copied from
  * the process first, outside the lock (the copy may fault and sleep).
@@ -875,6 +937,13 @@ static int xiw_post_send_user(struct xiw_qp *qp, const struct ib_send_wr *wr,
 	u8 data[XIW_MAX_INLINE];
 	int err = 0;
 
+	if (qp->usq) {
+		/* The process posts to its ring; this is its doorbell. */
+		if (!wr)
+			return xiw_usq_ring(qp);
+		*bad_wr = wr;
+		return -EINVAL;
+	}
 	for (; wr; wr = wr->next) {
 		bool inl = wr->send_flags & IB_SEND_INLINE;
 
@@ -906,7 +975,11 @@ static int xiw_post_send_user(struct xiw_qp *qp, const struct ib_send_wr *wr,
  * In the error state each WR completes at once with a flush error (this
  * is how ib_drain_sq() finds the end of the queue).
  *
- * Return: 0, -ENOMEM (queue full), -EINVAL/-EOPNOTSUPP/-EMSGSIZE (bad WR),
+ * A process's ring QP (XIW_UCTX_SQ_RING) takes no work request here, only
+ * the doorbell (none), see xiw_usq_ring().
+ *
+ * Return: 0, -ENOMEM (queue full), -EINVAL/-EOPNOTSUPP/-EMSGSIZE (bad WR;
+ * a work request for a ring QP),
  * -EFAULT (a user QP's inline data at an address the process cannot
  * read).
  */

@@ -1044,6 +1044,10 @@ static int xiw_tx_next(struct xiw_qp *qp)
 	}
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 
+	if (wqe->opcode == XIW_WR_BAD) {
+		bad = IB_WC_LOC_QP_OP_ERR;	/* a ring entry refused */
+		goto fail;
+	}
 	if (wqe->opcode == IB_WR_REG_MR || wqe->opcode == IB_WR_LOCAL_INV)
 		return xiw_tx_local_op(qp, wqe);
 
@@ -1125,9 +1129,15 @@ fail:
 /* Frame a batch; XIW_TX_IDLE with an empty batch when there is no work. */
 static int xiw_tx_fill(struct xiw_qp *qp)
 {
+	unsigned long flags;
 	int r;
 
 	qp->tx_stage_used = 0;
+	if (qp->usq) {
+		spin_lock_irqsave(&qp->sq_lock, flags);
+		xiw_usq_pull(qp);
+		spin_unlock_irqrestore(&qp->sq_lock, flags);
+	}
 	do {
 		r = xiw_tx_next(qp);
 	} while (r == XIW_TX_FRAMED);
@@ -1349,6 +1359,26 @@ static void xiw_tx_closing(struct xiw_qp *qp)
 	}
 }
 
+/*
+ * Nothing to send: a process's send ring gets its doorbell flag, and then
+ * one more look. Return: whether that found work (the flag is cleared).
+ */
+static bool xiw_tx_idle(struct xiw_qp *qp)
+{
+	unsigned long flags;
+	u32 n;
+
+	if (!qp->usq)
+		return false;
+	xiw_usq_doorbell(qp, true);
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	n = xiw_usq_pull(qp);
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	if (n)
+		xiw_usq_doorbell(qp, false);
+	return n;
+}
+
 /* The transmit engine's pass over one QP; the caller holds @qp->tx_mutex. */
 static void xiw_tx_pass(struct xiw_qp *qp)
 {
@@ -1361,6 +1391,8 @@ static void xiw_tx_pass(struct xiw_qp *qp)
 		return;
 	qp->tx_seg_mss = max_t(u32, READ_ONCE(tcp_sk(sock->sk)->mss_cache),
 			       XIW_TX_HDR_MAX);
+	/* A process's send ring: this pass will look at it (usq.c). */
+	xiw_usq_doorbell(qp, false);
 	for (;;) {
 		/* Acquire: pairs with xiw_qp_terminate() (qp->term_info). */
 		enum xiw_qp_state state = smp_load_acquire(&qp->state);
@@ -1425,7 +1457,7 @@ static void xiw_tx_pass(struct xiw_qp *qp)
 			xiw_tx_fail(qp, false);
 			return;
 		}
-		if (!qp->tx_len)
+		if (!qp->tx_len && !xiw_tx_idle(qp))
 			break;
 	}
 	if (READ_ONCE(qp->state) == XIW_QPS_CLOSING)

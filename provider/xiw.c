@@ -13,61 +13,19 @@
  * from a ring per CQ that the kernel writes and this process maps
  * (XIW_UCTX_CQ_RING), and receives posted without one to a ring per QP
  * or SRQ that this process writes and the kernel copies from
- * (XIW_UCTX_RQ_RING); from a kernel without rings, through the
+ * (XIW_UCTX_RQ_RING), and sends posted without one to a ring per QP
+ * (XIW_UCTX_SQ_RING, sq.c); from a kernel without rings, through the
  * commands. Written in C: the rdma-core headers a provider must include
  * (driver.h and its ccan/ lists and stdatomic.h) are C, not C++
  * (Documentation/architecture.md).
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
-#include <infiniband/driver.h>
-#include <infiniband/verbs.h>
-
-#include "xiw_abi.h"
-
-/*
- * A device opened. @maps lists its mapped rings (CQs', QPs' and SRQs')
- * under @lock: each mapping holds the device file open, so those the
- * application leaves are unmapped when it closes the device, which the
- * kernel then cleans up as it does for a provider without rings.
- */
-struct xiw_context {
-	struct verbs_context ibv_ctx;
-	uint32_t max_inline;
-	uint32_t flags;		/* XIW_UCTX_* the kernel granted */
-	pthread_mutex_t lock;
-	struct list_head maps;
-};
-
-/* A ring mapped from the device file (@addr NULL: none), in @maps. */
-struct xiw_map {
-	struct list_node entry;
-	void *addr;
-	size_t len;
-};
-
-/*
- * A receive ring (XIW_UCTX_RQ_RING) of a QP or SRQ: this process writes
- * entries and the head, the kernel copies entries out and writes its
- * tail and flags; @lock serialises this process's posters.
- */
-struct xiw_rq_ring {
-	pthread_spinlock_t lock;
-	struct xiw_map map;
-	uint32_t mask;
-	uint32_t size;
-	uint32_t head;
-};
-
-struct xiw_qp {
-	struct ibv_qp ibv_qp;
-	struct xiw_rq_ring rq;	/* map.addr NULL: posts through the command */
-};
+#include "xiw.h"
 
 struct xiw_srq {
 	struct ibv_srq ibv_srq;
@@ -104,11 +62,6 @@ struct xiw_cq {
 static inline struct xiw_cq *to_xcq(struct ibv_cq *cq)
 {
 	return container_of(cq, struct xiw_cq, ibv_cq);
-}
-
-static inline struct xiw_context *to_xctx(struct ibv_context *ctx)
-{
-	return container_of(ctx, struct xiw_context, ibv_ctx.context);
 }
 
 struct xiw_device {
@@ -203,8 +156,8 @@ static int xiw_dereg_mr(struct verbs_mr *vmr)
 }
 
 /* Map @len octets of the device file at @offset into @m; 0 or an errno. */
-static int xiw_map_ring(struct ibv_context *ctx, struct xiw_map *m,
-			uint64_t offset, size_t len)
+int xiw_map_ring(struct ibv_context *ctx, struct xiw_map *m, uint64_t offset,
+		 size_t len)
 {
 	struct xiw_context *xctx = to_xctx(ctx);
 
@@ -221,7 +174,7 @@ static int xiw_map_ring(struct ibv_context *ctx, struct xiw_map *m,
 	return 0;
 }
 
-static void xiw_unmap_ring(struct ibv_context *ctx, struct xiw_map *m)
+void xiw_unmap_ring(struct ibv_context *ctx, struct xiw_map *m)
 {
 	struct xiw_context *xctx = to_xctx(ctx);
 
@@ -556,11 +509,6 @@ static inline struct xiw_srq *to_xsrq(struct ibv_srq *srq)
 	return container_of(srq, struct xiw_srq, ibv_srq);
 }
 
-static inline struct xiw_qp *to_xqp(struct ibv_qp *qp)
-{
-	return container_of(qp, struct xiw_qp, ibv_qp);
-}
-
 static struct ibv_srq *xiw_create_srq(struct ibv_pd *pd,
 				      struct ibv_srq_init_attr *attr)
 {
@@ -626,46 +574,76 @@ static int xiw_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 	return xiw_rq_ring_post(r, wr, bad_wr, &doorbell);
 }
 
-static struct ibv_qp *xiw_create_qp(struct ibv_pd *pd,
-				    struct ibv_qp_init_attr *attr)
+/* A QP and the rings it was granted; *@err an errno on failure. */
+static struct xiw_qp *xiw_qp_new(struct ibv_pd *pd,
+				 struct ibv_qp_init_attr *attr, int *err)
 {
-	bool rings = to_xctx(pd->context)->flags & XIW_UCTX_RQ_RING;
+	uint32_t flags = to_xctx(pd->context)->flags;
+	bool rq = flags & XIW_UCTX_RQ_RING, sq = flags & XIW_UCTX_SQ_RING;
 	struct xiw_create_qp_resp resp = {};
 	struct xiw_qp *qp = calloc(1, sizeof(*qp));
 	struct ibv_create_qp cmd;
-	int err;
+	size_t len = sizeof(resp.ibv_resp);
 
-	if (!qp)
+	if (!qp) {
+		*err = ENOMEM;
 		return NULL;
-	err = ibv_cmd_create_qp(pd, &qp->ibv_qp, attr, &cmd, sizeof(cmd),
-				&resp.ibv_resp,
-				rings ? sizeof(resp) : sizeof(resp.ibv_resp));
-	if (!err && rings && !attr->srq) {
-		err = xiw_rq_ring_open(pd->context, &qp->rq, &resp.drv.rq);
-		if (err)
-			ibv_cmd_destroy_qp(&qp->ibv_qp);
 	}
-	if (err) {
+	/* The kernel's part is as long as the rings it may answer for. */
+	if (sq)
+		len = sizeof(resp);
+	else if (rq)
+		len = offsetof(struct xiw_create_qp_resp, drv.sq);
+	*err = ibv_cmd_create_qp(pd, &qp->vqp.qp, attr, &cmd, sizeof(cmd),
+				 &resp.ibv_resp, len);
+	if (*err) {
 		free(qp);
+		return NULL;
+	}
+	if (rq && !attr->srq)
+		*err = xiw_rq_ring_open(pd->context, &qp->rq, &resp.drv.rq);
+	if (!*err && sq)
+		*err = xiw_sq_ring_open(pd->context, &qp->sq, &resp.drv.sq);
+	if (*err) {
+		xiw_rq_ring_close(pd->context, &qp->rq);
+		ibv_cmd_destroy_qp(&qp->vqp.qp);
+		free(qp);
+		return NULL;
+	}
+	return qp;
+}
+
+static struct ibv_qp *xiw_create_qp(struct ibv_pd *pd,
+				    struct ibv_qp_init_attr *attr)
+{
+	int err;
+	struct xiw_qp *qp = xiw_qp_new(pd, attr, &err);
+
+	if (!qp) {
 		errno = err;
 		return NULL;
 	}
-	return &qp->ibv_qp;
+	return &qp->vqp.qp;
 }
+
+static int xiw_destroy_qp(struct ibv_qp *qp);
 
 /*
  * ibv_create_qp_ex() of what create_qp makes: a PD, and creation flags
  * named but none set (libibverbs itself sends a mask of only the PD to
- * create_qp). The ibv_wr_*() posting API (IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
- * and every other extension: EOPNOTSUPP.
+ * create_qp); and the ibv_wr_*() posting API
+ * (IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) on a QP with a send ring (sq.c). Every
+ * other extension: EOPNOTSUPP.
  */
 static struct ibv_qp *xiw_create_qp_ex(struct ibv_context *context,
 				       struct ibv_qp_init_attr_ex *attr)
 {
 	const uint32_t known = IBV_QP_INIT_ATTR_PD |
-			       IBV_QP_INIT_ATTR_CREATE_FLAGS;
+			       IBV_QP_INIT_ATTR_CREATE_FLAGS |
+			       IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
 	struct ibv_qp_init_attr init;
-	struct ibv_qp *qp;
+	struct xiw_qp *qp;
+	int err;
 
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_PD) &&
 	    attr->pd->context != context) {
@@ -688,10 +666,20 @@ static struct ibv_qp *xiw_create_qp_ex(struct ibv_context *context,
 		.qp_type = attr->qp_type,
 		.sq_sig_all = attr->sq_sig_all,
 	};
-	qp = xiw_create_qp(attr->pd, &init);
-	if (qp)
-		attr->cap = init.cap;
-	return qp;
+	qp = xiw_qp_new(attr->pd, &init, &err);
+	if (qp && (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
+		err = xiw_sq_init_ex(qp, attr->send_ops_flags);
+		if (err) {
+			xiw_destroy_qp(&qp->vqp.qp);
+			qp = NULL;
+		}
+	}
+	if (!qp) {
+		errno = err;
+		return NULL;
+	}
+	attr->cap = init.cap;
+	return &qp->vqp.qp;
 }
 
 static int xiw_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
@@ -733,6 +721,7 @@ static int xiw_destroy_qp(struct ibv_qp *qp)
 	xiw_skip_end(rcq, rs, !err);
 	if (!err) {
 		xiw_rq_ring_close(qp->context, &to_xqp(qp)->rq);
+		xiw_sq_ring_close(qp->context, &to_xqp(qp)->sq);
 		free(to_xqp(qp));
 	}
 	return err;
@@ -741,7 +730,18 @@ static int xiw_destroy_qp(struct ibv_qp *qp)
 static int xiw_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 			 struct ibv_send_wr **bad_wr)
 {
-	return ibv_cmd_post_send(qp, wr, bad_wr);
+	struct xiw_sq_ring *r = &to_xqp(qp)->sq;
+	struct ibv_send_wr *none;
+	bool doorbell;
+	int err;
+
+	if (!r->map.addr)
+		return ibv_cmd_post_send(qp, wr, bad_wr);
+	err = xiw_sq_post(r, wr, bad_wr, &doorbell);
+	/* The engine is idle, or the QP in error: it sends, or flushes. */
+	if (doorbell)
+		ibv_cmd_post_send(qp, NULL, &none);
+	return err;
 }
 
 static int xiw_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
@@ -830,6 +830,10 @@ static struct verbs_context *xiw_alloc_context(struct ibv_device *ibdev,
 	env = getenv("XIW_RQ_RINGS");
 	if (!env || strcmp(env, "0"))
 		cmd.drv.flags |= XIW_UCTX_RQ_RING;
+	/* XIW_SQ_RINGS=0: post sends through the command. */
+	env = getenv("XIW_SQ_RINGS");
+	if (!env || strcmp(env, "0"))
+		cmd.drv.flags |= XIW_UCTX_SQ_RING;
 	err = ibv_cmd_get_context(&ctx->ibv_ctx, &cmd.ibv_cmd, sizeof(cmd),
 				  &resp.ibv_resp, sizeof(resp));
 	if (err == EINVAL && cmd.drv.flags) {
@@ -853,7 +857,6 @@ static struct verbs_context *xiw_alloc_context(struct ibv_device *ibdev,
 		errno = EPROTO;
 		goto fail;
 	}
-	ctx->max_inline = resp.drv.max_inline;
 	ctx->flags = resp.drv.flags & cmd.drv.flags;
 	pthread_mutex_init(&ctx->lock, NULL);
 	list_head_init(&ctx->maps);

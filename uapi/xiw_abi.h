@@ -56,6 +56,29 @@
  * posts are flushed only when it calls the post_recv command with no
  * work request (a doorbell); with work requests that command fails
  * (EINVAL) on a ring queue.
+ *
+ * Send rings (flag XIW_UCTX_SQ_RING, a growth of version 1): a provider
+ * that is granted it posts sends without a system call. Each QP then has
+ * a ring (struct xiw_uqp_resp's @sq) the process maps and writes struct
+ * xiw_usqe entries to, moving the ring's head; the kernel's transmit
+ * engine copies entries into the QP's send queue when it looks for work,
+ * each field read once, and checks them as it checks a kernel ULP's work
+ * requests. It never takes more than the queue's size past the tail it
+ * publishes (the slots before that tail are free again). An entry it
+ * refuses (an unknown opcode or flag, a reserved field not zero, too many
+ * SGEs or too much inline data, what the verbs refuse) takes its turn
+ * and fails it: IBV_WC_LOC_QP_OP_ERR, a Terminate, the QP in error. The
+ * ring carries operations the post_send command has no layout for:
+ * Atomic Write, RDMA Flush, RDMA Verify and the masked atomics.
+ * The doorbell: when the engine goes idle it sets XIW_USQ_DOORBELL in the
+ * ring's flags and then looks at the head once more; a process that
+ * stores its head and then (after a full barrier) finds the flag set
+ * calls the post_send command with no work request, which sends what is
+ * posted in the call. While the flag is clear the engine will look at
+ * the ring again by itself. A QP in error sets the flag too: its entries
+ * are flushed at that call. With work requests, that command fails
+ * (EINVAL) on a ring QP. RESET drops what the ring holds: the kernel's
+ * tail moves to the head.
  */
 #ifndef _UAPI_XIW_ABI_H
 #define _UAPI_XIW_ABI_H
@@ -68,7 +91,9 @@
 enum xiw_uctx_flags {
 	XIW_UCTX_CQ_RING = 1 << 0,	/* CQs polled from mapped rings */
 	XIW_UCTX_RQ_RING = 1 << 1,	/* receives posted to mapped rings */
-	XIW_UCTX_FLAGS = XIW_UCTX_CQ_RING | XIW_UCTX_RQ_RING,
+	XIW_UCTX_SQ_RING = 1 << 2,	/* sends posted to mapped rings */
+	XIW_UCTX_FLAGS = XIW_UCTX_CQ_RING | XIW_UCTX_RQ_RING |
+			 XIW_UCTX_SQ_RING,
 };
 
 /**
@@ -127,6 +152,17 @@ struct xiw_ucq_resp {
 #define XIW_UCQ_RING_TAIL	64
 #define XIW_UCQ_RING_ENTRIES	128
 
+/*
+ * struct xiw_ucqe opcodes beyond enum ib_uverbs_wc_opcode's (which the
+ * ring uses for everything else, IBV_WC_FLUSH and IBV_WC_ATOMIC_WRITE
+ * included, on every kernel)
+ */
+enum xiw_ucqe_opcode {
+	XIW_UCQE_VERIFY = 0x40,			/* an RDMA Verify */
+	XIW_UCQE_MASKED_CMP_SWAP = 0x41,	/* a masked Compare and Swap */
+	XIW_UCQE_MASKED_FETCH_ADD = 0x42,	/* a masked Fetch and Add */
+};
+
 /* struct xiw_ucqe flags */
 enum xiw_ucqe_flags {
 	XIW_UCQE_WITH_IMM = 1 << 0,	/* @ex_data: immediate data */
@@ -179,13 +215,34 @@ struct xiw_urq_resp {
 };
 
 /**
+ * struct xiw_usq_resp - a send ring (XIW_UCTX_SQ_RING): where it is
+ * @ring_offset: mmap() offset of the ring, on the device file
+ * @ring_len: octets to map: XIW_USQ_RING_ENTRIES + @slots entries, whole
+ *	pages
+ * @slots: entries in the ring, a power of two, at least @size
+ * @size: work requests the queue holds at most: the head may be at most
+ *	this far past the kernel's tail
+ * @reserved: zero
+ */
+struct xiw_usq_resp {
+	__aligned_u64 ring_offset;
+	__u32 ring_len;
+	__u32 slots;
+	__u32 size;
+	__u32 reserved;
+};
+
+/**
  * struct xiw_uqp_resp - ibv_create_qp() of a context with
- *	XIW_UCTX_RQ_RING: the kernel's side
+ *	XIW_UCTX_RQ_RING or XIW_UCTX_SQ_RING: the kernel's side
  * @rq: the QP's receive ring; all zero for a QP that receives through
- *	an SRQ
+ *	an SRQ, or without XIW_UCTX_RQ_RING
+ * @sq: the QP's send ring; all zero without XIW_UCTX_SQ_RING. A provider
+ *	granted only XIW_UCTX_RQ_RING may give room for @rq alone.
  */
 struct xiw_uqp_resp {
 	struct xiw_urq_resp rq;
+	struct xiw_usq_resp sq;
 };
 
 /**
@@ -245,6 +302,139 @@ struct xiw_urqe {
 	__u32 num_sge;
 	__u32 reserved;
 	struct xiw_usge sge[XIW_URQE_SGE];
+};
+
+/*
+ * A send ring: the process's producer index (__u32 at offset
+ * XIW_USQ_RING_HEAD, written by the process only), the kernel's tail
+ * (__u32 at XIW_USQ_RING_TAIL: the entries before it are done with, their
+ * slots free) and flags (__u32 at XIW_USQ_RING_FLAGS, XIW_USQ_*), both
+ * written by the kernel, then the entries. Indexes run free and wrap at
+ * 2^32; entry i is at slot i & (slots - 1). The process writes entries
+ * from the head on, stores the head with release semantics, then (after a
+ * full barrier) reads the flags. The tail is stored before the
+ * completions of the entries it frees are added to their CQ: a process
+ * that polled a send completion finds its slot free.
+ */
+#define XIW_USQ_RING_HEAD	0
+#define XIW_USQ_RING_TAIL	64
+#define XIW_USQ_RING_FLAGS	68
+#define XIW_USQ_RING_ENTRIES	128
+
+/* Send ring flags */
+enum xiw_usq_flags {
+	XIW_USQ_DOORBELL = 1 << 0,	/* call post_send with no work request */
+};
+
+/*
+ * struct xiw_usqe opcodes: enum ib_uverbs_wr_opcode's numbers (libibverbs'
+ * IBV_WR_*) for those a ring takes, and xiw's own.
+ */
+enum xiw_usqe_opcode {
+	XIW_USQE_RDMA_WRITE = 0,
+	XIW_USQE_RDMA_WRITE_WITH_IMM = 1,
+	XIW_USQE_SEND = 2,
+	XIW_USQE_SEND_WITH_IMM = 3,
+	XIW_USQE_RDMA_READ = 4,
+	XIW_USQE_ATOMIC_CMP_AND_SWP = 5,
+	XIW_USQE_ATOMIC_FETCH_AND_ADD = 6,
+	XIW_USQE_SEND_WITH_INV = 9,
+	XIW_USQE_MASKED_ATOMIC_CMP_AND_SWP = 12,
+	XIW_USQE_MASKED_ATOMIC_FETCH_AND_ADD = 13,
+	XIW_USQE_FLUSH = 14,
+	XIW_USQE_ATOMIC_WRITE = 15,
+	XIW_USQE_VERIFY = 0x40,
+};
+
+/* struct xiw_usqe flags: libibverbs' IBV_SEND_* numbers */
+enum xiw_usqe_flags {
+	XIW_USQE_FENCE = 1 << 0,
+	XIW_USQE_SIGNALED = 1 << 1,
+	XIW_USQE_SOLICITED = 1 << 2,
+	XIW_USQE_INLINE = 1 << 3,
+};
+
+/* RDMA Flush: struct xiw_usqe's @flush (libibverbs' IBV_FLUSH_* numbers) */
+enum xiw_usqe_flush {
+	XIW_USQE_FLUSH_GLOBAL = 1 << 0,		/* type: global visibility */
+	XIW_USQE_FLUSH_PERSISTENT = 1 << 1,	/* type: persistence */
+	XIW_USQE_FLUSH_RANGE = 0,		/* level: a range */
+	XIW_USQE_FLUSH_MR = 1,			/* level: the whole region */
+};
+
+/* Send ring entry sizes: SGEs, inline octets, a Verify's expected hash */
+#define XIW_USQE_SGE		6
+#define XIW_USQE_INLINE_MAX	256
+#define XIW_USQE_HASH_MAX	64
+
+/**
+ * struct xiw_usqe - a send work request posted in a ring
+ * @wr_id: the work request's
+ * @opcode: XIW_USQE_* (enum xiw_usqe_opcode)
+ * @flags: XIW_USQE_* (enum xiw_usqe_flags)
+ * @num_sge: entries of @sge used, at most XIW_USQE_SGE (atomics and
+ *	Verify: 1, in @verify_data for Verify; Atomic Write and Flush: 0;
+ *	with XIW_USQE_INLINE: 0)
+ * @reserved0: zero
+ * @ex: Send or RDMA Write with Immediate: the immediate data, in network
+ *	order; Send with Invalidate: the STag to invalidate; else zero
+ * @remote_addr: the peer's tagged offset (Write, Read, atomics, Atomic
+ *	Write, a Flush of a range, Verify)
+ * @rkey: the peer's STag
+ * @length: with XIW_USQE_INLINE, octets of @inline_data; Flush of a range
+ *	and Verify: octets of the range; else zero
+ * @atomic: Compare and Swap and Fetch and Add, masked or not: as struct
+ *	ibv_send_wr's wr.atomic (the masks only for the masked ones, zero
+ *	else); the original value lands in the one SGE
+ * @atomic_write: Atomic Write: the 8 octets, in host order
+ * @flush: RDMA Flush: its type (XIW_USQE_FLUSH_GLOBAL and/or _PERSISTENT)
+ *	and level (XIW_USQE_FLUSH_RANGE or _MR)
+ * @verify: RDMA Verify: octets of @verify_data's expected hash (0: none,
+ *	at most XIW_USQE_HASH_MAX)
+ * @sge: the buffers
+ * @inline_data: with XIW_USQE_INLINE, the payload itself
+ * @verify_data: Verify: the buffer the hash lands in, and the expected
+ *	hash
+ */
+struct xiw_usqe {
+	__aligned_u64 wr_id;
+	__u8 opcode;
+	__u8 flags;
+	__u8 num_sge;
+	__u8 reserved0;
+	__u32 ex;
+	__aligned_u64 remote_addr;
+	__u32 rkey;
+	__u32 length;
+	union {
+		struct {
+			__aligned_u64 compare_add;
+			__aligned_u64 swap;
+			__aligned_u64 compare_add_mask;
+			__aligned_u64 swap_mask;
+		} atomic;
+		struct {
+			__aligned_u64 value;
+			__aligned_u64 reserved[3];
+		} atomic_write;
+		struct {
+			__u8 type;
+			__u8 level;
+			__u8 reserved[30];
+		} flush;
+		struct {
+			__u32 expect_len;
+			__u32 reserved[7];
+		} verify;
+	};
+	union {
+		struct xiw_usge sge[XIW_USQE_SGE];
+		__u8 inline_data[XIW_USQE_INLINE_MAX];
+		struct {
+			struct xiw_usge sge;
+			__u8 expect[XIW_USQE_HASH_MAX];
+		} verify_data;
+	};
 };
 
 #endif /* _UAPI_XIW_ABI_H */

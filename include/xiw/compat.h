@@ -213,6 +213,9 @@ static inline int xiw_sock_send_pages(struct socket *sock,
 #define IB_WR_ATOMIC_WRITE		IB_WR_RESERVED3
 #define IB_WC_FLUSH			((enum ib_wc_opcode)0x41)
 #define IB_WC_ATOMIC_WRITE		((enum ib_wc_opcode)0x42)
+/* libibverbs' numbers for them, which a process's completion ring uses */
+#define IB_UVERBS_WC_FLUSH		8
+#define IB_UVERBS_WC_ATOMIC_WRITE	9
 #define IB_ACCESS_FLUSH_GLOBAL		BIT(8)
 #define IB_ACCESS_FLUSH_PERSISTENT	BIT(9)
 #define IB_DEVICE_FLUSH_GLOBAL		BIT_ULL(38)

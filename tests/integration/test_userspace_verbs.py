@@ -19,10 +19,12 @@ from conftest import TOP, rping_verified, wait_until, xiw_and_siw, xiw_links  # 
 PROVIDER = os.path.join(TOP, "build", "cmake", "provider", "libxiw")
 ENV = f"RDMAV_DRIVERS={PROVIDER} "
 DEVICE_H = os.path.join(TOP, "kmod", "device.h")
-# How the provider polls a CQ: from the ring the kernel writes and the
-# process maps (XIW_UCTX_CQ_RING, the default), or through the RDMA core's
-# poll command (XIW_CQ_RINGS=0: as from a kernel without rings).
-POLLING = {"ring": ENV, "command": ENV + "XIW_CQ_RINGS=0 "}
+# How the provider polls a CQ and posts: from and to the rings the kernel
+# and the process share (XIW_UCTX_CQ_RING, _RQ_RING and _SQ_RING, the
+# default), or through the RDMA core's commands (XIW_*_RINGS=0: as from a
+# kernel without rings).
+POLLING = {"ring": ENV,
+           "command": ENV + "XIW_CQ_RINGS=0 XIW_RQ_RINGS=0 XIW_SQ_RINGS=0 "}
 
 
 def kernel_limits():
@@ -438,6 +440,97 @@ def test_a_process_spoiling_its_receive_rings_harms_only_itself(user):
     assert res.rc == 0, res
     assert json.loads(res.out) == {"rounds": RING_ROUNDS, "over": 0}, res
     wait_until(vm, "! rdma resource show ctx | grep -q xiw_rq_ring",
+               "the processes' contexts are gone")
+    assert resources(vm, "xiw0") == before
+
+
+SQ_RING = os.path.join(TOP, "build", "cmake", "tests", "userspace",
+                       "xiw_sq_ring")
+
+
+def test_sends_posted_to_a_qp_in_error_complete_flushed(user):
+    """A QP moved to error, then sixteen sends posted to its send ring
+    (tests/userspace/sq_ring.c, error): the kernel flagged the ring, the
+    provider rings the doorbell (the post_send command without work
+    requests), and all sixteen complete flushed, in posting order, as
+    sends posted through the command do (ib_drain_sq()'s way of finding
+    the end of a queue)."""
+    res = user.run(f"env {ENV}{SQ_RING} error xiw0", timeout=60, check=False)
+    assert res.rc == 0, res
+    assert json.loads(res.out) == {"flushed": 16, "in_order": True}, res
+
+
+def test_a_ring_sq_takes_only_the_doorbell_through_the_post_command(user):
+    """A QP whose sends go to its ring: the RDMA core's post_send command
+    (a write() on the device file) with a work request fails with EINVAL,
+    nothing queued; without one (the doorbell) it succeeds."""
+    res = user.run(f"env {ENV}{SQ_RING} command xiw0", timeout=60,
+                   check=False)
+    assert res.rc == 0, res
+    assert json.loads(res.out) == {"with_wr": errno.EINVAL,
+                                   "doorbell": 0}, res
+
+
+@pytest.fixture
+def sq_server(user):
+    """xiw_sq_ring's server in b on 192.0.2.2:7471."""
+    vm = user
+    vm.run(f"(ip netns exec b env {ENV}{SQ_RING} serve 192.0.2.2 7471 "
+           "> /tmp/sq-serve.log 2>&1; echo \"server exit $?\" "
+           ">> /tmp/sq-serve.log) > /dev/null 2>&1 &")
+    wait_until(vm, "ip netns exec b ss -ltn | grep -q ':7471 '",
+               "the send ring server listens")
+    yield vm
+    vm.run("pkill -x xiw_sq_ring; true")
+    wait_until(vm, "! pgrep -x xiw_sq_ring", "the server ended")
+
+
+def test_ibv_wr_operations_move_verified_data(sq_server):
+    """Through rdma-core's ibv_wr_*() API (struct ibv_qp_ex, served by the
+    send ring), one batch from a to the server in b
+    (tests/userspace/sq_ring.c, ops): an inline RDMA Write of 16 octets,
+    an Atomic Write (ibv_wr_atomic_write(): its 8 octets land as they
+    were in the buffer), a Fetch and Add of 5 to zero, a Compare and Swap
+    of 5 for 42, a Send with Immediate, and a fenced RDMA Read of it all
+    back. Six completions, none in error; the Read finds the Write's text
+    and the Atomic Write's value, the atomics returned 0 and 5, and the
+    word holds 42."""
+    res = sq_server.run(f"ip netns exec a env {ENV}{SQ_RING} ops "
+                        "192.0.2.2 7471", timeout=120, check=False)
+    assert res.rc == 0, res
+    assert json.loads(res.out) == {"completions": 6, "errors": 0,
+                                   "write": True, "atomic_write": True,
+                                   "fetch_add": 0, "cmp_swap": 5,
+                                   "final": 42}, res
+
+
+def test_a_process_spoiling_its_send_rings_harms_only_itself(sq_server):
+    """XIW_USER_ABUSE_ROUNDS times (40), a process connected to the server
+    in b posts eight sends to its QP's send ring, spoils the ring
+    (tests/userspace/sq_ring.c, scribble: a head far ahead of the kernel's
+    tail, behind it, half the index space away; every entry overwritten;
+    entries of unknown opcodes and flags, bad keys, SGE counts, inline
+    lengths, Flush types and hash lengths; the ring unmapped; random heads
+    written while the kernel sends and flushes), rings the doorbell, moves
+    the QP to error and exits holding everything. Where it wrote entries
+    no verb takes, the first fails in its turn (IBV_WC_LOC_QP_OP_ERR, the
+    QP with it); the server's QP sees each connection end and serves the
+    next; the kernel log stays clean and the device holds what it held
+    before. The kernel never takes more than the queue's size from a
+    ring: without that bound, a head half the index space away keeps it
+    copying under a spinlock (an RCU stall)."""
+    vm = sq_server
+    before = resources(vm, "xiw0")
+    res = vm.run(f"ip netns exec a env {ENV}{SQ_RING} scribble 192.0.2.2 "
+                 f"7471 {RING_ROUNDS}", check=False,
+                 timeout=60 + 10 * RING_ROUNDS)
+    served = vm.run("cat /tmp/sq-serve.log").out
+    assert res.rc == 0, (res, served)
+    assert json.loads(res.out) == {"rounds": RING_ROUNDS,
+                                   "unrefused": 0}, (res, served)
+    wait_until(vm, f"test $(grep -c DISCONNECTED /tmp/sq-serve.log) "
+               f"-eq {RING_ROUNDS}", "the server saw every round end")
+    wait_until(vm, "! rdma resource show ctx | grep -q 'xiw0.*xiw_sq_ring'",
                "the processes' contexts are gone")
     assert resources(vm, "xiw0") == before
 

@@ -207,6 +207,7 @@ int main(int argc, char **argv)
 {
 	/* Receives through the post_recv command: one mapping, the CQ's. */
 	setenv("XIW_RQ_RINGS", "0", 1);
+	setenv("XIW_SQ_RINGS", "0", 1);
 	if (argc == 4 && !strcmp(argv[1], "scribble"))
 		return scribble(argv[2], atoi(argv[3]));
 	if (argc == 3 && !strcmp(argv[1], "command"))

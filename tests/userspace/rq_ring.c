@@ -304,6 +304,7 @@ int main(int argc, char **argv)
 {
 	/* Completions through the poll command: one mapping, the RQ's. */
 	setenv("XIW_CQ_RINGS", "0", 1);
+	setenv("XIW_SQ_RINGS", "0", 1);
 	if (argc == 3 && !strcmp(argv[1], "error"))
 		return error_mode(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "command"))
