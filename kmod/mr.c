@@ -37,8 +37,14 @@
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 
+#include "hash.h"
 #include "obj.h"
 #include "verbs.h"
+#include "../uapi/xiw_abi.h"
+
+/* A process names a Verify's hash by the ABI's numbers: the kernel's. */
+static_assert((int)XIW_UREG_VERIFY_CRC32C == (int)XIW_HASH_CRC32C &&
+	      (int)XIW_UREG_VERIFY_SHA256 == (int)XIW_HASH_SHA256);
 
 /* How long deregistration waits for a holder before it ends its QP. */
 #define XIW_DEREG_PATIENCE	(5 * HZ)
@@ -642,15 +648,17 @@ static int xiw_mr_umem_pages(struct xiw_mr *mr, u64 start, bool user)
  * @virt: tagged offset of the first octet (what peers and SGEs name)
  * @access: IB_ACCESS_* rights; the RDMA core has checked them against the
  *	device's capabilities
- * @udata: nothing in ABI version 1
+ * @udata: nothing, or struct xiw_ureg_mr_req (uapi/xiw_abi.h): the
+ *	hash an RDMA Verify of the MR computes
  *
  * The pages are pinned and counted against RLIMIT_MEMLOCK by ib_umem_get()
  * (writable when any right lets the memory be written); they stay pinned
  * until the last reference to the MR is gone (xiw_dereg_mr()). The MR and
  * its page list are charged to the process's memory cgroup (xiw_gfp()).
  *
- * Return: the MR, or ERR_PTR(-EINVAL) for an empty or wrapping range or
- * remote write or atomic rights without local write, -ENOMEM (also when
+ * Return: the MR, or ERR_PTR(-EINVAL) for an empty or wrapping range,
+ * remote write or atomic rights without local write, or a request with an
+ * unknown hash or reserved octets set, -ENOMEM (also when
  * the device has XIW_MAX_MR already), or what ib_umem_get() returned
  * (-ENOMEM over the limit, -EFAULT).
  */
@@ -658,13 +666,22 @@ struct ib_mr *xiw_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			      u64 virt, int access, struct ib_udata *udata)
 {
 	struct xiw_device *xdev = to_xiw_dev(ibpd->device);
+	struct xiw_ureg_mr_req req = {};
 	struct ib_umem *umem;
 	struct xiw_mr *mr;
 	int err;
 
-	err = xiw_udata_none(udata);
-	if (err)
-		return ERR_PTR(err);
+	/* A request longer than ours is taken if the rest is zero. */
+	if (udata && udata->inlen &&
+	    (udata->inlen < sizeof(req) ||
+	     ib_copy_from_udata(&req, udata, sizeof(req)) ||
+	     !ib_is_udata_cleared(udata, sizeof(req),
+				  udata->inlen - sizeof(req))))
+		return ERR_PTR(-EINVAL);
+	if (req.reserved ||
+	    (req.verify_alg != XIW_UREG_VERIFY_NONE &&
+	     !xiw_hash_len(req.verify_alg)))
+		return ERR_PTR(-EINVAL);
 	if (!length || virt + length < virt || start + length < start ||
 	    length > XIW_MAX_MR_SIZE)
 		return ERR_PTR(-EINVAL);
@@ -688,6 +705,7 @@ struct ib_mr *xiw_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	mr->reg.base = virt;
 	mr->reg.length = length;
 	mr->reg.valid = true;
+	mr->verify_alg = req.verify_alg;
 	mr->ibmr.iova = virt;
 	mr->ibmr.length = length;
 	mr->ibmr.page_size = PAGE_SIZE;

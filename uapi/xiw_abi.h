@@ -123,6 +123,25 @@ struct xiw_uctx_resp {
 	__aligned_u64 reserved[2];
 };
 
+/* struct xiw_ureg_mr_req's hashes: enum xiw_verify_alg's numbers */
+enum xiw_ureg_verify {
+	XIW_UREG_VERIFY_NONE = 0,	/* not verifiable (the default) */
+	XIW_UREG_VERIFY_CRC32C = 1,	/* CRC32c, 4 octets */
+	XIW_UREG_VERIFY_SHA256 = 2,	/* SHA-256, 32 octets */
+};
+
+/**
+ * struct xiw_ureg_mr_req - ibv_reg_mr(): the provider's side, optional
+ *	(none: all zero)
+ * @verify_alg: XIW_UREG_VERIFY_*: the hash an RDMA Verify of the MR
+ *	computes (its peer names no hash: the MR's owner chooses it)
+ * @reserved: zero
+ */
+struct xiw_ureg_mr_req {
+	__u32 verify_alg;
+	__u32 reserved;
+};
+
 /**
  * struct xiw_ucq_resp - ibv_create_cq() of a context with XIW_UCTX_CQ_RING:
  *	the kernel's side
