@@ -447,8 +447,10 @@ static void xiw_wr_set_sge_list(struct ibv_qp_ex *qpx, size_t n,
 		qpx_to_xqp(qpx)->sq.err = EINVAL;
 		return;
 	}
-	e->flags &= ~XIW_USQE_INLINE;
-	e->length = 0;
+	if (e->flags & XIW_USQE_INLINE) {
+		e->flags &= ~XIW_USQE_INLINE;
+		e->length = 0;	/* a Flush's and Verify's range stays */
+	}
 	e->num_sge = n;
 	xiw_sq_sges(e->sge, sge, n);
 }
@@ -496,6 +498,103 @@ static void xiw_wr_set_inline_data(struct ibv_qp_ex *qpx, void *addr,
 	xiw_wr_set_inline_data_list(qpx, 1, &buf);
 }
 
+/* -- xiwdv.h's operations ------------------------------------------- */
+
+static inline struct ibv_qp_ex *dv_to_qpx(struct xiwdv_qp_ex *dv)
+{
+	return &container_of(dv, struct xiw_qp, dv)->vqp.qp_ex;
+}
+
+static void xiwdv_wr_flush_op(struct xiwdv_qp_ex *dv, uint32_t rkey,
+			      uint64_t remote_addr, size_t len, uint8_t type,
+			      uint8_t level)
+{
+	struct ibv_qp_ex *qpx = dv_to_qpx(dv);
+	struct xiw_usqe *e = xiw_wr_begin(qpx, XIW_USQE_FLUSH);
+
+	if (!e)
+		return;
+	if (len > UINT32_MAX) {
+		qpx_to_xqp(qpx)->sq.err = EINVAL;
+		return;
+	}
+	e->rkey = rkey;
+	e->remote_addr = remote_addr;
+	e->length = len;
+	e->flush.type = type;
+	e->flush.level = level;
+}
+
+static void xiwdv_wr_verify_op(struct xiwdv_qp_ex *dv, uint32_t rkey,
+			       uint64_t remote_addr, uint32_t len,
+			       const void *expect, uint8_t expect_len)
+{
+	struct ibv_qp_ex *qpx = dv_to_qpx(dv);
+	struct xiw_usqe *e = xiw_wr_begin(qpx, XIW_USQE_VERIFY);
+
+	if (!e)
+		return;
+	if (expect_len > XIW_USQE_HASH_MAX || (expect_len && !expect)) {
+		qpx_to_xqp(qpx)->sq.err = EINVAL;
+		return;
+	}
+	e->rkey = rkey;
+	e->remote_addr = remote_addr;
+	e->length = len;
+	e->verify.expect_len = expect_len;
+	if (expect_len)
+		memcpy(e->verify_data.expect, expect, expect_len);
+}
+
+static void xiwdv_wr_masked_cmp_swap_op(struct xiwdv_qp_ex *dv,
+					uint32_t rkey, uint64_t remote_addr,
+					uint64_t compare, uint64_t compare_mask,
+					uint64_t swap, uint64_t swap_mask)
+{
+	struct xiw_usqe *e = xiw_wr_begin(dv_to_qpx(dv),
+					  XIW_USQE_MASKED_ATOMIC_CMP_AND_SWP);
+
+	if (!e)
+		return;
+	e->rkey = rkey;
+	e->remote_addr = remote_addr;
+	e->atomic.compare_add = compare;
+	e->atomic.compare_add_mask = compare_mask;
+	e->atomic.swap = swap;
+	e->atomic.swap_mask = swap_mask;
+}
+
+static void xiwdv_wr_masked_fetch_add_op(struct xiwdv_qp_ex *dv,
+					 uint32_t rkey, uint64_t remote_addr,
+					 uint64_t add, uint64_t field_mask)
+{
+	struct xiw_usqe *e = xiw_wr_begin(dv_to_qpx(dv),
+					  XIW_USQE_MASKED_ATOMIC_FETCH_AND_ADD);
+
+	if (!e)
+		return;
+	e->rkey = rkey;
+	e->remote_addr = remote_addr;
+	e->atomic.compare_add = add;
+	e->atomic.compare_add_mask = field_mask;
+}
+
+/**
+ * xiwdv_provider_qp_ex() - xiwdv.h's xiwdv_qp_ex_from_ibv_qp_ex()
+ * @qpx: a QP's ibv_qp_ex, of any provider's
+ *
+ * Return: the QP's xiwdv operations, or NULL (errno EOPNOTSUPP) if it is
+ * not an xiw QP serving ibv_wr_*().
+ */
+struct xiwdv_qp_ex *xiwdv_provider_qp_ex(struct ibv_qp_ex *qpx)
+{
+	if (!qpx || qpx->wr_start != xiw_wr_start) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	return &qpx_to_xqp(qpx)->dv;
+}
+
 /* What ibv_wr_*() serves on xiw: every RC operation it has but binds. */
 #define XIW_SEND_OPS (IBV_QP_EX_WITH_RDMA_WRITE | \
 		      IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | \
@@ -536,6 +635,10 @@ int xiw_sq_init_ex(struct xiw_qp *qp, uint64_t send_ops)
 	qpx->wr_set_sge_list = xiw_wr_set_sge_list;
 	qpx->wr_set_inline_data = xiw_wr_set_inline_data;
 	qpx->wr_set_inline_data_list = xiw_wr_set_inline_data_list;
+	qp->dv.wr_flush = xiwdv_wr_flush_op;
+	qp->dv.wr_verify = xiwdv_wr_verify_op;
+	qp->dv.wr_masked_cmp_swap = xiwdv_wr_masked_cmp_swap_op;
+	qp->dv.wr_masked_fetch_add = xiwdv_wr_masked_fetch_add_op;
 	qp->vqp.comp_mask |= VERBS_QP_EX;
 	return 0;
 }

@@ -146,6 +146,51 @@ static struct ibv_mr *xiw_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	return &vmr->ibv_mr;
 }
 
+static int xiw_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+			 struct ibv_send_wr **bad_wr);
+
+/* The register command with xiw's request behind the core's. */
+struct xiw_reg_mr_cmd {
+	struct ibv_reg_mr ibv_cmd;
+	struct xiw_ureg_mr_req drv;
+};
+
+/**
+ * xiwdv_provider_reg_mr() - xiwdv.h's xiwdv_reg_mr()
+ * @pd: a PD, of any provider's
+ * @addr: the memory
+ * @length: octets
+ * @access: IBV_ACCESS_* and the Flush rights
+ * @verify_alg: the hash a Verify of the MR computes (XIW_UREG_VERIFY_*)
+ *
+ * Return: the MR, or NULL with errno (EOPNOTSUPP: not an xiw PD).
+ */
+struct ibv_mr *xiwdv_provider_reg_mr(struct ibv_pd *pd, void *addr,
+				     size_t length, int access,
+				     uint32_t verify_alg)
+{
+	struct xiw_reg_mr_cmd cmd = { .drv = { .verify_alg = verify_alg } };
+	struct ib_uverbs_reg_mr_resp resp;
+	struct verbs_mr *vmr;
+	int err;
+
+	if (!pd || pd->context->ops.post_send != xiw_post_send) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr)
+		return NULL;
+	err = ibv_cmd_reg_mr(pd, addr, length, (uintptr_t)addr, access, vmr,
+			     &cmd.ibv_cmd, sizeof(cmd), &resp, sizeof(resp));
+	if (err) {
+		free(vmr);
+		errno = err;
+		return NULL;
+	}
+	return &vmr->ibv_mr;
+}
+
 static int xiw_dereg_mr(struct verbs_mr *vmr)
 {
 	int err = ibv_cmd_dereg_mr(vmr);

@@ -16,6 +16,7 @@
 #include <infiniband/driver.h>
 #include <infiniband/verbs.h>
 
+#include "infiniband/xiwdv.h"
 #include "xiw_abi.h"
 
 /*
@@ -74,6 +75,7 @@ struct xiw_qp {
 	struct verbs_qp vqp;
 	struct xiw_rq_ring rq;	/* map.addr NULL: posts through the command */
 	struct xiw_sq_ring sq;	/* likewise */
+	struct xiwdv_qp_ex dv;	/* xiwdv.h's operations, with the ibv_wr_*() */
 };
 
 static inline struct xiw_context *to_xctx(struct ibv_context *ctx)
@@ -98,5 +100,11 @@ void xiw_sq_ring_close(struct ibv_context *ctx, struct xiw_sq_ring *r);
 int xiw_sq_post(struct xiw_sq_ring *r, struct ibv_send_wr *wr,
 		struct ibv_send_wr **bad_wr, bool *doorbell);
 int xiw_sq_init_ex(struct xiw_qp *qp, uint64_t send_ops);
+
+/* xiwdv.h's, found by name (provider.map) */
+struct xiwdv_qp_ex *xiwdv_provider_qp_ex(struct ibv_qp_ex *qpx);
+struct ibv_mr *xiwdv_provider_reg_mr(struct ibv_pd *pd, void *addr,
+				     size_t length, int access,
+				     uint32_t verify_alg);
 
 #endif /* XIW_PROVIDER_H */

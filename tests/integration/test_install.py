@@ -8,7 +8,8 @@ add's autoload.
 
 One check serves both: the module comes from where the installation put
 it, xiwctl runs from the installed path and lists the device, its man
-page and libxiw's pkg-config file are found, and rping moves verified
+page and libxiw's pkg-config file are found, a program including
+xiwdv.h builds with its pkg-config flags, and rping moves verified
 data (Send, RDMA Read, RDMA Write, -V) between two namespaces through the
 installed libibverbs provider. Removal then leaves no module and no file.
 """
@@ -66,6 +67,13 @@ def exercise(vm, xiwctl, module):
     share = os.path.join(os.path.dirname(os.path.dirname(xiwctl)), "share")
     assert '"$id"' in vm.run(f"cat {share}/xiw/xiwctl.schema.json").out
     assert "-lxiw" in vm.run("pkg-config --libs libxiw").out.split()
+    # xiwdv.h: its man pages, and a program built with its pkg-config
+    # flags alone (the provider not loaded: no xiw QP to find).
+    assert vm.run("man -w xiwdv_wr_flush").rc == 0
+    vm.run("printf '#include <infiniband/xiwdv.h>\\nint main(void) "
+           "{ return xiwdv_qp_ex_from_ibv_qp_ex(0) != 0; }\\n' > /tmp/dv.c "
+           "&& cc -Wall -Werror -o /tmp/dv /tmp/dv.c "
+           "$(pkg-config --cflags --libs xiwdv) && /tmp/dv")
     rping_verified(vm, 5)
     vm.run("rdma link delete xiw0 && rdma link delete xiw1 && "
            "rmmod rdma_ucm ib_uverbs; rmmod xiw")

@@ -504,6 +504,32 @@ def test_ibv_wr_operations_move_verified_data(sq_server):
                                    "final": 42}, res
 
 
+def test_xiwdv_flush_verify_and_masked_atomics_from_userspace(sq_server):
+    """Through xiwdv.h (the provider's direct verbs), one ibv_wr_*() batch
+    from a to the server in b, whose MR is flushable and hashed with
+    CRC32c (xiwdv_reg_mr()) (tests/userspace/sq_ring.c, dv): an RDMA Write
+    of 16 octets, an RDMA Flush (global) and an RDMA Verify of them, an
+    Atomic Write of 0xffff0000ffff0001, a masked Fetch and Add of one to
+    each of its four 16-bit fields (RFC 7306: 0xffff + 1 wraps within its
+    field), a masked Compare and Swap whose high half matches (the low
+    half swapped) and one whose does not (nothing changes), and a fenced
+    Read of the word. Eight completions in order with the ABI's opcodes
+    (Write 1, Flush 8, Verify 0x40, Atomic Write 9, masked FetchAdd 0x42,
+    masked CmpSwap 0x41 twice, Read 2), none in error; the hash is the
+    CRC32c computed here (4 octets); the originals and the word are the
+    RFC's. Then a Verify expecting another hash completes in error
+    (IBV_WC_REM_INV_REQ_ERR: the responder terminated the stream)."""
+    res = sq_server.run(f"ip netns exec a env {ENV}{SQ_RING} dv "
+                        "192.0.2.2 7471", timeout=120, check=False)
+    assert res.rc == 0, res
+    assert json.loads(res.out) == {
+        "opcodes": [1, 8, 0x40, 9, 0x42, 0x41, 0x41, 2],
+        "completions": 8, "errors": 0, "crc_ok": True, "hash_len": 4,
+        "fetch_add": "ffff0000ffff0001", "cmp_swap": "0000000100000002",
+        "missed": "00000001aaaaaaaa", "final": "00000001aaaaaaaa",
+        "mismatch": 9}, res
+
+
 def test_a_process_spoiling_its_send_rings_harms_only_itself(sq_server):
     """XIW_USER_ABUSE_ROUNDS times (40), a process connected to the server
     in b posts eight sends to its QP's send ring, spoils the ring

@@ -23,6 +23,18 @@
  *                          fenced RDMA Read of it all back. Print
  *                          {"completions", "errors", "write", "atomic_write",
  *                          "fetch_add", "cmp_swap", "final"}
+ *   dv ADDR PORT           connect to the server and, through xiwdv.h, in
+ *                          one batch: an RDMA Write of 16 octets, an RDMA
+ *                          Flush (global) of them, an RDMA Verify of them
+ *                          (CRC32c, the server's MR's hash), an Atomic Write
+ *                          of a word, a masked Fetch and Add of four 16-bit
+ *                          fields to it, a masked Compare and Swap that
+ *                          matches and one that does not, a fenced Read of
+ *                          the word; then a Verify expecting a wrong hash.
+ *                          Print {"completions", "errors", "opcodes" (of the
+ *                          batch, in order), "crc_ok", "fetch_add",
+ *                          "cmp_swap", "missed", "final", "mismatch" (the
+ *                          last Verify's status)}
  *   scribble ADDR PORT ROUNDS
  *                          ROUNDS children, each connected to the server
  *                          with SENDS sends posted to its ring, who spoil it
@@ -57,6 +69,7 @@
 #include <rdma/rdma_cma.h>
 #include <rdma/rdma_verbs.h>
 
+#include "infiniband/xiwdv.h"
 #include "util.h"
 #include "xiw_abi.h"
 
@@ -290,11 +303,14 @@ static __attribute__((noreturn)) void serve(const char *addr,
 		pd = ibv_alloc_pd(id->verbs);
 		cq = pd ? ibv_create_cq(id->verbs, CQ_SIZE, NULL, NULL, 0) :
 			  NULL;
-		mr = cq ? ibv_reg_mr(pd, region, sizeof(region),
-				     IBV_ACCESS_LOCAL_WRITE |
-				     IBV_ACCESS_REMOTE_WRITE |
-				     IBV_ACCESS_REMOTE_READ |
-				     IBV_ACCESS_REMOTE_ATOMIC) : NULL;
+		/* Verifiable (CRC32c), and flushable to global visibility. */
+		mr = cq ? xiwdv_reg_mr(pd, region, sizeof(region),
+				       IBV_ACCESS_LOCAL_WRITE |
+				       IBV_ACCESS_REMOTE_WRITE |
+				       IBV_ACCESS_REMOTE_READ |
+				       IBV_ACCESS_REMOTE_ATOMIC |
+				       XIWDV_ACCESS_FLUSH_GLOBAL,
+				       XIWDV_VERIFY_CRC32C) : NULL;
 		if (!mr)
 			die("server PD, CQ, MR");
 		init.send_cq = cq;
@@ -421,6 +437,143 @@ static int ops(const char *addr, const char *port)
 	       (unsigned long long)*cs,
 	       (unsigned long long)*(uint64_t *)(buf + 128));
 	rdma_disconnect(id);
+	return 0;
+}
+
+/* CRC32c (Castagnoli, reflected), as an RDMA Verify of CRC32c returns it:
+ * the final value's four octets, least significant first. */
+static uint32_t crc32c(const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	uint32_t c = ~0u;
+	int k;
+
+	while (n--) {
+		c ^= *b++;
+		for (k = 0; k < 8; k++)
+			c = c & 1 ? (c >> 1) ^ 0x82f63b78u : c >> 1;
+	}
+	return ~c;
+}
+
+/* Post one batch of xiwdv.h's operations; wait for its completions. */
+static int dv(const char *addr, const char *port)
+{
+	static const char text[16] = "flushed, hashed";
+	const uint64_t start = 0xffff0000ffff0001ull;
+	struct ibv_wc wc[16];
+	struct xiwdv_qp_ex *x;
+	struct ibv_qp_ex *qpx;
+	struct rdma_cm_id *id;
+	uint64_t *fa, *cs, *miss, *word;
+	uint8_t *hash, want[4];
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_mr *mr;
+	struct region r;
+	int err, n = 0, errors = 0, i, idle = 0, mismatch = -1;
+	uint32_t crc;
+
+	id = connect_to(addr, port, true, &pd, &cq, &r);
+	qpx = ibv_qp_to_qp_ex(id->qp);
+	x = qpx ? xiwdv_qp_ex_from_ibv_qp_ex(qpx) : NULL;
+	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	if (!x || !mr)
+		die("xiwdv_qp_ex_from_ibv_qp_ex, MR");
+	memset(buf, 0, sizeof(buf));
+	memcpy(buf, text, sizeof(text));
+	hash = (uint8_t *)buf + 512;
+	fa = (uint64_t *)(buf + 1024);
+	cs = (uint64_t *)(buf + 1032);
+	miss = (uint64_t *)(buf + 1040);
+	word = (uint64_t *)(buf + 1048);
+	ibv_wr_start(qpx);
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	qpx->wr_id = 1;
+	ibv_wr_rdma_write(qpx, r.rkey, r.addr + 256);
+	ibv_wr_set_sge(qpx, mr->lkey, (uintptr_t)buf, sizeof(text));
+	qpx->wr_id = 2;
+	xiwdv_wr_flush(x, r.rkey, r.addr + 256, sizeof(text),
+		       XIWDV_FLUSH_GLOBAL, XIWDV_FLUSH_RANGE);
+	qpx->wr_id = 3;
+	xiwdv_wr_verify(x, r.rkey, r.addr + 256, sizeof(text), NULL, 0);
+	ibv_wr_set_sge(qpx, mr->lkey, (uintptr_t)hash, XIWDV_VERIFY_HASH_MAX);
+	qpx->wr_id = 4;
+	ibv_wr_atomic_write(qpx, r.rkey, r.addr + 512, &start);
+	/* Four 16-bit fields, each + 1: 0xffff + 1 wraps to 0 on its own. */
+	qpx->wr_id = 5;
+	xiwdv_wr_masked_fetch_add(x, r.rkey, r.addr + 512,
+				  0x0001000100010001ull,
+				  0x8000800080008000ull);
+	ibv_wr_set_sge(qpx, mr->lkey, (uintptr_t)fa, 8);
+	/* The high half matches: the low half is swapped. */
+	qpx->wr_id = 6;
+	xiwdv_wr_masked_cmp_swap(x, r.rkey, r.addr + 512,
+				 0x0000000100000000ull, 0xffffffff00000000ull,
+				 0x12345678aaaaaaaaull, 0x00000000ffffffffull);
+	ibv_wr_set_sge(qpx, mr->lkey, (uintptr_t)cs, 8);
+	/* The high half does not match: nothing changes. */
+	qpx->wr_id = 7;
+	xiwdv_wr_masked_cmp_swap(x, r.rkey, r.addr + 512,
+				 0x0000000200000000ull, 0xffffffff00000000ull,
+				 0, ~0ull);
+	ibv_wr_set_sge(qpx, mr->lkey, (uintptr_t)miss, 8);
+	qpx->wr_id = 8;
+	qpx->wr_flags = IBV_SEND_SIGNALED | IBV_SEND_FENCE;
+	ibv_wr_rdma_read(qpx, r.rkey, r.addr + 512);
+	ibv_wr_set_sge(qpx, mr->lkey, (uintptr_t)word, 8);
+	err = ibv_wr_complete(qpx);
+	if (err) {
+		errno = err;
+		die("ibv_wr_complete");
+	}
+	printf("{\"opcodes\": [");
+	while (n < 8 && idle < 30000) {
+		int got = ibv_poll_cq(cq, 1, &wc[n]);
+
+		if (got < 0)
+			die("ibv_poll_cq");
+		if (!got) {
+			idle++;
+			usleep(1000);
+			continue;
+		}
+		errors += wc[n].status != IBV_WC_SUCCESS;
+		printf("%s%d", n ? ", " : "", wc[n].opcode);
+		n++;
+	}
+	/* A Verify expecting a hash the range does not have. */
+	memset(want, 0x5a, sizeof(want));
+	ibv_wr_start(qpx);
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	qpx->wr_id = 9;
+	xiwdv_wr_verify(x, r.rkey, r.addr + 256, sizeof(text), want,
+			sizeof(want));
+	ibv_wr_set_sge(qpx, mr->lkey, (uintptr_t)hash + 64, XIWDV_VERIFY_HASH_MAX);
+	if (!ibv_wr_complete(qpx)) {
+		struct ibv_wc last;
+
+		for (i = 0; i < 30000; i++) {
+			int got = ibv_poll_cq(cq, 1, &last);
+
+			if (got > 0) {
+				mismatch = last.status;
+				break;
+			}
+			usleep(1000);
+		}
+	}
+	crc = crc32c(text, sizeof(text));
+	for (i = 0; i < 4; i++)
+		want[i] = crc >> (8 * i);
+	printf("], \"completions\": %d, \"errors\": %d, \"crc_ok\": %s, "
+	       "\"hash_len\": %u, \"fetch_add\": \"%016llx\", "
+	       "\"cmp_swap\": \"%016llx\", \"missed\": \"%016llx\", "
+	       "\"final\": \"%016llx\", \"mismatch\": %d}\n", n, errors,
+	       memcmp(hash, want, 4) ? "false" : "true",
+	       n > 2 ? wc[2].byte_len : 0, (unsigned long long)*fa,
+	       (unsigned long long)*cs, (unsigned long long)*miss,
+	       (unsigned long long)*word, mismatch);
 	return 0;
 }
 
@@ -582,6 +735,8 @@ int main(int argc, char **argv)
 		serve(argv[2], argv[3]);
 	if (argc == 4 && !strcmp(argv[1], "ops"))
 		return ops(argv[2], argv[3]);
+	if (argc == 4 && !strcmp(argv[1], "dv"))
+		return dv(argv[2], argv[3]);
 	/* Completions and receives through the commands: one mapping. */
 	setenv("XIW_CQ_RINGS", "0", 1);
 	setenv("XIW_RQ_RINGS", "0", 1);
