@@ -1,0 +1,93 @@
+"""The xiwdv examples (examples/xiwdv/README.md) as a user runs them,
+through xiw's provider: xiwdv-server in b, each client in a, its output
+and the data checked."""
+import os
+
+import pytest
+
+from conftest import TOP, wait_until, xiw_links
+from test_userspace_verbs import ENV
+
+EXAMPLES = os.path.join(TOP, "build", "cmake", "examples", "xiwdv")
+XIWCTL = os.path.join(TOP, "build", "cmake", "tools", "xiwctl")
+PORT = 7472
+
+
+@pytest.fixture
+def server(hosts):
+    """xiwdv-server in b on 192.0.2.2."""
+    vm = hosts
+    xiw_links(vm)
+    vm.run("modprobe ib_uverbs && modprobe rdma_ucm")
+    vm.run(f"(ip netns exec b env {ENV}{EXAMPLES}/xiwdv-server 192.0.2.2 "
+           f"{PORT} > /tmp/xiwdv-server.log 2>&1 &)")
+    wait_until(vm, f"ip netns exec b ss -ltn | grep -q ':{PORT} '",
+               "the example server listens")
+    yield vm
+    vm.run("pkill -x xiwdv-server; true")
+    wait_until(vm, "! pgrep -x xiwdv-server", "the example server ended")
+
+
+def client(vm, prog, *args, check=True):
+    res = vm.run(f"ip netns exec a env {ENV}{EXAMPLES}/xiwdv-{prog} "
+                 f"192.0.2.2 {PORT} " + " ".join(args), timeout=120,
+                 check=False)
+    if check:
+        assert res.rc == 0, (res, vm.run("cat /tmp/xiwdv-server.log").out)
+    return res
+
+
+def flush_counters(vm):
+    """xiw1's flush_dram and flush_refused counters (rdma statistic)."""
+    out = vm.run("rdma statistic show link xiw1/1").out.split()
+    return {k: int(out[out.index(k) + 1])
+            for k in ("flush_dram", "flush_refused")}
+
+
+def test_the_flush_example_is_refused_until_dram_is_declared_persistent(
+        server):
+    """xiwdv-flush: an RDMA Write of its text and a Flush to persistence
+    of it. The server's memory is DRAM: by default its xiw refuses the
+    Flush (flush_refused), and the example fails on the completion, with
+    the server serving on. Once the administrator declares xiw1's DRAM
+    persistent (xiwctl policy set xiw1 dram-persistent on) the Flush
+    completes (flush_dram) and the example says so."""
+    vm = server
+    before = flush_counters(vm)
+    res = client(vm, "flush", "not-persistent-yet", check=False)
+    assert res.rc == 1 and "work request 2:" in res.err, res
+    mid = flush_counters(vm)
+    assert mid["flush_refused"] == before["flush_refused"] + 1, (before, mid)
+    vm.run(f"{XIWCTL} policy set xiw1 dram-persistent on")
+    out = client(vm, "flush", "persistent-now").out
+    assert out.strip() == "14 octets written and persistent", out
+    after = flush_counters(vm)
+    assert after["flush_dram"] == mid["flush_dram"] + 1, (mid, after)
+
+
+def test_the_verify_example_matches_the_crc32c_it_computes(server):
+    """xiwdv-verify writes its text and has the server hash it, expecting
+    the CRC32c it computed: the Verify completes (a mismatch would have
+    ended the connection), and the hash it prints is the text's CRC32c."""
+    vm = server
+    out = client(vm, "verify", "hashed-by-the-server").out
+    crc = 0xffffffff
+    for b in b"hashed-by-the-server":
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ 0x82f63b78 if crc & 1 else crc >> 1
+    assert out.strip() == f"verified: crc32c {crc ^ 0xffffffff:08x}", out
+
+
+def test_the_atomics_example_gives_rfc_7306s_results(server):
+    """xiwdv-atomics: the Atomic Write's word 0xffff0000ffff0001; the
+    masked Fetch and Add of one per 16-bit field returns it and leaves
+    0x0000000100000002 (each field wraps on its own); the Compare and Swap
+    whose high half matches swaps the low half in (0x00000001aaaaaaaa),
+    the one whose high half does not changes nothing; the Read sees it."""
+    vm = server
+    out = client(vm, "atomics").out
+    assert out.split("\n")[:4] == ["fetch_add ffff0000ffff0001",
+                                   "cmp_swap 0000000100000002",
+                                   "missed 00000001aaaaaaaa",
+                                   "word 00000001aaaaaaaa"], out
