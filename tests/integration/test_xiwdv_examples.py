@@ -91,3 +91,36 @@ def test_the_atomics_example_gives_rfc_7306s_results(server):
                                    "cmp_swap 0000000100000002",
                                    "missed 00000001aaaaaaaa",
                                    "word 00000001aaaaaaaa"], out
+
+
+def test_on_stock_siw_the_examples_fail_at_qp_creation(xiw_and_siw):
+    """xiwdv-server on xiw0 in a; xiwdv-atomics in b, whose device is
+    stock siw0 (Debian's libsiw): siw serves no ibv_wr_*() API, so the
+    example fails where the verbs API says, creating its QP
+    (EOPNOTSUPP), before it connects; the server serves on. And
+    xiwdv_reg_mr() on siw0's PD, asked of the server in b when a client
+    from xiw0 comes, fails with EOPNOTSUPP: no MR is made on siw0."""
+    vm = xiw_and_siw
+    vm.run("modprobe ib_uverbs && modprobe rdma_ucm")
+    vm.run(f"(ip netns exec a env {ENV}{EXAMPLES}/xiwdv-server 192.0.2.1 "
+           f"{PORT} > /tmp/xiwdv-a.log 2>&1 &)")
+    wait_until(vm, f"ip netns exec a ss -ltn | grep -q ':{PORT} '",
+               "the example server on xiw0 listens")
+    res = vm.run(f"ip netns exec b env {ENV}{EXAMPLES}/xiwdv-atomics "
+                 f"192.0.2.1 {PORT}", timeout=120, check=False)
+    assert res.rc == 1, res
+    assert res.err.strip() == ("a QP with ibv_wr_*() (not an xiw device?): "
+                               "Operation not supported"), res
+    assert vm.run("pgrep -x xiwdv-server").rc == 0
+    vm.run(f"(ip netns exec b env {ENV}{EXAMPLES}/xiwdv-server 192.0.2.2 "
+           f"{PORT} > /tmp/xiwdv-b.log 2>&1 &)")
+    wait_until(vm, f"ip netns exec b ss -ltn | grep -q ':{PORT} '",
+               "the example server on siw0 listens")
+    res = vm.run(f"ip netns exec a env {ENV}{EXAMPLES}/xiwdv-atomics "
+                 f"192.0.2.2 {PORT}", timeout=120, check=False)
+    assert res.rc == 1, res
+    wait_until(vm, "grep -q 'registering the region' /tmp/xiwdv-b.log",
+               "the server on siw0 gave up")
+    assert "Operation not supported" in vm.run("cat /tmp/xiwdv-b.log").out
+    vm.run("pkill -x xiwdv-server; true")
+    wait_until(vm, "! pgrep -x xiwdv-server", "the example servers ended")
