@@ -38,20 +38,28 @@ class UserDevice:
         self.rdma_cm = rdma_cm
 
 
+XIW_UP = ("modprobe xiw && "
+          "echo off > /sys/module/xiw/parameters/crc_policy && "
+          "ip netns exec a rdma link add xiw0 type xiw netdev v0 && "
+          "ip netns exec b rdma link add xiw1 type xiw netdev v1")
+XIW_DOWN = ("ip netns exec a rdma link delete xiw0; "
+            "ip netns exec b rdma link delete xiw1; "
+            "echo preferred > /sys/module/xiw/parameters/crc_policy")
+
 USER_DEVICES = (
-    UserDevice("xiw",
-               "modprobe xiw && "
-               "echo off > /sys/module/xiw/parameters/crc_policy && "
-               "ip netns exec a rdma link add xiw0 type xiw netdev v0 && "
-               "ip netns exec b rdma link add xiw1 type xiw netdev v1",
-               "ip netns exec a rdma link delete xiw0; "
-               "ip netns exec b rdma link delete xiw1; "
-               "echo preferred > /sys/module/xiw/parameters/crc_policy",
+    UserDevice("xiw", XIW_UP, XIW_DOWN,
                ("b", "xiw1", "192.0.2.2", "v1"), ("a", "xiw0"), ENV,
-               "xiw's provider (completions polled from rings, posts "
-               "through the post_send command, whose system call sends "
-               "them), MPA CRC off as siw's, "
-               "veth between netns"),
+               "xiw's provider: completions polled from rings, receives "
+               "and sends posted to rings, without a system call (a send "
+               "makes one, in which it is sent, only when the kernel's "
+               "transmit engine has gone idle: the doorbell), MPA CRC off "
+               "as siw's, veth between netns"),
+    UserDevice("xiw-cmd", XIW_UP, XIW_DOWN,
+               ("b", "xiw1", "192.0.2.2", "v1"), ("a", "xiw0"),
+               ENV + "XIW_CQ_RINGS=0 XIW_RQ_RINGS=0 XIW_SQ_RINGS=0 ",
+               "the same through the RDMA core's commands, every ring "
+               "off (as from a kernel without them): a system call per "
+               "post and per poll, a post's sends sent in its call"),
     UserDevice("siw",
                "modprobe siw && "
                "ip netns exec a rdma link add siw0 type siw netdev v0 && "
