@@ -1,6 +1,7 @@
 """The xiwdv examples (examples/xiwdv/README.md) as a user runs them,
 through xiw's provider: xiwdv-server in b, each client in a, its output
 and the data checked."""
+import json
 import os
 
 import pytest
@@ -124,3 +125,32 @@ def test_on_stock_siw_the_examples_fail_at_qp_creation(xiw_and_siw):
     assert "Operation not supported" in vm.run("cat /tmp/xiwdv-b.log").out
     vm.run("pkill -x xiwdv-server; true")
     wait_until(vm, "! pgrep -x xiwdv-server", "the example servers ended")
+
+
+SQ_RING = os.path.join(TOP, "build", "cmake", "tests", "userspace",
+                       "xiw_sq_ring")
+ADDERS = 8
+ADDS = int(os.environ.get("XIW_MASKED_ADDS", "10000"))
+
+
+def test_masked_fetch_adds_of_eight_processes_end_exact(server):
+    """ADDERS (8) processes connected to the example server at once each
+    post XIW_MASKED_ADDS (10 000) masked Fetch and Adds of one to each
+    16-bit field of one word (tests/userspace/sq_ring.c, count), eight
+    in flight at a time: all complete, none in error, and each field of
+    the word ends at 8 x 10 000 modulo 2^16 (no add lost, none done twice,
+    no carry across a field)."""
+    vm = server
+    vm.run("rm -f /tmp/adder-*.out; " + " ".join(
+        f"(ip netns exec a env {ENV}{SQ_RING} count 192.0.2.2 {PORT} {ADDS} "
+        f"> /tmp/adder-{i}.out 2>&1; echo $? >> /tmp/adder-{i}.out) &"
+        for i in range(ADDERS)) + " wait", timeout=120 + ADDS // 10)
+    for i in range(ADDERS):
+        out = vm.run(f"cat /tmp/adder-{i}.out").out.split("\n")
+        assert out[1] == "0", out
+        got = json.loads(out[0])
+        assert (got["done"], got["errors"]) == (ADDS, 0), got
+    res = vm.run(f"ip netns exec a env {ENV}{SQ_RING} count 192.0.2.2 "
+                 f"{PORT} 0", timeout=60)
+    field = (ADDERS * ADDS) % 0x10000
+    assert json.loads(res.out)["word"] == f"{field:04x}" * 4, res

@@ -35,6 +35,13 @@
  *                          batch, in order), "crc_ok", "fetch_add",
  *                          "cmp_swap", "missed", "final", "mismatch" (the
  *                          last Verify's status)}
+ *   count ADDR PORT N      connect to a server that shares one region
+ *                          among its clients (examples/xiwdv's) and post N
+ *                          masked Fetch and Adds of one to each 16-bit
+ *                          field of the word at offset 8192, eight at a
+ *                          time, then one of nothing, whose original is
+ *                          the word. Print {"done": completions, "errors",
+ *                          "word": its value in hex}
  *   scribble ADDR PORT ROUNDS
  *                          ROUNDS children, each connected to the server
  *                          with SENDS sends posted to its ring, who spoil it
@@ -577,6 +584,68 @@ static int dv(const char *addr, const char *port)
 	return 0;
 }
 
+/* N masked Fetch and Adds on one word, then the word. */
+static int count(const char *addr, const char *port, long total)
+{
+	const uint64_t fields = 0x8000800080008000ull;
+	struct ibv_qp_ex *qpx;
+	struct xiwdv_qp_ex *x;
+	struct rdma_cm_id *id;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_mr *mr;
+	struct region r;
+	long done = 0, posted = 0;
+	int errors = 0, i, n, err;
+	uint64_t *orig = (uint64_t *)buf;
+
+	id = connect_to(addr, port, true, &pd, &cq, &r);
+	qpx = ibv_qp_to_qp_ex(id->qp);
+	x = qpx ? xiwdv_qp_ex_from_ibv_qp_ex(qpx) : NULL;
+	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	if (!x || !mr)
+		die("xiwdv_qp_ex_from_ibv_qp_ex, MR");
+	for (;;) {
+		bool last = posted == total;
+
+		n = last ? 1 : (int)(total - posted < 8 ? total - posted : 8);
+		ibv_wr_start(qpx);
+		qpx->wr_flags = IBV_SEND_SIGNALED;
+		for (i = 0; i < n; i++) {
+			qpx->wr_id = posted + i;
+			xiwdv_wr_masked_fetch_add(x, r.rkey, r.addr + 8192,
+						  last ? 0 :
+						  0x0001000100010001ull,
+						  fields);
+			ibv_wr_set_sge(qpx, mr->lkey, (uintptr_t)&orig[i], 8);
+		}
+		err = ibv_wr_complete(qpx);
+		if (err) {
+			errno = err;
+			die("ibv_wr_complete");
+		}
+		for (i = 0; i < n;) {
+			struct ibv_wc wc;
+			int got = ibv_poll_cq(cq, 1, &wc);
+
+			if (got < 0)
+				die("ibv_poll_cq");
+			if (!got)
+				continue;
+			errors += wc.status != IBV_WC_SUCCESS;
+			i++;
+		}
+		if (last)
+			break;
+		posted += n;
+		done += n;
+	}
+	printf("{\"done\": %ld, \"errors\": %d, \"word\": \"%016llx\"}\n",
+	       done, errors, (unsigned long long)orig[0]);
+	rdma_disconnect(id);
+	return 0;
+}
+
 static atomic_bool stop;
 
 /* Random heads, as fast as it can, until told to stop. */
@@ -737,6 +806,8 @@ int main(int argc, char **argv)
 		return ops(argv[2], argv[3]);
 	if (argc == 4 && !strcmp(argv[1], "dv"))
 		return dv(argv[2], argv[3]);
+	if (argc == 5 && !strcmp(argv[1], "count"))
+		return count(argv[2], argv[3], atol(argv[4]));
 	/* Completions and receives through the commands: one mapping. */
 	setenv("XIW_CQ_RINGS", "0", 1);
 	setenv("XIW_RQ_RINGS", "0", 1);
