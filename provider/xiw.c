@@ -51,7 +51,8 @@ struct xiw_skip {
  * this process's pollers and the skip list.
  */
 struct xiw_cq {
-	struct ibv_cq ibv_cq;
+	struct verbs_cq vcq;	/* ibv_cq, or ibv_create_cq_ex()'s ibv_cq_ex */
+	struct ibv_wc cur;	/* ibv_cq_ex: the completion polled last */
 	pthread_spinlock_t lock;
 	struct xiw_map map;
 	uint32_t mask;
@@ -61,7 +62,7 @@ struct xiw_cq {
 
 static inline struct xiw_cq *to_xcq(struct ibv_cq *cq)
 {
-	return container_of(cq, struct xiw_cq, ibv_cq);
+	return container_of(cq, struct xiw_cq, vcq.cq);
 }
 
 struct xiw_device {
@@ -253,21 +254,21 @@ static struct ibv_cq *xiw_create_cq(struct ibv_context *ctx, int cqe,
 	err = pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
 	if (err)
 		goto fail;
-	err = ibv_cmd_create_cq(ctx, cqe, channel, comp_vector, &cq->ibv_cq,
+	err = ibv_cmd_create_cq(ctx, cqe, channel, comp_vector, &cq->vcq.cq,
 				&cmd, sizeof(cmd), &resp.ibv_resp,
 				rings ? sizeof(resp) : sizeof(resp.ibv_resp));
 	if (err)
 		goto fail_lock;
 	if (!rings)
-		return &cq->ibv_cq;
+		return &cq->vcq.cq;
 	err = xiw_map_ring(ctx, &cq->map, resp.drv.ring_offset,
 			   resp.drv.ring_len);
 	if (err) {
-		ibv_cmd_destroy_cq(&cq->ibv_cq);
+		ibv_cmd_destroy_cq(&cq->vcq.cq);
 		goto fail_lock;
 	}
 	cq->mask = resp.drv.slots - 1;
-	return &cq->ibv_cq;
+	return &cq->vcq.cq;
 fail_lock:
 	pthread_spin_destroy(&cq->lock);
 fail:
@@ -451,6 +452,142 @@ static void xiw_skip_end(struct ibv_cq *ibcq, struct xiw_skip *s,
 static int xiw_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 {
 	return ibv_cmd_req_notify_cq(cq, solicited_only);
+}
+
+/*
+ * ibv_create_cq_ex(): the same CQ, read a completion at a time through
+ * ibv_start_poll(), ibv_next_poll() and the ibv_wc_read_*() of the
+ * standard fields (from the ring, or through the poll command). The poll
+ * takes no lock of its own across start and end: each completion is
+ * taken whole by xiw_poll_cq(), which serialises with other pollers.
+ */
+static inline struct xiw_cq *cqx_to_xcq(struct ibv_cq_ex *cqx)
+{
+	return container_of(cqx, struct xiw_cq, vcq.cq_ex);
+}
+
+static int xiw_cqx_next(struct ibv_cq_ex *cqx)
+{
+	struct xiw_cq *cq = cqx_to_xcq(cqx);
+	int n = xiw_poll_cq(&cq->vcq.cq, 1, &cq->cur);
+
+	if (n < 0)
+		return -n ?: EINVAL;
+	if (!n)
+		return ENOENT;
+	cqx->wr_id = cq->cur.wr_id;
+	cqx->status = cq->cur.status;
+	return 0;
+}
+
+static int xiw_cqx_start(struct ibv_cq_ex *cqx, struct ibv_poll_cq_attr *attr)
+{
+	if (attr->comp_mask)
+		return EINVAL;
+	return xiw_cqx_next(cqx);
+}
+
+static void xiw_cqx_end(struct ibv_cq_ex *cqx)
+{
+	(void)cqx;
+}
+
+static enum ibv_wc_opcode xiw_cqx_opcode(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_xcq(cqx)->cur.opcode;
+}
+
+static uint32_t xiw_cqx_vendor_err(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_xcq(cqx)->cur.vendor_err;
+}
+
+static uint32_t xiw_cqx_byte_len(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_xcq(cqx)->cur.byte_len;
+}
+
+static __be32 xiw_cqx_imm_data(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_xcq(cqx)->cur.imm_data;
+}
+
+static uint32_t xiw_cqx_qp_num(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_xcq(cqx)->cur.qp_num;
+}
+
+static uint32_t xiw_cqx_src_qp(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_xcq(cqx)->cur.src_qp;
+}
+
+static unsigned int xiw_cqx_wc_flags(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_xcq(cqx)->cur.wc_flags;
+}
+
+/* iWARP has no LIDs or service levels: zero, as ibv_poll_cq() gives. */
+static uint32_t xiw_cqx_slid(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_xcq(cqx)->cur.slid;
+}
+
+static uint8_t xiw_cqx_sl(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_xcq(cqx)->cur.sl;
+}
+
+static uint8_t xiw_cqx_dlid_path_bits(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_xcq(cqx)->cur.dlid_path_bits;
+}
+
+static struct ibv_cq_ex *xiw_create_cq_ex(struct ibv_context *ctx,
+					  struct ibv_cq_init_attr_ex *attr)
+{
+	struct ibv_cq_ex *cqx;
+	struct ibv_cq *ibcq;
+
+	/* The standard fields only; no PD, no creation flags. */
+	if ((attr->wc_flags & ~(uint64_t)IBV_WC_STANDARD_FLAGS) ||
+	    (attr->comp_mask & ~(uint32_t)IBV_CQ_INIT_ATTR_MASK_FLAGS) ||
+	    ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) && attr->flags)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->cqe > INT32_MAX) {
+		errno = EINVAL;
+		return NULL;
+	}
+	ibcq = xiw_create_cq(ctx, (int)attr->cqe, attr->channel,
+			     (int)attr->comp_vector);
+	if (!ibcq)
+		return NULL;
+	/* libibverbs initialises ibv_create_cq()'s; this one is ours to. */
+	verbs_init_cq(ibcq, ctx, attr->channel, attr->cq_context);
+	cqx = &to_xcq(ibcq)->vcq.cq_ex;
+	cqx->start_poll = xiw_cqx_start;
+	cqx->next_poll = xiw_cqx_next;
+	cqx->end_poll = xiw_cqx_end;
+	cqx->read_opcode = xiw_cqx_opcode;
+	cqx->read_vendor_err = xiw_cqx_vendor_err;
+	cqx->read_wc_flags = xiw_cqx_wc_flags;
+	if (attr->wc_flags & IBV_WC_EX_WITH_BYTE_LEN)
+		cqx->read_byte_len = xiw_cqx_byte_len;
+	if (attr->wc_flags & IBV_WC_EX_WITH_IMM)
+		cqx->read_imm_data = xiw_cqx_imm_data;
+	if (attr->wc_flags & IBV_WC_EX_WITH_QP_NUM)
+		cqx->read_qp_num = xiw_cqx_qp_num;
+	if (attr->wc_flags & IBV_WC_EX_WITH_SRC_QP)
+		cqx->read_src_qp = xiw_cqx_src_qp;
+	if (attr->wc_flags & IBV_WC_EX_WITH_SLID)
+		cqx->read_slid = xiw_cqx_slid;
+	if (attr->wc_flags & IBV_WC_EX_WITH_SL)
+		cqx->read_sl = xiw_cqx_sl;
+	if (attr->wc_flags & IBV_WC_EX_WITH_DLID_PATH_BITS)
+		cqx->read_dlid_path_bits = xiw_cqx_dlid_path_bits;
+	return cqx;
 }
 
 static inline uint32_t *xiw_rq_word(struct xiw_rq_ring *r, size_t off)
@@ -829,6 +966,7 @@ static void xiw_free_context(struct ibv_context *ibctx)
 static const struct verbs_context_ops xiw_ctx_ops = {
 	.alloc_pd = xiw_alloc_pd,
 	.create_cq = xiw_create_cq,
+	.create_cq_ex = xiw_create_cq_ex,
 	.create_qp = xiw_create_qp,
 	.create_qp_ex = xiw_create_qp_ex,
 	.create_srq = xiw_create_srq,

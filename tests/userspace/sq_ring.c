@@ -20,7 +20,8 @@
  *                          ibv_wr_*() API, in one batch: an inline RDMA
  *                          Write, an Atomic Write, a Fetch and Add, a
  *                          Compare and Swap, a Send with Immediate and a
- *                          fenced RDMA Read of it all back. Print
+ *                          fenced RDMA Read of it all back; completions
+ *                          read through ibv_create_cq_ex()'s CQ. Print
  *                          {"completions", "errors", "write", "atomic_write",
  *                          "fetch_add", "cmp_swap", "final"}
  *   dv ADDR PORT           connect to the server and, through xiwdv.h, in
@@ -363,7 +364,20 @@ static struct rdma_cm_id *connect_to(const char *addr, const char *port,
 	if (rdma_create_ep(&id, res, NULL, NULL))
 		die("rdma_create_ep");
 	*pd = ibv_alloc_pd(id->verbs);
-	*cq = *pd ? ibv_create_cq(id->verbs, CQ_SIZE, NULL, NULL, 0) : NULL;
+	if (*pd && ex) {
+		/* ibv_create_cq_ex(), read by ops() through ibv_start_poll() */
+		struct ibv_cq_init_attr_ex cattr = {
+			.cqe = CQ_SIZE,
+			.wc_flags = IBV_WC_EX_WITH_BYTE_LEN |
+				    IBV_WC_EX_WITH_QP_NUM,
+		};
+		struct ibv_cq_ex *cqx = ibv_create_cq_ex(id->verbs, &cattr);
+
+		*cq = cqx ? ibv_cq_ex_to_cq(cqx) : NULL;
+	} else {
+		*cq = *pd ? ibv_create_cq(id->verbs, CQ_SIZE, NULL, NULL, 0) :
+			    NULL;
+	}
 	if (!*cq)
 		die("client PD, CQ");
 	init.pd = *pd;
@@ -386,6 +400,38 @@ static struct rdma_cm_id *connect_to(const char *addr, const char *port,
 		die("no region in the accept");
 	memcpy(r, id->event->param.conn.private_data, sizeof(*r));
 	return id;
+}
+
+/*
+ * Completions read through ibv_cq_ex until @n came or a while passed; each
+ * checked for its QP and, for a Read, its length. Return: how many.
+ */
+static int drain_ex(struct ibv_cq *cq, uint32_t qp_num, int n, int *errors)
+{
+	struct ibv_cq_ex *cqx = (struct ibv_cq_ex *)cq;
+	struct ibv_poll_cq_attr attr = {};
+	int got = 0, idle = 0, err;
+
+	while (got < n && idle < 30000) {
+		err = ibv_start_poll(cqx, &attr);
+		if (err == ENOENT) {
+			idle++;
+			usleep(1000);
+			continue;
+		}
+		if (err)
+			die("ibv_start_poll");
+		do {
+			got++;
+			if (cqx->status != IBV_WC_SUCCESS ||
+			    ibv_wc_read_qp_num(cqx) != qp_num ||
+			    (ibv_wc_read_opcode(cqx) == IBV_WC_RDMA_READ &&
+			     ibv_wc_read_byte_len(cqx) != 192))
+				(*errors)++;
+		} while (!ibv_next_poll(cqx));
+		ibv_end_poll(cqx);
+	}
+	return got;
 }
 
 static int ops(const char *addr, const char *port)
@@ -434,7 +480,7 @@ static int ops(const char *addr, const char *port)
 		errno = err;
 		die("ibv_wr_complete");
 	}
-	n = drain(cq, NULL, 0, &errors);
+	n = drain_ex(cq, id->qp->qp_num, 6, &errors);
 	memcpy(&got, buf + 64, sizeof(got));
 	printf("{\"completions\": %d, \"errors\": %d, \"write\": %s, "
 	       "\"atomic_write\": %s, \"fetch_add\": %llu, \"cmp_swap\": %llu, "
