@@ -189,7 +189,8 @@ SANITIZED_BUILD := $(BUILD)/cmake-sanitized
 unit-sanitized:
 	@cmake -S . -B $(SANITIZED_BUILD) -DCMAKE_BUILD_TYPE=Debug -DXIW_WERROR=ON \
 		-DXIW_SANITIZE=ON >/dev/null
-	@cmake --build $(SANITIZED_BUILD) -j $$(nproc) --target xiw_unit_tests xiwperf_unit_tests
+	@cmake --build $(SANITIZED_BUILD) -j $$(nproc) --target xiw_unit_tests \
+		xiwperf_unit_tests provider_sq_tests
 	@cd $(SANITIZED_BUILD) && ctest --output-on-failure -L gtest
 
 # clang-tidy over userlib/ and tools/ (.clang-tidy has the checks and why).
